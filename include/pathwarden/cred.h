@@ -1,0 +1,82 @@
+// File: pathwarden/cred.h
+//
+// Credentials of a modelled process: the ids Linux checks (real, effective,
+// saved and filesystem uid and gid), supplementary groups, the effective
+// capability set, and the umask.
+//
+// Example:
+//   Cred c = Cred::ForUser(1000, 1000);
+//   c.SetGroups({50, 100});
+//   c.cap_effective |= CapBit(CAP_DAC_READ_SEARCH);
+
+#ifndef PATHWARDEN_CRED_H_
+#define PATHWARDEN_CRED_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pathwarden {
+
+// Capability numbers are Linux's (<linux/capability.h>): CAP_CHOWN is 0.
+inline constexpr int kCapLast = 40;  // CAP_CHECKPOINT_RESTORE
+inline constexpr uint64_t kCapAll = (uint64_t{1} << (kCapLast + 1)) - 1;
+
+constexpr uint64_t CapBit(int cap) { return uint64_t{1} << cap; }
+
+// CapFromName()
+//
+// "CAP_DAC_OVERRIDE" (or "cap_dac_override") to its number, via libcap.
+std::optional<int> CapFromName(std::string_view name);
+
+// CapName()
+//
+// The canonical upper-case name ("CAP_DAC_OVERRIDE").
+std::string CapName(int cap);
+
+// Cred
+//
+// A value type; copying shares the (immutable) group list.
+struct Cred {
+  uint32_t ruid = 0, euid = 0, suid = 0, fsuid = 0;
+  uint32_t rgid = 0, egid = 0, sgid = 0, fsgid = 0;
+  uint64_t cap_effective = kCapAll;
+  uint64_t cap_permitted = kCapAll;
+  uint32_t umask = 022;
+
+  // All ids set to `uid`/`gid`; root gets every capability, others none.
+  static Cred ForUser(uint32_t uid, uint32_t gid);
+
+  // SetGroups()
+  //
+  // Replaces the supplementary groups (kept sorted and unique).
+  void SetGroups(std::vector<uint32_t> groups);
+  std::span<const uint32_t> groups() const noexcept {
+    return groups_ ? std::span<const uint32_t>(*groups_)
+                   : std::span<const uint32_t>();
+  }
+
+  // Capable()
+  //
+  // The capability is in the effective set. (The model has one user
+  // namespace, so capable_wrt_inode_uidgid() reduces to this.)
+  bool Capable(int cap) const noexcept {
+    return (cap_effective & CapBit(cap)) != 0;
+  }
+
+  // InGroup()
+  //
+  // Linux: kernel/groups.c in_group_p(): the fsgid or a supplementary group.
+  bool InGroup(uint32_t gid) const noexcept;
+
+ private:
+  std::shared_ptr<const std::vector<uint32_t>> groups_;
+};
+
+}  // namespace pathwarden
+
+#endif  // PATHWARDEN_CRED_H_

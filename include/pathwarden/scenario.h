@@ -1,0 +1,206 @@
+// File: pathwarden/scenario.h
+//
+// Scenario files, format 1 (shared/spec/scenario.md): a file tree, the
+// processes acting on it, and the steps they try, each with the result
+// Linux gives. Both executors (the engine and the real kernel), the tests,
+// the fuzzer and bug reports speak this format. Files are TOML; the same
+// structure as JSON is accepted for machine-written files.
+//
+// Example:
+//   auto s = LoadScenarioFile("tests/scenarios/vfs/walk.toml");
+//   if (!s) { std::cerr << s.error() << "\n"; return 2; }
+//   for (const StepSpec& step : s->steps) ...
+//
+// Extensions to the spec (documented in docs/scenario-format.md): node key
+// `attrs` (immutable, append), mount flag `nosymfollow`, operations
+// `utimensat` (step key `times`), `chroot` and `fchdir`.
+
+#ifndef PATHWARDEN_SCENARIO_H_
+#define PATHWARDEN_SCENARIO_H_
+
+#include <array>
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pathwarden/acl.h"
+#include "pathwarden/landlock.h"
+
+namespace pathwarden {
+
+// SourceLoc
+//
+// Where a value came from: line and column (1-based) in a TOML file, or the
+// key path ("/step/3/flags") in a JSON file.
+struct SourceLoc {
+  int line = 0;
+  int col = 0;
+  std::string key_path;
+};
+
+enum class NodeType : uint8_t {
+  kFile,
+  kDir,
+  kSymlink,
+  kFifo,
+  kSocket,
+  kChar,
+  kBlock,
+  kTmpfs,
+  kBind,
+};
+std::string_view NodeTypeName(NodeType t);
+
+// Mount flags of `mount_flags` (model values, not MS_*).
+inline constexpr uint32_t kMountRdonly = 1u << 0;
+inline constexpr uint32_t kMountNoexec = 1u << 1;
+inline constexpr uint32_t kMountNosuid = 1u << 2;
+inline constexpr uint32_t kMountNodev = 1u << 3;
+inline constexpr uint32_t kMountNosymfollow = 1u << 4;
+
+// Inode attributes of `attrs` (chattr; model values).
+inline constexpr uint32_t kAttrImmutable = 1u << 0;
+inline constexpr uint32_t kAttrAppend = 1u << 1;
+
+struct NodeSpec {
+  SourceLoc loc;
+  std::string path;
+  NodeType type = NodeType::kFile;
+  std::optional<uint32_t> mode;  // permission bits with setuid/setgid/sticky
+  uint32_t uid = 0, gid = 0;
+  bool has_owner = false;  // uid or gid given
+  std::optional<std::vector<AclEntry>> acl;
+  std::optional<std::vector<AclEntry>> default_acl;
+  std::string target;
+  uint32_t rdev_major = 1, rdev_minor = 3;
+  std::string source;
+  uint32_t mount_flags = 0;
+  std::string content;
+  uint32_t attrs = 0;
+
+  // The mode the node gets: `mode`, else 0o755 for dir/tmpfs, 0o644 others
+  // (0o777 for symlinks, which ignore it).
+  uint32_t EffectiveMode() const;
+};
+
+struct RuleSpec {
+  SourceLoc loc;
+  bool is_port = false;
+  std::string path;
+  bool nofollow = false;
+  uint64_t port = 0;
+  landlock::AccessMask access = 0;
+};
+
+struct LayerSpec {
+  SourceLoc loc;
+  landlock::AccessMask handled_fs = 0;
+  landlock::AccessMask handled_net = 0;
+  landlock::AccessMask scoped = 0;
+  std::vector<RuleSpec> rules;
+};
+
+struct ProcessSpec {
+  SourceLoc loc;
+  std::string name;
+  std::string parent;  // empty: none
+  uint32_t uid = 0, gid = 0;
+  std::vector<uint32_t> groups;
+  std::optional<uint64_t> caps;  // nullopt: all if uid 0, else none
+  std::optional<std::string> cwd;     // nullopt: "/" or the parent's
+  std::optional<uint32_t> umask;      // nullopt: 0o022 or the parent's
+  std::vector<LayerSpec> layers;
+
+  uint64_t EffectiveCaps() const;
+};
+
+enum class Op : uint8_t {
+  kOpen, kClose, kStat, kLstat, kAccess, kMkdir, kMknod, kSymlink, kLink,
+  kUnlink, kRmdir, kRename, kTruncate, kFtruncate, kChmod, kChown, kLchown,
+  kReadlink, kChdir, kExecCheck, kIoctl, kBindTcp, kConnectTcp, kSignal,
+  kConnectAbstract, kSendFd, kMountTmpfs, kBindMount, kUmount, kRestrict,
+  // Extensions.
+  kUtimensat, kChroot, kFchdir,
+};
+std::string_view OpName(Op op);
+std::optional<Op> OpFromName(std::string_view name);
+
+// One half of utimensat's `times` (the step key; absent means NULL).
+enum class TimeSpec : uint8_t { kNow, kOmit, kSet };
+
+struct StepSpec {
+  SourceLoc loc;
+  std::string as = "root";
+  Op op = Op::kStat;
+  std::string path, path2;
+  std::string dirfd;        // empty: AT_FDCWD
+  std::string flags_text;   // as written
+  uint64_t flags = 0;       // Linux values: O_*, AT_*, RENAME_*, MNT_*, MS_*
+  uint32_t access_mode = 0; // access: R_OK|W_OK|X_OK (F_OK is 0)
+  uint32_t mode = 0;        // open/mknod 0o644, mkdir 0o755, chmod given
+  NodeType mknod_type = NodeType::kFile;
+  uint32_t rdev_major = 1, rdev_minor = 3;
+  int64_t uid = -1, gid = -1;
+  uint32_t port = 0;
+  std::string fd;
+  std::string cmd_text;
+  uint32_t cmd = 0;
+  std::string target;
+  std::optional<LayerSpec> layer;
+  std::optional<std::array<TimeSpec, 2>> times;
+  int expect = 0;
+  std::string expect_text;
+};
+
+struct Scenario {
+  std::string file;
+  int format = 1;
+  std::string description;
+  int abi = landlock::kAbiLatest;
+  // protected_symlinks, protected_hardlinks, protected_regular,
+  // protected_fifos.
+  std::array<int, 4> sysctl{};
+  std::vector<NodeSpec> nodes;
+  std::vector<ProcessSpec> processes;  // without the implicit "root"
+  std::vector<StepSpec> steps;
+
+  // Where()
+  //
+  // "file:line:col" (TOML) or "file: /step/3/flags" (JSON).
+  std::string Where(const SourceLoc& loc) const;
+};
+
+inline constexpr const char* kSysctlNames[4] = {
+    "protected_symlinks", "protected_hardlinks", "protected_regular",
+    "protected_fifos"};
+
+// LoadScenarioFile()
+//
+// Reads and validates a scenario (".json" files as JSON, others as TOML).
+// The error is one or more lines "file:line:col: message".
+std::expected<Scenario, std::string> LoadScenarioFile(const std::string& path);
+
+// ParseScenario()
+//
+// As LoadScenarioFile() for text in memory; `name` is used in messages.
+std::expected<Scenario, std::string> ParseScenario(std::string_view text,
+                                                  const std::string& name,
+                                                  bool json);
+
+// ScenarioToToml()
+//
+// A TOML rendering that parses back to the same scenario (for files the
+// fuzzer writes).
+std::string ScenarioToToml(const Scenario& s);
+
+// FormatFlags()
+//
+// The symbolic form of a step's flags for its operation ("O_RDONLY|O_CREAT").
+std::string FormatStepFlags(const StepSpec& step);
+
+}  // namespace pathwarden
+
+#endif  // PATHWARDEN_SCENARIO_H_

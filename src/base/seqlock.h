@@ -1,0 +1,116 @@
+// Concurrency primitives of the model: a sequence counter and relaxed
+// atomic fields, as the kernel's RCU path walk uses (seqcount_t, READ_ONCE).
+//
+// Design: one writer thread changes the world in place; any number of reader
+// threads evaluate requests without locks. Every field a reader may load
+// while the writer stores is an atomic with relaxed ordering (a plain mov on
+// x86), so there is no data race. A reader samples the world's SeqCount
+// before and after its evaluation and retries when a write happened in
+// between, so no answer ever mixes the state before a change with the state
+// after it. Readers never write shared memory, so they never block or slow
+// each other.
+
+#ifndef PATHWARDEN_SRC_BASE_SEQLOCK_H_
+#define PATHWARDEN_SRC_BASE_SEQLOCK_H_
+
+#include <atomic>
+#include <cstdint>
+
+namespace pathwarden::internal {
+
+// Relaxed<T>
+//
+// A field that readers load while the single writer may store it. Loads and
+// stores are relaxed atomics; ordering comes from the SeqCount around them.
+template <typename T>
+class Relaxed {
+ public:
+  constexpr Relaxed() noexcept : v_(T{}) {}
+  constexpr Relaxed(T v) noexcept : v_(v) {}  // NOLINT: implicit by design
+  Relaxed(const Relaxed& o) noexcept : v_(o.get()) {}
+  Relaxed& operator=(const Relaxed& o) noexcept {
+    set(o.get());
+    return *this;
+  }
+  Relaxed& operator=(T v) noexcept {
+    set(v);
+    return *this;
+  }
+  T get() const noexcept { return v_.load(std::memory_order_relaxed); }
+  void set(T v) noexcept { v_.store(v, std::memory_order_relaxed); }
+  operator T() const noexcept { return get(); }  // NOLINT: implicit by design
+
+ private:
+  std::atomic<T> v_;
+};
+
+// Published<T>
+//
+// A field that points at data written before it (an interned string, an
+// ACL): stored with release, loaded with acquire, so a reader that sees the
+// new value also sees the data it names.
+template <typename T>
+class Published {
+ public:
+  constexpr Published() noexcept : v_(T{}) {}
+  Published(const Published& o) noexcept : v_(o.get()) {}
+  Published& operator=(const Published& o) noexcept {
+    set(o.get());
+    return *this;
+  }
+  Published& operator=(T v) noexcept {
+    set(v);
+    return *this;
+  }
+  T get() const noexcept { return v_.load(std::memory_order_acquire); }
+  void set(T v) noexcept { v_.store(v, std::memory_order_release); }
+  operator T() const noexcept { return get(); }  // NOLINT: implicit by design
+
+ private:
+  std::atomic<T> v_;
+};
+
+// SeqCount
+//
+// Odd while the writer is inside a change. Readers call ReadBegin() and, at
+// the end, ReadRetry(); writers bracket a change with WriteBegin()/WriteEnd().
+// Linux: include/linux/seqlock.h (seqcount_t); the C++ form follows Boehm,
+// "Can Seqlocks Get Along With Programming Language Memory Models?".
+class SeqCount {
+ public:
+  uint64_t ReadBegin() const noexcept {
+    for (;;) {
+      uint64_t s = seq_.load(std::memory_order_acquire);
+      if ((s & 1) == 0) return s;
+      Pause();
+    }
+  }
+  bool ReadRetry(uint64_t start) const noexcept {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return seq_.load(std::memory_order_relaxed) != start;
+  }
+  void WriteBegin() noexcept {
+    seq_.store(seq_.load(std::memory_order_relaxed) + 1,
+               std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+  }
+  void WriteEnd() noexcept {
+    seq_.store(seq_.load(std::memory_order_relaxed) + 1,
+               std::memory_order_release);
+  }
+  uint64_t Current() const noexcept {
+    return seq_.load(std::memory_order_acquire);
+  }
+
+ private:
+  static void Pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  std::atomic<uint64_t> seq_{0};
+};
+
+}  // namespace pathwarden::internal
+
+#endif  // PATHWARDEN_SRC_BASE_SEQLOCK_H_

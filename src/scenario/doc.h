@@ -1,0 +1,49 @@
+// A format-neutral document tree, so that one validator serves TOML and
+// JSON scenario files with the same messages.
+
+#ifndef PATHWARDEN_SRC_SCENARIO_DOC_H_
+#define PATHWARDEN_SRC_SCENARIO_DOC_H_
+
+#include <cstdint>
+#include <expected>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pathwarden/scenario.h"
+
+namespace pathwarden::scenario_internal {
+
+struct Doc {
+  enum class Kind { kBool, kInt, kFloat, kString, kArray, kTable, kOther };
+  Kind kind = Kind::kOther;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::vector<Doc> items;
+  std::vector<std::pair<std::string, Doc>> fields;
+  std::vector<SourceLoc> key_locs;  // parallel to fields
+  SourceLoc loc;
+  bool json = false;
+
+  const Doc* Get(std::string_view key) const {
+    for (const auto& [k, v] : fields)
+      if (k == key) return &v;
+    return nullptr;
+  }
+  std::string_view KindName() const;
+};
+
+// ParseTomlDoc() / ParseJsonDoc()
+//
+// The error is "name:line:col: message" (JSON: "name: message").
+std::expected<Doc, std::string> ParseTomlDoc(std::string_view text,
+                                            const std::string& name);
+std::expected<Doc, std::string> ParseJsonDoc(std::string_view text,
+                                            const std::string& name);
+
+}  // namespace pathwarden::scenario_internal
+
+#endif  // PATHWARDEN_SRC_SCENARIO_DOC_H_

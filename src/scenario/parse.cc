@@ -1,0 +1,833 @@
+// Scenario files: validation of the document tree into a Scenario.
+// Spec: shared/spec/scenario.md (format 1) and docs/scenario-format.md.
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "pathwarden/cred.h"
+#include "pathwarden/errno.h"
+#include "pathwarden/scenario.h"
+#include "src/scenario/doc.h"
+#include "src/scenario/names.h"
+
+namespace pathwarden {
+
+using scenario_internal::Doc;
+using scenario_internal::FlagFamily;
+
+namespace {
+
+constexpr std::pair<Op, std::string_view> kOpNames[] = {
+    {Op::kOpen, "open"},
+    {Op::kClose, "close"},
+    {Op::kStat, "stat"},
+    {Op::kLstat, "lstat"},
+    {Op::kAccess, "access"},
+    {Op::kMkdir, "mkdir"},
+    {Op::kMknod, "mknod"},
+    {Op::kSymlink, "symlink"},
+    {Op::kLink, "link"},
+    {Op::kUnlink, "unlink"},
+    {Op::kRmdir, "rmdir"},
+    {Op::kRename, "rename"},
+    {Op::kTruncate, "truncate"},
+    {Op::kFtruncate, "ftruncate"},
+    {Op::kChmod, "chmod"},
+    {Op::kChown, "chown"},
+    {Op::kLchown, "lchown"},
+    {Op::kReadlink, "readlink"},
+    {Op::kChdir, "chdir"},
+    {Op::kExecCheck, "exec_check"},
+    {Op::kIoctl, "ioctl"},
+    {Op::kBindTcp, "bind_tcp"},
+    {Op::kConnectTcp, "connect_tcp"},
+    {Op::kSignal, "signal"},
+    {Op::kConnectAbstract, "connect_abstract"},
+    {Op::kSendFd, "send_fd"},
+    {Op::kMountTmpfs, "mount_tmpfs"},
+    {Op::kBindMount, "bind_mount"},
+    {Op::kUmount, "umount"},
+    {Op::kRestrict, "restrict"},
+    {Op::kUtimensat, "utimensat"},
+    {Op::kChroot, "chroot"},
+    {Op::kFchdir, "fchdir"},
+};
+
+// The step keys each operation takes besides `as`, `op` and `expect`;
+// the first group is required.
+struct OpKeys {
+  std::vector<std::string_view> required;
+  std::vector<std::string_view> optional;
+};
+
+OpKeys KeysFor(Op op) {
+  switch (op) {
+    case Op::kOpen: return {{"path"}, {"dirfd", "flags", "mode", "fd"}};
+    case Op::kClose: return {{"fd"}, {}};
+    case Op::kStat:
+    case Op::kLstat:
+    case Op::kAccess:
+    case Op::kExecCheck:
+    case Op::kReadlink: return {{"path"}, {"dirfd", "flags"}};
+    case Op::kMkdir: return {{"path"}, {"dirfd", "mode"}};
+    case Op::kMknod: return {{"path"}, {"dirfd", "mode", "type", "rdev"}};
+    case Op::kSymlink: return {{"path", "target"}, {"dirfd"}};
+    case Op::kLink:
+    case Op::kRename: return {{"path", "path2"}, {"dirfd", "flags"}};
+    case Op::kUnlink: return {{"path"}, {"dirfd", "flags"}};
+    case Op::kRmdir: return {{"path"}, {"dirfd"}};
+    case Op::kTruncate: return {{"path"}, {}};
+    case Op::kFtruncate: return {{"fd"}, {}};
+    case Op::kChmod: return {{"path", "mode"}, {"dirfd", "flags"}};
+    case Op::kChown:
+    case Op::kLchown: return {{"path"}, {"dirfd", "uid", "gid", "flags"}};
+    case Op::kChdir:
+    case Op::kChroot: return {{"path"}, {}};
+    case Op::kIoctl: return {{"fd", "cmd"}, {}};
+    case Op::kBindTcp:
+    case Op::kConnectTcp: return {{"port"}, {}};
+    case Op::kSignal:
+    case Op::kConnectAbstract: return {{"target"}, {}};
+    case Op::kSendFd: return {{"fd", "target"}, {}};
+    case Op::kMountTmpfs: return {{"path"}, {"flags"}};
+    case Op::kBindMount: return {{"path", "path2"}, {"flags"}};
+    case Op::kUmount: return {{"path"}, {"flags"}};
+    case Op::kRestrict: return {{"layer"}, {}};
+    case Op::kUtimensat: return {{"path"}, {"dirfd", "flags", "times"}};
+    case Op::kFchdir: return {{"fd"}, {}};
+  }
+  return {{}, {}};
+}
+
+// Is `p` an absolute, normalised path ("/", "/a/b"; no "//", ".", "..",
+// trailing slash)?
+bool IsNormalisedAbsolute(std::string_view p) {
+  if (p.empty() || p[0] != '/') return false;
+  if (p == "/") return true;
+  if (p.back() == '/') return false;
+  size_t i = 1;
+  while (i <= p.size()) {
+    size_t j = p.find('/', i);
+    if (j == std::string_view::npos) j = p.size();
+    std::string_view c = p.substr(i, j - i);
+    if (c.empty() || c == "." || c == "..") return false;
+    i = j + 1;
+  }
+  return true;
+}
+
+class Parser {
+ public:
+  Parser(std::string name, bool json) : name_(std::move(name)), json_(json) {}
+
+  std::expected<Scenario, std::string> Run(const Doc& root) {
+    Scenario s;
+    s.file = name_;
+    ParseTop(root, s);
+    if (!errors_.empty()) {
+      std::string all;
+      for (const auto& e : errors_) {
+        if (!all.empty()) all += '\n';
+        all += e;
+      }
+      return std::unexpected(all);
+    }
+    return s;
+  }
+
+ private:
+  std::string Where(const SourceLoc& loc) const {
+    if (!loc.key_path.empty()) return fmt::format("{}: {}", name_, loc.key_path);
+    return fmt::format("{}:{}:{}", name_, loc.line, loc.col);
+  }
+  void Error(const SourceLoc& loc, std::string msg) {
+    if (errors_.size() < 50) errors_.push_back(Where(loc) + ": " + msg);
+  }
+
+  // Reports keys of `t` outside `allowed`; returns false if `t` is no table.
+  bool CheckTable(const Doc& t, std::string_view what,
+                  std::initializer_list<std::string_view> allowed) {
+    if (t.kind != Doc::Kind::kTable) {
+      Error(t.loc, fmt::format("{} must be a table, not {}", what, t.KindName()));
+      return false;
+    }
+    for (size_t i = 0; i < t.fields.size(); ++i) {
+      const std::string& k = t.fields[i].first;
+      bool ok = false;
+      for (auto a : allowed) ok = ok || a == k;
+      if (!ok) Error(t.key_locs[i], fmt::format("unknown key \"{}\" in {}", k, what));
+    }
+    return true;
+  }
+
+  std::optional<int64_t> Int(const Doc* d, std::string_view key, int64_t lo,
+                             int64_t hi) {
+    if (d == nullptr) return std::nullopt;
+    if (d->kind != Doc::Kind::kInt) {
+      Error(d->loc, fmt::format("\"{}\" must be an integer, not {}", key, d->KindName()));
+      return std::nullopt;
+    }
+    if (d->i < lo || d->i > hi) {
+      Error(d->loc, fmt::format("\"{}\" = {} is out of range [{}, {}]", key, d->i, lo, hi));
+      return std::nullopt;
+    }
+    return d->i;
+  }
+
+  std::optional<std::string> Str(const Doc* d, std::string_view key) {
+    if (d == nullptr) return std::nullopt;
+    if (d->kind != Doc::Kind::kString) {
+      Error(d->loc, fmt::format("\"{}\" must be a string, not {}", key, d->KindName()));
+      return std::nullopt;
+    }
+    return d->s;
+  }
+
+  std::optional<bool> Bool(const Doc* d, std::string_view key) {
+    if (d == nullptr) return std::nullopt;
+    if (d->kind != Doc::Kind::kBool) {
+      Error(d->loc, fmt::format("\"{}\" must be a boolean, not {}", key, d->KindName()));
+      return std::nullopt;
+    }
+    return d->b;
+  }
+
+  // Modes: integers (TOML 0o644); JSON also takes "0o644".
+  std::optional<uint32_t> Mode(const Doc* d, std::string_view key,
+                               uint32_t max) {
+    if (d == nullptr) return std::nullopt;
+    int64_t v = 0;
+    if (d->kind == Doc::Kind::kInt) {
+      v = d->i;
+    } else if (d->kind == Doc::Kind::kString && json_) {
+      std::string_view t = d->s;
+      if (!t.starts_with("0o")) {
+        Error(d->loc, fmt::format("\"{}\" = \"{}\": a mode string is written \"0o644\"", key, t));
+        return std::nullopt;
+      }
+      t.remove_prefix(2);
+      if (t.empty() || t.size() > 7) {
+        Error(d->loc, fmt::format("\"{}\": bad mode \"{}\"", key, d->s));
+        return std::nullopt;
+      }
+      for (char c : t) {
+        if (c < '0' || c > '7') {
+          Error(d->loc, fmt::format("\"{}\": bad mode \"{}\"", key, d->s));
+          return std::nullopt;
+        }
+        v = v * 8 + (c - '0');
+      }
+    } else {
+      Error(d->loc, fmt::format("\"{}\" must be an integer mode (0o644), not {}", key, d->KindName()));
+      return std::nullopt;
+    }
+    if (v < 0 || v > max) {
+      Error(d->loc, fmt::format("\"{}\" = {:#o} is out of range (at most {:#o})", key, v, max));
+      return std::nullopt;
+    }
+    return static_cast<uint32_t>(v);
+  }
+
+  std::vector<std::string> StrArray(const Doc* d, std::string_view key) {
+    std::vector<std::string> out;
+    if (d == nullptr) return out;
+    if (d->kind != Doc::Kind::kArray) {
+      Error(d->loc, fmt::format("\"{}\" must be an array of strings, not {}", key, d->KindName()));
+      return out;
+    }
+    for (const Doc& item : d->items) {
+      if (item.kind != Doc::Kind::kString) {
+        Error(item.loc, fmt::format("\"{}\" must hold strings, not {}", key, item.KindName()));
+        continue;
+      }
+      out.push_back(item.s);
+    }
+    return out;
+  }
+
+  const std::vector<Doc>* TableArray(const Doc* d, std::string_view key) {
+    if (d == nullptr) return nullptr;
+    if (d->kind != Doc::Kind::kArray) {
+      Error(d->loc, fmt::format("\"{}\" must be an array of tables ([[{}]]), not {}", key, key, d->KindName()));
+      return nullptr;
+    }
+    return &d->items;
+  }
+
+  std::optional<std::vector<AclEntry>> Acl(const Doc* d, std::string_view key) {
+    auto text = Str(d, key);
+    if (!text) return std::nullopt;
+    auto entries = PosixAcl::ParseEntries(*text);
+    if (!entries) {
+      Error(d->loc, fmt::format("\"{}\": {}", key, entries.error()));
+      return std::nullopt;
+    }
+    return *entries;
+  }
+
+  std::optional<std::pair<uint32_t, uint32_t>> Rdev(const Doc* d) {
+    auto text = Str(d, "rdev");
+    if (!text) return std::nullopt;
+    unsigned maj = 0, min = 0;
+    char extra = 0;
+    if (std::sscanf(text->c_str(), "%u:%u%c", &maj, &min, &extra) != 2 ||
+        maj > 4095 || min > 0xfffff) {
+      Error(d->loc, fmt::format("\"rdev\" = \"{}\" is not major:minor", *text));
+      return std::nullopt;
+    }
+    return std::pair{maj, min};
+  }
+
+  void ParseTop(const Doc& root, Scenario& s) {
+    if (!CheckTable(root, "the scenario",
+                    {"format", "description", "abi", "sysctl", "node",
+                     "process", "step"}))
+      return;
+    const Doc* format = root.Get("format");
+    if (format == nullptr) {
+      Error(root.loc.key_path.empty() ? SourceLoc{1, 1, ""} : root.loc,
+            "missing required key \"format\"");
+    } else if (auto f = Int(format, "format", 1, 1)) {
+      s.format = static_cast<int>(*f);
+    }
+    if (auto d = Str(root.Get("description"), "description")) {
+      if (d->find('\n') != std::string::npos)
+        Error(root.Get("description")->loc, "\"description\" is one line");
+      s.description = *d;
+    }
+    if (auto abi = Int(root.Get("abi"), "abi", 1, landlock::kAbiLatest))
+      s.abi = static_cast<int>(*abi);
+    if (const Doc* sys = root.Get("sysctl")) {
+      if (CheckTable(*sys, "[sysctl]",
+                     {"protected_symlinks", "protected_hardlinks",
+                      "protected_regular", "protected_fifos"})) {
+        static constexpr int kMax[4] = {1, 1, 2, 2};
+        for (int i = 0; i < 4; ++i)
+          if (auto v = Int(sys->Get(kSysctlNames[i]), kSysctlNames[i], 0, kMax[i]))
+            s.sysctl[i] = static_cast<int>(*v);
+      }
+    }
+    if (auto nodes = TableArray(root.Get("node"), "node"))
+      for (const Doc& n : *nodes) ParseNode(n, s);
+    if (auto procs = TableArray(root.Get("process"), "process"))
+      for (const Doc& p : *procs) ParseProcess(p, s);
+    if (auto steps = TableArray(root.Get("step"), "step"))
+      for (const Doc& st : *steps) ParseStep(st, s);
+  }
+
+  void ParseNode(const Doc& d, Scenario& s) {
+    if (!CheckTable(d, "[[node]]",
+                    {"path", "type", "mode", "uid", "gid", "acl",
+                     "default_acl", "target", "rdev", "source", "mount_flags",
+                     "content", "attrs"}))
+      return;
+    NodeSpec n;
+    n.loc = d.loc;
+    auto path = Str(d.Get("path"), "path");
+    if (!path) {
+      if (!d.Get("path")) Error(d.loc, "[[node]] needs \"path\"");
+      return;
+    }
+    n.path = *path;
+    if (!IsNormalisedAbsolute(n.path)) {
+      Error(d.Get("path")->loc,
+            fmt::format("node path \"{}\" must be absolute and normalised", n.path));
+      return;
+    }
+    if (auto t = Str(d.Get("type"), "type")) {
+      auto type = scenario_internal::NodeTypeFromName(*t);
+      if (!type) {
+        Error(d.Get("type")->loc, fmt::format("unknown node type \"{}\"", *t));
+        return;
+      }
+      n.type = *type;
+    }
+    auto present = [&](std::string_view k) { return d.Get(k) != nullptr; };
+    auto forbid = [&](std::string_view k, std::string_view why) {
+      if (const Doc* v = d.Get(k))
+        Error(v->loc, fmt::format("\"{}\" {}", k, why));
+    };
+    const NodeType t = n.type;
+    const bool is_dir = t == NodeType::kDir || t == NodeType::kTmpfs;
+    if (t == NodeType::kBind) {
+      for (auto k : {"mode", "uid", "gid", "acl", "default_acl", "target",
+                     "rdev", "content", "attrs"})
+        forbid(k, "does not apply to a bind node (it takes only source and mount_flags)");
+      auto src = Str(d.Get("source"), "source");
+      if (!src) {
+        if (!present("source")) Error(d.loc, "a bind node needs \"source\"");
+        return;
+      }
+      if (!IsNormalisedAbsolute(*src))
+        Error(d.Get("source")->loc, fmt::format("bind source \"{}\" must be absolute and normalised", *src));
+      n.source = *src;
+    } else {
+      forbid("source", "applies only to bind nodes");
+    }
+    if ((t == NodeType::kTmpfs || t == NodeType::kBind) && n.path == "/")
+      Error(d.loc, "the root cannot be covered by a mount");
+    if (n.path == "/" && t != NodeType::kDir)
+      Error(d.loc, "the node \"/\" can only be a dir (it changes the root's mode, owner or ACL)");
+    if (auto m = Mode(d.Get("mode"), "mode", 07777)) n.mode = *m;
+    if (t == NodeType::kSymlink) forbid("mode", "does not apply to a symlink");
+    if (auto u = Int(d.Get("uid"), "uid", 0, 0xfffffffe)) {
+      n.uid = static_cast<uint32_t>(*u);
+      n.has_owner = true;
+    }
+    if (auto g = Int(d.Get("gid"), "gid", 0, 0xfffffffe)) {
+      n.gid = static_cast<uint32_t>(*g);
+      n.has_owner = true;
+    }
+    if (present("acl")) {
+      if (t == NodeType::kSymlink)
+        forbid("acl", "does not apply to a symlink (Linux has no ACLs on symlinks)");
+      else
+        n.acl = Acl(d.Get("acl"), "acl");
+    }
+    if (present("default_acl")) {
+      if (!is_dir)
+        forbid("default_acl", "applies to directories only");
+      else
+        n.default_acl = Acl(d.Get("default_acl"), "default_acl");
+    }
+    if (t == NodeType::kSymlink) {
+      auto target = Str(d.Get("target"), "target");
+      if (!target) {
+        if (!present("target")) Error(d.loc, "a symlink node needs \"target\"");
+      } else if (target->empty() || target->size() >= 4096 ||
+                 target->find('\0') != std::string::npos) {
+        Error(d.Get("target")->loc, "a symlink target is 1 to 4095 bytes without NUL");
+      } else {
+        n.target = *target;
+      }
+    } else {
+      forbid("target", "applies only to symlinks");
+    }
+    if (t == NodeType::kChar || t == NodeType::kBlock) {
+      if (auto r = Rdev(d.Get("rdev"))) std::tie(n.rdev_major, n.rdev_minor) = *r;
+    } else {
+      forbid("rdev", "applies only to char and block devices");
+    }
+    if (present("mount_flags")) {
+      if (t != NodeType::kTmpfs && t != NodeType::kBind) {
+        forbid("mount_flags", "applies only to tmpfs and bind nodes");
+      } else {
+        for (const std::string& f : StrArray(d.Get("mount_flags"), "mount_flags")) {
+          if (f == "ro") n.mount_flags |= kMountRdonly;
+          else if (f == "noexec") n.mount_flags |= kMountNoexec;
+          else if (f == "nosuid") n.mount_flags |= kMountNosuid;
+          else if (f == "nodev") n.mount_flags |= kMountNodev;
+          else if (f == "nosymfollow") n.mount_flags |= kMountNosymfollow;
+          else Error(d.Get("mount_flags")->loc, fmt::format("unknown mount flag \"{}\"", f));
+        }
+      }
+    }
+    if (auto c = Str(d.Get("content"), "content")) {
+      if (t != NodeType::kFile) forbid("content", "applies only to regular files");
+      n.content = *c;
+    }
+    if (present("attrs")) {
+      if (t != NodeType::kFile && t != NodeType::kDir) {
+        forbid("attrs", "applies only to files and directories");
+      } else {
+        for (const std::string& a : StrArray(d.Get("attrs"), "attrs")) {
+          if (a == "immutable") n.attrs |= kAttrImmutable;
+          else if (a == "append") n.attrs |= kAttrAppend;
+          else Error(d.Get("attrs")->loc, fmt::format("unknown attribute \"{}\" (immutable, append)", a));
+        }
+      }
+    }
+    s.nodes.push_back(std::move(n));
+  }
+
+  std::optional<landlock::AccessMask> Rights(
+      const Doc* d, std::string_view key,
+      std::optional<landlock::AccessMask> (*lookup)(std::string_view)) {
+    if (d == nullptr) return landlock::AccessMask{0};
+    landlock::AccessMask m = 0;
+    bool ok = true;
+    for (const std::string& r : StrArray(d, key)) {
+      auto bit = lookup(r);
+      if (!bit) {
+        Error(d->loc, fmt::format("unknown right \"{}\" in \"{}\"", r, key));
+        ok = false;
+        continue;
+      }
+      m |= *bit;
+    }
+    if (!ok) return std::nullopt;
+    return m;
+  }
+
+  std::optional<LayerSpec> ParseLayer(const Doc& d) {
+    if (!CheckTable(d, "a layer", {"handled_fs", "handled_net", "scoped", "rule"}))
+      return std::nullopt;
+    LayerSpec l;
+    l.loc = d.loc;
+    auto fs = Rights(d.Get("handled_fs"), "handled_fs", landlock::FsRightFromName);
+    auto net = Rights(d.Get("handled_net"), "handled_net", landlock::NetRightFromName);
+    auto sc = Rights(d.Get("scoped"), "scoped", landlock::ScopeFromName);
+    if (!fs || !net || !sc) return std::nullopt;
+    l.handled_fs = *fs;
+    l.handled_net = *net;
+    l.scoped = *sc;
+    if (auto rules = TableArray(d.Get("rule"), "rule")) {
+      for (const Doc& r : *rules) {
+        if (!CheckTable(r, "a rule", {"path", "access", "nofollow", "port"}))
+          continue;
+        RuleSpec rule;
+        rule.loc = r.loc;
+        const bool has_path = r.Get("path") != nullptr;
+        const bool has_port = r.Get("port") != nullptr;
+        if (has_path == has_port) {
+          Error(r.loc, "a rule has either \"path\" or \"port\"");
+          continue;
+        }
+        if (r.Get("access") == nullptr) {
+          Error(r.loc, "a rule needs \"access\"");
+          continue;
+        }
+        if (has_path) {
+          auto p = Str(r.Get("path"), "path");
+          if (!p) continue;
+          if (p->empty()) {
+            Error(r.Get("path")->loc, "a rule path is not empty");
+            continue;
+          }
+          rule.path = *p;
+          if (auto nf = Bool(r.Get("nofollow"), "nofollow")) rule.nofollow = *nf;
+          auto acc = Rights(r.Get("access"), "access", landlock::FsRightFromName);
+          if (!acc) continue;
+          rule.access = *acc;
+        } else {
+          if (r.Get("nofollow")) Error(r.Get("nofollow")->loc, "\"nofollow\" applies to path rules");
+          auto port = Int(r.Get("port"), "port", 0, 65535);
+          if (!port) continue;
+          rule.is_port = true;
+          rule.port = static_cast<uint64_t>(*port);
+          auto acc = Rights(r.Get("access"), "access", landlock::NetRightFromName);
+          if (!acc) continue;
+          rule.access = *acc;
+        }
+        l.rules.push_back(std::move(rule));
+      }
+    }
+    return l;
+  }
+
+  void ParseProcess(const Doc& d, Scenario& s) {
+    if (!CheckTable(d, "[[process]]",
+                    {"name", "parent", "uid", "gid", "groups", "caps", "cwd",
+                     "umask", "layer"}))
+      return;
+    ProcessSpec p;
+    p.loc = d.loc;
+    auto name = Str(d.Get("name"), "name");
+    if (!name) {
+      if (!d.Get("name")) Error(d.loc, "[[process]] needs \"name\"");
+      return;
+    }
+    if (name->empty() || *name == "root") {
+      Error(d.Get("name")->loc, fmt::format("process name \"{}\" is reserved or empty", *name));
+      return;
+    }
+    for (const auto& other : s.processes)
+      if (other.name == *name) {
+        Error(d.Get("name")->loc, fmt::format("process \"{}\" is defined twice", *name));
+        return;
+      }
+    p.name = *name;
+    if (auto parent = Str(d.Get("parent"), "parent")) {
+      bool found = *parent == "root";
+      for (const auto& other : s.processes) found = found || other.name == *parent;
+      if (!found)
+        Error(d.Get("parent")->loc, fmt::format("parent \"{}\" is not a process defined earlier", *parent));
+      p.parent = *parent;
+      for (auto k : {"uid", "gid", "groups", "caps"})
+        if (const Doc* v = d.Get(k))
+          Error(v->loc, fmt::format("a process with a parent inherits \"{}\" (it may add only layer, umask and cwd)", k));
+    }
+    if (auto u = Int(d.Get("uid"), "uid", 0, 0xfffffffe)) p.uid = static_cast<uint32_t>(*u);
+    if (auto g = Int(d.Get("gid"), "gid", 0, 0xfffffffe)) p.gid = static_cast<uint32_t>(*g);
+    if (const Doc* groups = d.Get("groups")) {
+      if (groups->kind != Doc::Kind::kArray) {
+        Error(groups->loc, "\"groups\" must be an array of integers");
+      } else {
+        for (const Doc& g : groups->items)
+          if (auto v = Int(&g, "groups", 0, 0xfffffffe)) p.groups.push_back(static_cast<uint32_t>(*v));
+      }
+    }
+    if (const Doc* caps = d.Get("caps")) {
+      uint64_t set = 0;
+      for (const std::string& c : StrArray(caps, "caps")) {
+        auto cap = CapFromName(c);
+        if (!cap) {
+          Error(caps->loc, fmt::format("unknown capability \"{}\"", c));
+          continue;
+        }
+        set |= CapBit(*cap);
+      }
+      p.caps = set;
+    }
+    if (auto cwd = Str(d.Get("cwd"), "cwd")) {
+      if (cwd->empty()) Error(d.Get("cwd")->loc, "\"cwd\" is not empty");
+      p.cwd = *cwd;
+    }
+    if (auto um = Mode(d.Get("umask"), "umask", 0777)) p.umask = *um;
+    if (auto layers = TableArray(d.Get("layer"), "layer"))
+      for (const Doc& l : *layers)
+        if (auto layer = ParseLayer(l)) p.layers.push_back(std::move(*layer));
+    s.processes.push_back(std::move(p));
+  }
+
+  void ParseStep(const Doc& d, Scenario& s) {
+    if (d.kind != Doc::Kind::kTable) {
+      CheckTable(d, "[[step]]", {});
+      return;
+    }
+    StepSpec st;
+    st.loc = d.loc;
+    auto op_name = Str(d.Get("op"), "op");
+    if (!op_name) {
+      if (!d.Get("op")) Error(d.loc, "[[step]] needs \"op\"");
+      return;
+    }
+    auto op = OpFromName(*op_name);
+    if (!op) {
+      Error(d.Get("op")->loc, fmt::format("unknown operation \"{}\"", *op_name));
+      return;
+    }
+    st.op = *op;
+    const OpKeys keys = KeysFor(st.op);
+    for (size_t i = 0; i < d.fields.size(); ++i) {
+      const std::string& k = d.fields[i].first;
+      bool ok = k == "as" || k == "op" || k == "expect";
+      for (auto a : keys.required) ok = ok || a == k;
+      for (auto a : keys.optional) ok = ok || a == k;
+      if (!ok) {
+        bool known = false;
+        for (auto a : {"path", "path2", "dirfd", "flags", "mode", "type",
+                       "rdev", "uid", "gid", "port", "fd", "cmd", "target",
+                       "layer", "times"})
+          known = known || k == a;
+        Error(d.key_locs[i],
+              known ? fmt::format("\"{}\" does not apply to {}", k, *op_name)
+                    : fmt::format("unknown key \"{}\" in [[step]]", k));
+      }
+    }
+    for (auto k : keys.required)
+      if (!d.Get(k)) Error(d.loc, fmt::format("{} needs \"{}\"", *op_name, k));
+
+    if (auto as = Str(d.Get("as"), "as")) {
+      bool found = *as == "root";
+      for (const auto& p : s.processes) found = found || p.name == *as;
+      if (!found) Error(d.Get("as")->loc, fmt::format("no process named \"{}\"", *as));
+      st.as = *as;
+    }
+    if (auto p = Str(d.Get("path"), "path")) st.path = *p;
+    if (auto p = Str(d.Get("path2"), "path2")) st.path2 = *p;
+    if (auto p = Str(d.Get("dirfd"), "dirfd")) {
+      if (p->empty()) Error(d.Get("dirfd")->loc, "\"dirfd\" names an fd");
+      st.dirfd = *p;
+    }
+    if (auto p = Str(d.Get("fd"), "fd")) {
+      if (p->empty()) Error(d.Get("fd")->loc, "\"fd\" names an fd");
+      st.fd = *p;
+    }
+    if (auto p = Str(d.Get("target"), "target")) {
+      st.target = *p;
+      if (st.op == Op::kSignal || st.op == Op::kConnectAbstract || st.op == Op::kSendFd) {
+        bool found = *p == "root";
+        for (const auto& proc : s.processes) found = found || proc.name == *p;
+        if (!found) Error(d.Get("target")->loc, fmt::format("no process named \"{}\"", *p));
+      }
+    }
+    ParseFlags(d, st);
+    switch (st.op) {
+      case Op::kOpen:
+      case Op::kMknod: st.mode = 0644; break;
+      case Op::kMkdir: st.mode = 0755; break;
+      default: break;
+    }
+    if (auto m = Mode(d.Get("mode"), "mode", 07777)) st.mode = *m;
+    if (auto t = Str(d.Get("type"), "type")) {
+      if (*t == "file") st.mknod_type = NodeType::kFile;
+      else if (*t == "fifo") st.mknod_type = NodeType::kFifo;
+      else if (*t == "socket") st.mknod_type = NodeType::kSocket;
+      else if (*t == "char") st.mknod_type = NodeType::kChar;
+      else if (*t == "block") st.mknod_type = NodeType::kBlock;
+      else if (*t == "dir") st.mknod_type = NodeType::kDir;
+      else Error(d.Get("type")->loc, fmt::format("mknod type \"{}\" is not file, fifo, socket, char, block or dir", *t));
+    }
+    if (d.Get("rdev")) {
+      if (auto r = Rdev(d.Get("rdev"))) std::tie(st.rdev_major, st.rdev_minor) = *r;
+    }
+    if (auto u = Int(d.Get("uid"), "uid", -1, 0xfffffffe)) st.uid = *u;
+    if (auto g = Int(d.Get("gid"), "gid", -1, 0xfffffffe)) st.gid = *g;
+    if (auto port = Int(d.Get("port"), "port", 0, 65535)) st.port = static_cast<uint32_t>(*port);
+    if (auto c = Str(d.Get("cmd"), "cmd")) {
+      auto cmd = scenario_internal::IoctlFromName(*c);
+      if (!cmd) Error(d.Get("cmd")->loc, fmt::format("unknown ioctl command \"{}\"", *c));
+      else st.cmd = *cmd;
+      st.cmd_text = *c;
+    }
+    if (const Doc* l = d.Get("layer")) st.layer = ParseLayer(*l);
+    if (const Doc* t = d.Get("times")) {
+      auto v = StrArray(t, "times");
+      if (v.size() != 2) {
+        Error(t->loc, "\"times\" holds two of \"now\", \"omit\", \"set\" (atime, mtime)");
+      } else {
+        std::array<TimeSpec, 2> times{};
+        for (int i = 0; i < 2; ++i) {
+          if (v[i] == "now") times[i] = TimeSpec::kNow;
+          else if (v[i] == "omit") times[i] = TimeSpec::kOmit;
+          else if (v[i] == "set") times[i] = TimeSpec::kSet;
+          else Error(t->loc, fmt::format("\"times\": \"{}\" is not now, omit or set", v[i]));
+        }
+        st.times = times;
+      }
+    }
+    if (auto e = Str(d.Get("expect"), "expect")) {
+      auto err = ErrnoFromName(*e);
+      if (!err) Error(d.Get("expect")->loc, fmt::format("\"{}\" is neither ok nor an errno name", *e));
+      else st.expect = *err;
+      st.expect_text = *e;
+    } else if (!d.Get("expect")) {
+      Error(d.loc, "[[step]] needs \"expect\" (ok or an errno name)");
+    }
+    s.steps.push_back(std::move(st));
+  }
+
+  void ParseFlags(const Doc& d, StepSpec& st) {
+    auto text = Str(d.Get("flags"), "flags");
+    if (!text) return;
+    st.flags_text = *text;
+    FlagFamily fam = scenario_internal::FamilyFor(st.op);
+    std::string_view rest = *text;
+    while (true) {
+      size_t bar = rest.find('|');
+      std::string_view name = rest.substr(0, bar);
+      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+      bool found = false;
+      if (fam == FlagFamily::kAccess) {
+        for (const auto& f : scenario_internal::AccessModeNames())
+          if (f.name == name) {
+            st.access_mode |= static_cast<uint32_t>(f.value);
+            found = true;
+          }
+      }
+      for (const auto& f : scenario_internal::FlagsOf(fam))
+        if (f.name == name) {
+          st.flags |= f.value;
+          found = true;
+        }
+      if (!found) {
+        Error(d.Get("flags")->loc,
+              name.empty() ? std::string("empty flag name in \"flags\"")
+                           : fmt::format("flag {} does not apply to {}", name, OpName(st.op)));
+      }
+      if (bar == std::string_view::npos) break;
+      rest.remove_prefix(bar + 1);
+    }
+  }
+
+  std::string name_;
+  bool json_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+std::string_view OpName(Op op) {
+  for (const auto& [o, n] : kOpNames)
+    if (o == op) return n;
+  return "?";
+}
+
+std::optional<Op> OpFromName(std::string_view name) {
+  for (const auto& [o, n] : kOpNames)
+    if (n == name) return o;
+  return std::nullopt;
+}
+
+std::string_view NodeTypeName(NodeType t) {
+  switch (t) {
+    case NodeType::kFile: return "file";
+    case NodeType::kDir: return "dir";
+    case NodeType::kSymlink: return "symlink";
+    case NodeType::kFifo: return "fifo";
+    case NodeType::kSocket: return "socket";
+    case NodeType::kChar: return "char";
+    case NodeType::kBlock: return "block";
+    case NodeType::kTmpfs: return "tmpfs";
+    case NodeType::kBind: return "bind";
+  }
+  return "?";
+}
+
+uint32_t NodeSpec::EffectiveMode() const {
+  if (type == NodeType::kSymlink) return 0777;
+  if (mode) return *mode;
+  return (type == NodeType::kDir || type == NodeType::kTmpfs) ? 0755 : 0644;
+}
+
+uint64_t ProcessSpec::EffectiveCaps() const {
+  if (caps) return *caps;
+  return uid == 0 ? kCapAll : 0;
+}
+
+std::string Scenario::Where(const SourceLoc& loc) const {
+  if (!loc.key_path.empty()) return fmt::format("{}: {}", file, loc.key_path);
+  return fmt::format("{}:{}:{}", file, loc.line, loc.col);
+}
+
+std::expected<Scenario, std::string> ParseScenario(std::string_view text,
+                                                  const std::string& name,
+                                                  bool json) {
+  auto doc = json ? scenario_internal::ParseJsonDoc(text, name)
+                  : scenario_internal::ParseTomlDoc(text, name);
+  if (!doc) return std::unexpected(doc.error());
+  return Parser(name, json).Run(*doc);
+}
+
+std::expected<Scenario, std::string> LoadScenarioFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::unexpected(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  return ParseScenario(buf.str(), path, json);
+}
+
+std::string FormatStepFlags(const StepSpec& step) {
+  FlagFamily fam = scenario_internal::FamilyFor(step.op);
+  std::string s;
+  auto add = [&](std::string_view n) {
+    if (!s.empty()) s += '|';
+    s += n;
+  };
+  if (fam == FlagFamily::kOpen) {
+    switch (step.flags & 3) {
+      case 0: add("O_RDONLY"); break;
+      case 1: add("O_WRONLY"); break;
+      case 2: add("O_RDWR"); break;
+      default: add("O_ACCMODE"); break;
+    }
+  }
+  if (fam == FlagFamily::kAccess) {
+    if (step.access_mode == 0) add("F_OK");
+    for (const auto& f : scenario_internal::AccessModeNames())
+      if (f.value && (step.access_mode & f.value)) add(f.name);
+  }
+  for (const auto& f : scenario_internal::FlagsOf(fam)) {
+    if (f.value == 0 || (fam == FlagFamily::kOpen && f.value <= 2)) continue;
+    if ((step.flags & f.value) == f.value) add(f.name);
+  }
+  return s;
+}
+
+}  // namespace pathwarden
