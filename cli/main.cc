@@ -2,24 +2,34 @@
 
 #include <CLI/CLI.hpp>
 
-#include <iostream>
-
-#include "pathwarden/scenario.h"
+#include "cli/check_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pathwarden: what Linux answers when a process touches a path, and why"};
   app.require_subcommand(1);
-  auto* check = app.add_subcommand("check", "run scenario files");
-  std::vector<std::string> files;
-  check->add_option("FILE", files, "scenario files")->required();
+
+  pathwarden::cli::CheckOptions check;
+  std::string layout = "by-layer";
+  bool no_fast_search = false, no_memo = false;
+  auto* cmd = app.add_subcommand("check", "run scenario files and report each step");
+  cmd->add_option("FILE", check.files, "scenario files (.toml, or .json)")->required();
+  cmd->add_flag("--json", check.json, "one JSON object per step");
+  cmd->add_flag("-q,--quiet", check.quiet, "print only failures and the summary");
+  cmd->add_flag("--no-fast-search", no_fast_search,
+                "do not skip the search check for directories everyone may search");
+  cmd->add_option("--layout", layout, "Landlock layer-mask layout")
+      ->check(CLI::IsMember({"by-layer", "by-access"}));
+  cmd->add_flag("--no-memo", no_memo, "walk to the root on every Landlock check");
+  cmd->add_flag("--explain-allowed", check.engine.explain_allowed,
+                "explain allowed Landlock decisions too (which rule granted what)");
+
   CLI11_PARSE(app, argc, argv);
-  int status = 0;
-  for (const auto& f : files) {
-    auto s = pathwarden::LoadScenarioFile(f);
-    if (!s) {
-      std::cerr << s.error() << "\n";
-      status = 2;
-    }
+  if (cmd->parsed()) {
+    check.engine.fast_search = !no_fast_search;
+    check.engine.memo = !no_memo;
+    check.engine.layout = layout == "by-access" ? pathwarden::LayerLayout::kByAccess
+                                                : pathwarden::LayerLayout::kByLayer;
+    return pathwarden::cli::RunCheck(check);
   }
-  return status;
+  return 0;
 }

@@ -23,6 +23,19 @@
 namespace pathwarden {
 
 // Capability numbers are Linux's (<linux/capability.h>): CAP_CHOWN is 0.
+inline constexpr int kCapChown = 0;
+inline constexpr int kCapDacOverride = 1;
+inline constexpr int kCapDacReadSearch = 2;
+inline constexpr int kCapFowner = 3;
+inline constexpr int kCapFsetid = 4;
+inline constexpr int kCapKill = 5;
+inline constexpr int kCapSetgid = 6;
+inline constexpr int kCapSetuid = 7;
+inline constexpr int kCapLinuxImmutable = 9;
+inline constexpr int kCapNetBindService = 10;
+inline constexpr int kCapSysChroot = 18;
+inline constexpr int kCapSysAdmin = 21;
+inline constexpr int kCapMknod = 27;
 inline constexpr int kCapLast = 40;  // CAP_CHECKPOINT_RESTORE
 inline constexpr uint64_t kCapAll = (uint64_t{1} << (kCapLast + 1)) - 1;
 

@@ -84,6 +84,12 @@ struct EngineStats {
   uint64_t fast_components = 0;  // of which took the fast search check
 };
 
+// EngineBuildError()
+//
+// Builds the scenario's world in the engine without running any step;
+// the "file:line:col: message" of what the file gets wrong, or "".
+std::string EngineBuildError(const Scenario& s);
+
 // RunInEngine()
 //
 // Builds the scenario's world in the engine and runs every step.

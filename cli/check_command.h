@@ -1,0 +1,30 @@
+// `pathwarden check`: run scenario files and report each step.
+
+#ifndef PATHWARDEN_CLI_CHECK_COMMAND_H_
+#define PATHWARDEN_CLI_CHECK_COMMAND_H_
+
+#include <string>
+#include <vector>
+
+#include "pathwarden/executor.h"
+
+namespace pathwarden::cli {
+
+struct CheckOptions {
+  std::vector<std::string> files;
+  bool json = false;
+  bool kernel = false;
+  bool both = false;
+  bool quiet = false;  // only failures and the summary
+  EngineOptions engine;
+};
+
+// RunCheck()
+//
+// Exit status: 2 when any file has an error (and nothing runs), else 1
+// when any step fails, else 77 when every file was skipped, else 0.
+int RunCheck(const CheckOptions& options);
+
+}  // namespace pathwarden::cli
+
+#endif  // PATHWARDEN_CLI_CHECK_COMMAND_H_

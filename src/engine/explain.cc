@@ -1,0 +1,126 @@
+// Reasons in human sentences.
+
+#include "src/engine/explain.h"
+
+#include <fmt/format.h>
+
+namespace pathwarden {
+
+using perm::PermCheck;
+using Via = PermCheck::Via;
+
+std::string_view StageName(Stage s) {
+  switch (s) {
+    case Stage::kNone: return "none";
+    case Stage::kArgs: return "args";
+    case Stage::kWalk: return "walk";
+    case Stage::kDac: return "dac";
+    case Stage::kMount: return "mount";
+    case Stage::kSticky: return "sticky";
+    case Stage::kProtected: return "protected";
+    case Stage::kVfs: return "vfs";
+    case Stage::kCapability: return "capability";
+    case Stage::kLandlock: return "landlock";
+    case Stage::kFd: return "fd";
+    case Stage::kUnix: return "unix";
+  }
+  return "?";
+}
+
+std::string Explainer::Line() const {
+  if (stage_ == Stage::kNone) return text_;
+  return fmt::format("{}: {}", StageName(stage_), text_);
+}
+
+std::string ModeString(uint32_t mode) {
+  std::string s(10, '-');
+  switch (mode & S_IFMT) {
+    case S_IFDIR: s[0] = 'd'; break;
+    case S_IFLNK: s[0] = 'l'; break;
+    case S_IFIFO: s[0] = 'p'; break;
+    case S_IFSOCK: s[0] = 's'; break;
+    case S_IFCHR: s[0] = 'c'; break;
+    case S_IFBLK: s[0] = 'b'; break;
+    default: break;
+  }
+  const char* rwx = "rwxrwxrwx";
+  for (int i = 0; i < 9; ++i)
+    if (mode & (0400u >> i)) s[1 + i] = rwx[i];
+  if (mode & S_ISUID) s[3] = (mode & 0100) ? 's' : 'S';
+  if (mode & S_ISGID) s[6] = (mode & 0010) ? 's' : 'S';
+  if (mode & S_ISVTX) s[9] = (mode & 0001) ? 't' : 'T';
+  return s;
+}
+
+std::string WantString(uint32_t want) {
+  std::string s;
+  if (want & perm::kMayRead) s += 'r';
+  if (want & perm::kMayWrite) s += 'w';
+  if (want & perm::kMayExec) s += 'x';
+  return s.empty() ? "-" : s;
+}
+
+std::string DescribeInode(const vfs::World& w, vfs::InodeId ino) {
+  const vfs::Inode& i = w.inode(ino);
+  return fmt::format("{}{} {}:{}", ModeString(i.mode),
+                     i.acl != vfs::kNone ? "+" : "", i.uid.get(), i.gid.get());
+}
+
+std::string DescribePerm(const vfs::World& w, const Cred& cred,
+                         vfs::InodeId ino, const PermCheck& pc) {
+  const vfs::Inode& i = w.inode(ino);
+  const std::string want = WantString(pc.want);
+  auto verdict = [&](uint32_t bits) {
+    std::string b = PermString(bits);
+    if ((pc.want & ~bits) == 0) return fmt::format("{} has {}", b, want);
+    return fmt::format("{} lacks {}", b, WantString(pc.want & ~bits));
+  };
+  switch (pc.via) {
+    case Via::kOwner:
+      return fmt::format("uid {} is the owner: {}", cred.fsuid, verdict(pc.bits));
+    case Via::kGroup:
+      return fmt::format("uid {} is in group {}: {}", cred.fsuid, i.gid.get(),
+                         verdict(pc.bits));
+    case Via::kOther:
+      return fmt::format("uid {} falls in \"other\": {}", cred.fsuid,
+                         verdict(pc.bits));
+    case Via::kAclUser:
+      return fmt::format("ACL entry u:{}:{} masked by m::{}: {}", pc.entry_id,
+                         PermString(pc.bits), PermString(pc.mask),
+                         verdict(pc.bits & pc.mask));
+    case Via::kAclGroup:
+      if (pc.entry_id == 0 && cred.InGroup(i.gid))
+        return fmt::format("ACL entry g::{} (owning group {}) masked by m::{}: {}",
+                           PermString(pc.bits), i.gid.get(), PermString(pc.mask),
+                           verdict(pc.bits & pc.mask));
+      return fmt::format("ACL entry g:{}:{} masked by m::{}: {}", pc.entry_id,
+                         PermString(pc.bits), PermString(pc.mask),
+                         verdict(pc.bits & pc.mask));
+    case Via::kAclOther:
+      return fmt::format("uid {} falls in the ACL's \"other\": {}", cred.fsuid,
+                         verdict(pc.bits));
+    case Via::kAllHave:
+      return fmt::format("every class has {}", want);
+    case Via::kCapOverride:
+      return "CAP_DAC_OVERRIDE grants it";
+    case Via::kCapReadSearch:
+      return "CAP_DAC_READ_SEARCH grants it";
+    case Via::kReadonlySb:
+      return "the filesystem is read-only";
+    case Via::kImmutable:
+      return "the inode is immutable";
+  }
+  return "?";
+}
+
+std::string DescribeCheck(const vfs::World& w, const Cred& cred,
+                          vfs::PathPos at, vfs::PathPos root,
+                          const PermCheck& pc) {
+  vfs::InodeId ino = w.inode_of(at.dentry);
+  std::string s = fmt::format("{} ({}; {}", w.PathOf(at, root),
+                              DescribeInode(w, ino), DescribePerm(w, cred, ino, pc));
+  if (pc.exec_lacks_x) s += "; CAP_DAC_OVERRIDE needs some x bit to execute";
+  return s + ")";
+}
+
+}  // namespace pathwarden

@@ -1,0 +1,35 @@
+// The engine as an executor of scenario files.
+
+#include "pathwarden/executor.h"
+#include "src/engine/engine.h"
+
+namespace pathwarden {
+
+std::string EngineBuildError(const Scenario& s) {
+  Engine e(EngineOptions{});
+  auto built = e.Build(s);
+  return built ? std::string() : built.error();
+}
+
+RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineStats* stats) {
+  RunResult r;
+  Engine e(options);
+  if (auto built = e.Build(s); !built) {
+    r.status = RunResult::Status::kError;
+    r.message = built.error();
+    return r;
+  }
+  r.steps.reserve(s.steps.size());
+  for (const StepSpec& st : s.steps) {
+    Explainer ex;
+    StepResult sr;
+    sr.err = e.Step(st, &ex);
+    sr.reason = ex.Line();
+    r.steps.push_back(std::move(sr));
+  }
+  if (options.capture_tree) r.tree = e.Snapshot();
+  if (stats) *stats = e.stats();
+  return r;
+}
+
+}  // namespace pathwarden

@@ -1,0 +1,182 @@
+// Landlock domains: the stacked, immutable layers a process is confined
+// by, with their handled rights and rules.
+// Linux: security/landlock/ruleset.{h,c}, domain.{h,c}, object.h
+
+#ifndef PATHWARDEN_SRC_LANDLOCK_DOMAIN_H_
+#define PATHWARDEN_SRC_LANDLOCK_DOMAIN_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pathwarden/landlock.h"
+
+namespace pathwarden::landlock {
+
+// LayerAccess
+//
+// One layer's grant in a rule: `level` is 1-based, as in struct
+// landlock_layer.
+struct LayerAccess {
+  uint8_t level;
+  AccessMask access;
+};
+
+// HierarchyNode
+//
+// One node per layer, linked to the layer below (struct
+// landlock_hierarchy): the ancestry scopes compare.
+struct HierarchyNode {
+  std::shared_ptr<const HierarchyNode> parent;
+  uint64_t id;
+};
+
+// Layer
+//
+// What a layer handles. `handled_fs` is stored upgraded as Linux 6.15+
+// stores it: with REFER whenever it handles any filesystem right.
+struct Layer {
+  AccessMask handled_fs = 0;
+  AccessMask handled_net = 0;
+  AccessMask scoped = 0;
+};
+
+// RuleSource
+//
+// Where a rule came from, for explanations: the path as written and the
+// layer.
+struct RuleSource {
+  uint32_t object;
+  uint8_t level;
+  std::string path;
+};
+
+// Domain
+//
+// Immutable once built; shared by every process (and fork) that carries
+// it. Rules are keyed by Landlock object (one per tagged inode, never
+// reused), so a reused inode slot can never inherit a dead inode's rules.
+class Domain {
+ public:
+  int num_layers() const { return num_layers_; }
+  const Layer& layer(int i) const { return layers_[i]; }
+
+  // FsMaskForCheck()
+  //
+  // The rights layer `i` denies unless a rule grants them: its handled
+  // filesystem rights and, always, REFER (landlock_get_fs_access_mask(),
+  // verified on Linux 6.18: a network-only layer also denies refer).
+  AccessMask FsMaskForCheck(int i) const { return layers_[i].handled_fs | kFsRefer; }
+
+  // Union of the stored filesystem masks (landlock_union_access_masks()).
+  AccessMask UnionFs() const { return union_fs_; }
+
+  // FindFsRule()
+  //
+  // The grants of the rule on `object` (empty when none).
+  std::span<const LayerAccess> FindFsRule(uint32_t object) const {
+    if (object == 0 || fs_slots_.empty()) return {};
+    const uint32_t mask = static_cast<uint32_t>(fs_slots_.size() - 1);
+    for (uint32_t i = Hash(object) & mask;; i = (i + 1) & mask) {
+      const Slot& s = fs_slots_[i];
+      if (s.key == object) return {fs_entries_.data() + s.offset, s.count};
+      if (s.key == 0) return {};
+    }
+  }
+  std::span<const LayerAccess> FindNetRule(uint16_t port) const {
+    for (const NetRule& r : net_rules_)
+      if (r.port == port) return {net_entries_.data() + r.offset, r.count};
+    return {};
+  }
+
+  // The hierarchy node of layer `i` (0-based).
+  const HierarchyNode* node(int i) const { return nodes_[i].get(); }
+
+  // Rule sources of every layer, for explanations.
+  const std::vector<RuleSource>& sources() const { return sources_; }
+  const std::string* SourceOf(uint32_t object, int level) const;
+
+  // Landlock objects this domain's rules use (for memo invalidation).
+  std::span<const uint32_t> objects() const { return objects_; }
+
+  // Unique per domain (memo keys).
+  uint64_t id() const { return id_; }
+
+  // DomainBuilder assembles a domain from a parent and one new layer.
+  friend class DomainBuilder;
+
+ private:
+  struct Slot {
+    uint32_t key = 0;  // object id; 0 = empty
+    uint32_t offset = 0;
+    uint32_t count = 0;
+  };
+  struct NetRule {
+    uint16_t port;
+    uint32_t offset;
+    uint32_t count;
+  };
+  static uint32_t Hash(uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352d;
+    x ^= x >> 15;
+    return x;
+  }
+
+  int num_layers_ = 0;
+  std::array<Layer, kMaxLayers> layers_{};
+  AccessMask union_fs_ = 0;
+  std::vector<Slot> fs_slots_;
+  std::vector<LayerAccess> fs_entries_;
+  std::vector<NetRule> net_rules_;
+  std::vector<LayerAccess> net_entries_;
+  std::array<std::shared_ptr<const HierarchyNode>, kMaxLayers> nodes_{};
+  std::vector<RuleSource> sources_;
+  std::vector<uint32_t> objects_;
+  uint64_t id_ = 0;
+};
+
+// RulesetRule
+//
+// A rule of a ruleset being enforced, already resolved: a path rule to a
+// Landlock object, or a port rule. `access` is the absolute grant (the
+// rule's rights plus every unhandled right but REFER).
+struct RulesetRule {
+  bool is_port = false;
+  uint32_t object = 0;
+  uint16_t port = 0;
+  AccessMask access = 0;
+  std::string path;  // as written, for explanations
+};
+
+// Ruleset
+//
+// What landlock_create_ruleset() + landlock_add_rule() produced.
+struct Ruleset {
+  AccessMask handled_fs = 0;
+  AccessMask handled_net = 0;
+  AccessMask scoped = 0;
+  std::vector<RulesetRule> rules;
+};
+
+// MergeRuleset()
+//
+// landlock_merge_ruleset(): a new domain with `parent`'s layers (may be
+// null) and `ruleset` as the youngest. The caller checks the 16-layer
+// limit.
+std::shared_ptr<const Domain> MergeRuleset(const Domain* parent,
+                                           const Ruleset& ruleset);
+
+// DomainIsScoped()
+//
+// security/landlock/task.c domain_is_scoped(): true when some layer of
+// `client` deeper than where it meets `server` sets `scope`.
+bool DomainIsScoped(const Domain* client, const Domain* server,
+                    AccessMask scope);
+
+}  // namespace pathwarden::landlock
+
+#endif  // PATHWARDEN_SRC_LANDLOCK_DOMAIN_H_

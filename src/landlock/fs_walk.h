@@ -1,0 +1,254 @@
+// Landlock's filesystem check: the walk from an object up to the real root
+// unmasking the layers' rights with the rules it meets, and the refer
+// algorithm for rename and link. Written once over the layer-mask layout
+// (ByLayer or ByAccess, see layer_masks.h).
+// Linux: security/landlock/fs.c @6.18 is_access_to_paths_allowed(),
+// collect_domain_accesses(), current_check_refer_path(), no_more_access(),
+// find_rule(), get_mode_access(), maybe_remove()
+
+#ifndef PATHWARDEN_SRC_LANDLOCK_FS_WALK_H_
+#define PATHWARDEN_SRC_LANDLOCK_FS_WALK_H_
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "src/landlock/domain.h"
+#include "src/landlock/layer_masks.h"
+#include "src/vfs/world.h"
+
+namespace pathwarden::landlock {
+
+// Grant
+//
+// A rule that cleared rights of a layer during a walk (for explanations).
+struct Grant {
+  int level;  // 1-based
+  AccessMask rights;
+  vfs::PathPos where;
+  uint32_t object;
+};
+
+// FsTrace
+//
+// Where the walk went and which rules granted what, when explaining.
+struct FsTrace {
+  std::vector<Grant> grants;
+  vfs::PathPos start;
+  vfs::PathPos end;  // the last position evaluated
+};
+
+// GetModeAccess()
+//
+// The make_* right for creating an inode of `mode`'s type.
+inline AccessMask GetModeAccess(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFLNK: return kFsMakeSym;
+    case S_IFDIR: return kFsMakeDir;
+    case S_IFCHR: return kFsMakeChar;
+    case S_IFBLK: return kFsMakeBlock;
+    case S_IFIFO: return kFsMakeFifo;
+    case S_IFSOCK: return kFsMakeSock;
+    default: return kFsMakeReg;  // S_IFREG, 0 and anything else
+  }
+}
+
+// FindRule()
+//
+// The rule of `d` on the inode of `dentry` (its Landlock object).
+inline std::span<const LayerAccess> FindRule(const vfs::World& w, const Domain& d,
+                                             vfs::DentryId dentry) {
+  const vfs::InodeId ino = w.inode_of(dentry);
+  if (ino == vfs::kNone) return {};
+  return d.FindFsRule(w.inode(ino).landlock_object);
+}
+
+namespace fs_internal {
+
+template <class M>
+bool UnmaskTraced(M* m, std::span<const LayerAccess> rule, FsTrace* t,
+                  vfs::PathPos where, uint32_t object) {
+  if (t == nullptr || rule.empty()) return m->Unmask(rule);
+  std::array<AccessMask, kMaxLayers> before{};
+  for (int i = 0; i < m->num_layers(); ++i) before[i] = m->LayerDenies(i);
+  bool r = m->Unmask(rule);
+  for (int i = 0; i < m->num_layers(); ++i) {
+    AccessMask cleared = before[i] & ~m->LayerDenies(i);
+    if (cleared) t->grants.push_back({i + 1, cleared, where, object});
+  }
+  return r;
+}
+
+template <class M>
+bool NoMoreAccess(const M& p1, const M& c1, bool c1_dir, const M& p2, const M* c2,
+                  bool c2_dir) {
+  if (!M::MayRefer(p1, c1, p2, c1_dir)) return false;
+  if (c2 == nullptr) return true;
+  return M::MayRefer(p2, *c2, p1, c2_dir);
+}
+
+}  // namespace fs_internal
+
+// IsAccessToPathsAllowed()
+//
+// Walks from `path` to the real root: through mount roots to their
+// mountpoints (the covered directory is not evaluated), from a
+// disconnected directory's filesystem root to its mount's root (erratum
+// 3), evaluating the root itself. With `m2` (refer), first compares what
+// the domain grants at both sides (no_more_access()) before narrowing to
+// the requests. `child1`/`child2` are the moved objects (refer only).
+template <class M>
+bool IsAccessToPathsAllowed(const vfs::World& w, const Domain& d, vfs::PathPos path,
+                            AccessMask req1, M* m1, vfs::DentryId child1,
+                            AccessMask req2, M* m2, vfs::DentryId child2,
+                            FsTrace* t1 = nullptr, FsTrace* t2 = nullptr) {
+  if (!req1 && !req2) return true;
+  bool allowed1 = m1->Allowed();
+  bool allowed2 = true;
+  bool is_dom_check = false;
+  AccessMask masked1 = req1, masked2 = req2;
+  M c1, c2;
+  bool c1_dir = true, c2_dir = true;
+  if (m2 != nullptr) {
+    allowed2 = m2->Allowed();
+    is_dom_check = true;
+  }
+  if (child1 != vfs::kNone) {
+    if (c1.Init(d, kFsAll, true)) c1.Unmask(FindRule(w, d, child1));
+    c1_dir = S_ISDIR(w.inode_at(child1).mode);
+  }
+  if (child2 != vfs::kNone) {
+    if (c2.Init(d, kFsAll, true)) c2.Unmask(FindRule(w, d, child2));
+    c2_dir = S_ISDIR(w.inode_at(child2).mode);
+  }
+  if (t1) t1->start = path;
+  if (t2) t2->start = path;
+  vfs::PathPos walker = path;
+  // Bounded: a reader racing a rename could otherwise loop.
+  const uint64_t limit = uint64_t{w.dentry_end()} + w.mount_end() + 2;
+  for (uint64_t steps = 0; steps < limit; ++steps) {
+    if (is_dom_check && fs_internal::NoMoreAccess(*m1, c1, c1_dir, *m2,
+                                                  child2 != vfs::kNone ? &c2 : nullptr, c2_dir)) {
+      is_dom_check = false;
+      masked1 = req1;
+      masked2 = req2;
+      allowed1 = allowed1 || m1->ScopeTo(masked1);
+      allowed2 = allowed2 || m2->ScopeTo(masked2);
+      if (allowed1 && allowed2) break;
+    }
+    const vfs::InodeId ino = w.inode_of(walker.dentry);
+    const uint32_t object = ino != vfs::kNone ? w.inode(ino).landlock_object.get() : 0;
+    const std::span<const LayerAccess> rule = d.FindFsRule(object);
+    if (t1) t1->end = walker;
+    if (t2) t2->end = walker;
+    if (!allowed1) allowed1 = fs_internal::UnmaskTraced(m1, rule, t1, walker, object);
+    if (!allowed2 && m2 != nullptr)
+      allowed2 = fs_internal::UnmaskTraced(m2, rule, t2, walker, object);
+    if (allowed1 && allowed2) break;
+    // jump_up: from a mount's root to where it is mounted.
+    bool at_real_root = false;
+    for (;;) {
+      const vfs::Mount& mnt = w.mount(walker.mnt);
+      if (walker.dentry != mnt.root) break;
+      if (mnt.parent == vfs::kNone) {
+        at_real_root = true;
+        break;
+      }
+      walker = {mnt.parent, mnt.mountpoint};
+    }
+    if (at_real_root) break;
+    const vfs::DentryId parent = w.dentry(walker.dentry).parent;
+    if (parent == walker.dentry) {
+      // A disconnected directory: continue with the mount it was reached
+      // through.
+      walker.dentry = w.mount(walker.mnt).root;
+    } else {
+      walker.dentry = parent;
+    }
+  }
+  return allowed1 && allowed2;
+}
+
+// CollectDomainAccesses()
+//
+// Unmasks every right the domain handles along `dir` up to `mnt_root` (or
+// a filesystem root); true when all got granted.
+template <class M>
+bool CollectDomainAccesses(const vfs::World& w, const Domain& d, vfs::DentryId mnt_root,
+                           vfs::DentryId dir, M* masks, FsTrace* t, vfs::MountId mnt) {
+  if (!masks->Init(d, kFsAll, true)) return true;
+  const uint64_t limit = uint64_t{w.dentry_end()} + 1;
+  for (uint64_t steps = 0; steps < limit; ++steps) {
+    const vfs::InodeId ino = w.inode_of(dir);
+    const uint32_t object = ino != vfs::kNone ? w.inode(ino).landlock_object.get() : 0;
+    if (fs_internal::UnmaskTraced(masks, d.FindFsRule(object), t, {mnt, dir}, object))
+      return true;
+    const vfs::DentryId parent = w.dentry(dir).parent;
+    if (dir == mnt_root || parent == dir) break;
+    dir = parent;
+  }
+  return false;
+}
+
+// ReferResult
+//
+// The verdict of a rename or link, with the final masks of both sides.
+template <class M>
+struct ReferResult {
+  int err = 0;             // 0, EACCES or EXDEV
+  bool same_dir = false;
+  AccessMask req1 = 0, req2 = 0;
+  M m1, m2;
+};
+
+// CheckReferPath()
+//
+// current_check_refer_path() after the applicability gate: `old` is the
+// source (mount = new_dir's), `new_dentry` the target or kNone.
+template <class M>
+ReferResult<M> CheckReferPath(const vfs::World& w, const Domain& d, vfs::PathPos old,
+                              vfs::PathPos new_dir, vfs::DentryId new_dentry,
+                              bool removable, bool exchange, FsTrace* t1, FsTrace* t2) {
+  ReferResult<M> r;
+  const uint32_t old_mode = w.inode_at(old.dentry).mode;
+  AccessMask req1 = 0;
+  if (exchange) req1 = GetModeAccess(w.inode_at(new_dentry).mode);
+  AccessMask req2 = GetModeAccess(old_mode);
+  if (removable) {
+    req1 |= S_ISDIR(old_mode) ? kFsRemoveDir : kFsRemoveFile;
+    if (new_dentry != vfs::kNone)
+      req2 |= S_ISDIR(w.inode_at(new_dentry).mode) ? kFsRemoveDir : kFsRemoveFile;
+  }
+  const vfs::DentryId old_parent_dentry = w.dentry(old.dentry).parent;
+  if (old_parent_dentry == new_dir.dentry) {
+    // No reparenting: no refer, one walk for both requests.
+    r.same_dir = true;
+    r.req1 = r.m1.Init(d, req1 | req2, true);
+    if (IsAccessToPathsAllowed<M>(w, d, new_dir, r.req1, &r.m1, vfs::kNone, 0, nullptr,
+                                  vfs::kNone, t1))
+      return r;
+    r.err = EACCES;
+    return r;
+  }
+  req1 |= kFsRefer;
+  req2 |= kFsRefer;
+  r.req1 = req1;
+  r.req2 = req2;
+  const vfs::DentryId mnt_root = w.mount(new_dir.mnt).root;
+  const vfs::DentryId old_parent = old.dentry == mnt_root ? old.dentry : old_parent_dentry;
+  const bool a1 = CollectDomainAccesses(w, d, mnt_root, old_parent, &r.m1, t1, new_dir.mnt);
+  const bool a2 = CollectDomainAccesses(w, d, mnt_root, new_dir.dentry, &r.m2, t2, new_dir.mnt);
+  if (a1 && a2) return r;
+  if (IsAccessToPathsAllowed<M>(w, d, {new_dir.mnt, mnt_root}, req1, &r.m1, old.dentry, req2,
+                                &r.m2, exchange ? new_dentry : vfs::kNone, t1, t2))
+    return r;
+  // EACCES wins over EXDEV whenever a right other than refer is missing.
+  r.err = (r.m1.IsEacces(req1) || r.m2.IsEacces(req2)) ? EACCES : EXDEV;
+  return r;
+}
+
+}  // namespace pathwarden::landlock
+
+#endif  // PATHWARDEN_SRC_LANDLOCK_FS_WALK_H_

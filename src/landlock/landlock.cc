@@ -1,0 +1,437 @@
+// Landlock in the engine: objects, layers, and the checks behind the hooks.
+// Linux: security/landlock/syscalls.c (landlock_create_ruleset,
+// add_rule_path_beneath, add_rule_net_port, landlock_restrict_self),
+// fs.c (hook_file_open, hook_file_truncate, hook_file_ioctl_common,
+// current_check_access_path, current_check_refer_path, hook_sb_mount),
+// net.c (current_check_access_socket), task.c (hook_task_kill,
+// hook_unix_stream_connect), audit.c (get_denied_layer)
+
+#include "src/landlock/landlock.h"
+
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+
+#include <fmt/format.h>
+
+#include "src/landlock/fs_walk.h"
+#include "src/landlock/layer_masks.h"
+
+namespace pathwarden::landlock {
+namespace {
+
+constexpr uint32_t kFsIocGetFsUuid = 0x80111500;
+constexpr uint32_t kFsIocGetFsSysfsPath = 0x80811501;
+
+// The youngest layer denying part of `request` (1-based; 0 when none) and
+// what it denies (audit's get_denied_layer()).
+template <class M>
+std::pair<int, AccessMask> YoungestDenying(const M& m, AccessMask request) {
+  for (int i = m.num_layers() - 1; i >= 0; --i) {
+    AccessMask d = m.LayerDenies(i) & request;
+    if (d) return {i + 1, d};
+  }
+  return {0, 0};
+}
+
+std::string It(AccessMask m) { return (m & (m - 1)) ? "them" : "it"; }
+
+// "layer 1 rule on /srv/www (fs.read_file,fs.read_dir)" for each grant.
+std::string DescribeGrants(const OpCtx& ctx, const Domain& d, const FsTrace& t,
+                           AccessMask request) {
+  std::string s;
+  for (const Grant& g : t.grants) {
+    AccessMask r = g.rights & request;
+    if (!r) continue;
+    if (!s.empty()) s += "; ";
+    s += fmt::format("layer {} rule on {} grants {}", g.level, ctx.PathOf(g.where),
+                     FsAuditNames(r));
+    if (const std::string* src = d.SourceOf(g.object, g.level)) {
+      if (*src != ctx.PathOf(g.where)) s += fmt::format(" (rule written as \"{}\")", *src);
+    }
+  }
+  return s;
+}
+
+template <class M>
+std::string DescribeFsDenial(const OpCtx& ctx, const Domain& d, const M& m, AccessMask request,
+                             const FsTrace& t, std::string_view what, vfs::PathPos path) {
+  auto [layer, blockers] = YoungestDenying(m, request);
+  std::string s = fmt::format("layer {} of {} denies {} {} {}: no rule of layer {} on the walk "
+                              "from {} to {} grants {}",
+                              layer, d.num_layers(), FsAuditNames(blockers), what,
+                              ctx.PathOf(path), layer, ctx.PathOf(t.start), ctx.PathOf(t.end),
+                              It(blockers));
+  std::string grants = DescribeGrants(ctx, d, t, request);
+  if (!grants.empty()) s += " (" + grants + ")";
+  return s;
+}
+
+template <class M>
+std::string DescribeFsAllowed(const OpCtx& ctx, const Domain& d, AccessMask request,
+                              AccessMask handled, const FsTrace& t) {
+  std::string s = fmt::format("allowed by all {} layer{}", d.num_layers(),
+                              d.num_layers() == 1 ? "" : "s");
+  std::string grants = DescribeGrants(ctx, d, t, request);
+  if (!grants.empty()) s += ": " + grants;
+  const AccessMask unhandled = request & ~handled;
+  if (unhandled) s += fmt::format("; no layer handles {}", FsAuditNames(unhandled));
+  return s;
+}
+
+// Applicability (landlock_get_applicable_subject()): some layer's stored
+// masks intersect the request.
+bool HandlesFs(const Domain* d, AccessMask request) {
+  if (d == nullptr) return false;
+  for (int i = 0; i < d->num_layers(); ++i)
+    if (d->layer(i).handled_fs & request) return true;
+  return false;
+}
+
+template <class M>
+int CheckPathT(const Landlock& ll, OpCtx& ctx, const Domain& d, vfs::PathPos path,
+               AccessMask request, std::string_view what, bool explain_allowed) {
+  (void)ll;
+  M m;
+  const AccessMask handled = m.Init(d, request, true);
+  FsTrace trace;
+  FsTrace* t = ctx.explain() ? &trace : nullptr;
+  if (IsAccessToPathsAllowed<M>(ctx.w, d, path, handled, &m, vfs::kNone, 0, nullptr,
+                                vfs::kNone, t)) {
+    if (explain_allowed && t)
+      ctx.Ok(Stage::kLandlock, fmt::format("{} {}: {}", FsAuditNames(request), ctx.PathOf(path),
+                                           DescribeFsAllowed<M>(ctx, d, request, handled, trace)));
+    return 0;
+  }
+  if (t) ctx.Fail(Stage::kLandlock, DescribeFsDenial(ctx, d, m, handled, trace, what, path));
+  return EACCES;
+}
+
+template <class M>
+int CheckReferT(OpCtx& ctx, const Domain& d, vfs::PathPos old, vfs::PathPos new_dir,
+                vfs::DentryId new_dentry, bool removable, bool exchange, bool explain_allowed) {
+  FsTrace t1, t2;
+  const bool ex = ctx.explain();
+  ReferResult<M> r = CheckReferPath<M>(ctx.w, d, old, new_dir, new_dentry, removable, exchange,
+                                       ex ? &t1 : nullptr, ex ? &t2 : nullptr);
+  if (!ex) return r.err;
+  const vfs::PathPos old_parent{old.mnt, ctx.w.dentry(old.dentry).parent};
+  if (r.err == 0) {
+    if (explain_allowed)
+      ctx.Ok(Stage::kLandlock,
+             r.same_dir ? fmt::format("same-directory {}: no refer needed; {}",
+                                      removable ? "rename" : "link",
+                                      DescribeFsAllowed<M>(ctx, d, r.req1, r.req1, t1))
+                        : fmt::format("reparenting {} allowed: {}", ctx.PathOf(old),
+                                      DescribeGrants(ctx, d, t1, kFsAll) + "; " +
+                                          DescribeGrants(ctx, d, t2, kFsAll)));
+    return 0;
+  }
+  if (r.same_dir) {
+    ctx.Fail(Stage::kLandlock, DescribeFsDenial(ctx, d, r.m1, r.req1, t1, "in", new_dir));
+    return r.err;
+  }
+  // Both sides, as audit logs them: the source's parent and the
+  // destination directory.
+  std::string s;
+  auto side = [&](const M& m, AccessMask req, const FsTrace& t, vfs::PathPos where,
+                  std::string_view name) {
+    auto [layer, blockers] = YoungestDenying(m, req);
+    if (!layer) return;
+    if (!s.empty()) s += "; ";
+    s += fmt::format("{} {}: layer {} of {} denies {}", name, ctx.PathOf(where), layer,
+                     d.num_layers(), FsAuditNames(blockers));
+    std::string g = DescribeGrants(ctx, d, t, req);
+    if (!g.empty()) s += " (" + g + ")";
+  };
+  side(r.m1, r.req1, t1, old_parent, "source");
+  side(r.m2, r.req2, t2, new_dir, "destination");
+  if (r.err == EXDEV) {
+    if (s.empty())
+      s = "the destination would grant the moved object rights it lacks at the source";
+    s = fmt::format("moving {} to {} is a reparenting Landlock refuses (EXDEV, as a "
+                    "cross-device move, so tools fall back to copying): {}",
+                    ctx.PathOf(old), ctx.PathOf(new_dir), s);
+  }
+  ctx.Fail(Stage::kLandlock, s);
+  return r.err;
+}
+
+}  // namespace
+
+bool IsMaskedDeviceIoctl(uint32_t cmd) {
+  switch (cmd) {
+    case FIOCLEX:
+    case FIONCLEX:
+    case FIONBIO:
+    case FIOASYNC:
+    case FIOQSIZE:
+    case FIFREEZE:
+    case FITHAW:
+    case FS_IOC_FIEMAP:
+    case FIGETBSZ:
+    case FICLONE:
+    case FICLONERANGE:
+    case FIDEDUPERANGE:
+    case kFsIocGetFsUuid:
+    case kFsIocGetFsSysfsPath:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Landlock::Landlock(vfs::World& w, const EngineOptions& options) : w_(w), options_(options) {
+  w_.set_on_inode_free(&Landlock::OnInodeFree, this);
+}
+
+void Landlock::OnInodeFree(void* self, vfs::InodeId ino) {
+  // The object dies with its inode; its id is never reused, so rules on
+  // it can never match again.
+  (void)self;
+  (void)ino;
+}
+
+uint32_t Landlock::ObjectFor(vfs::InodeId ino) {
+  uint32_t obj = w_.inode(ino).landlock_object;
+  if (obj == 0) {
+    obj = next_object_++;
+    w_.SetLandlockObject(ino, obj);
+  }
+  return obj;
+}
+
+int Landlock::CreateRuleset(int abi, const LayerSpec& spec, Ruleset* out,
+                            std::string* why) const {
+  const AbiRights r = RightsForAbi(abi);
+  auto unknown = [&](AccessMask m, AccessMask known, std::string (*names)(AccessMask)) {
+    if (m & ~known) {
+      if (why) *why = fmt::format("{} unknown to Landlock ABI {}", names(m & ~known), abi);
+      return true;
+    }
+    return false;
+  };
+  if (unknown(spec.handled_fs, r.fs, FsAuditNames) ||
+      unknown(spec.handled_net, r.net, NetAuditNames) ||
+      unknown(spec.scoped, r.scoped, ScopeAuditNames))
+    return EINVAL;
+  if (!spec.handled_fs && !spec.handled_net && !spec.scoped) {
+    if (why) *why = "a ruleset that handles nothing";
+    return ENOMSG;
+  }
+  out->handled_fs = spec.handled_fs;
+  out->handled_net = spec.handled_net;
+  out->scoped = spec.scoped;
+  out->rules.clear();
+  return 0;
+}
+
+int Landlock::AddPathRule(Ruleset& rs, const RuleSpec& rule, vfs::PathPos target,
+                          std::string* why) {
+  if (!rule.access) {
+    if (why) *why = fmt::format("the rule on \"{}\" grants nothing", rule.path);
+    return ENOMSG;
+  }
+  if (!AccessMaskSubset(rule.access, rs.handled_fs)) {
+    if (why)
+      *why = fmt::format("the rule on \"{}\" grants {} the ruleset does not handle", rule.path,
+                         FsAuditNames(rule.access & ~rs.handled_fs));
+    return EINVAL;
+  }
+  const vfs::InodeId ino = w_.inode_of(target.dentry);
+  if (!S_ISDIR(w_.inode(ino).mode) && !AccessMaskSubset(rule.access, kFsFileRights)) {
+    if (why)
+      *why = fmt::format("\"{}\" is not a directory: a rule on it takes only file rights, not {}",
+                         rule.path, FsAuditNames(rule.access & ~kFsFileRights));
+    return EINVAL;
+  }
+  RulesetRule rr;
+  rr.object = ObjectFor(ino);
+  // Unhandled rights are granted by every rule, except refer.
+  rr.access = rule.access | (kFsAll & ~(rs.handled_fs | kFsRefer));
+  rr.path = rule.path;
+  rs.rules.push_back(std::move(rr));
+  return 0;
+}
+
+int Landlock::AddPortRule(Ruleset& rs, const RuleSpec& rule, std::string* why) const {
+  if (!rule.access) {
+    if (why) *why = fmt::format("the rule on port {} grants nothing", rule.port);
+    return ENOMSG;
+  }
+  if (!AccessMaskSubset(rule.access, rs.handled_net)) {
+    if (why)
+      *why = fmt::format("the rule on port {} grants {} the ruleset does not handle", rule.port,
+                         NetAuditNames(rule.access & ~rs.handled_net));
+    return EINVAL;
+  }
+  if (rule.port > 65535) return EINVAL;
+  RulesetRule rr;
+  rr.is_port = true;
+  rr.port = static_cast<uint16_t>(rule.port);
+  rr.access = rule.access | (kNetAll & ~rs.handled_net);
+  rs.rules.push_back(std::move(rr));
+  return 0;
+}
+
+int Landlock::Restrict(Process& p, const Ruleset& rs, std::string* why) const {
+  if (p.domain && p.domain->num_layers() >= kMaxLayers) {
+    if (why) *why = fmt::format("the domain already has {} layers", kMaxLayers);
+    return E2BIG;
+  }
+  p.domain = MergeRuleset(p.domain.get(), rs);
+  ++p.cred_epoch;
+  return 0;
+}
+
+int Landlock::CheckPath(OpCtx& ctx, vfs::PathPos path, AccessMask request, std::string_view what) {
+  const Domain* d = ctx.p.domain.get();
+  if (!HandlesFs(d, request)) return 0;
+  if (options_.layout == LayerLayout::kByAccess)
+    return CheckPathT<ByAccess>(*this, ctx, *d, path, request, what, options_.explain_allowed);
+  return CheckPathT<ByLayer>(*this, ctx, *d, path, request, what, options_.explain_allowed);
+}
+
+int Landlock::CheckRefer(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
+                         vfs::DentryId new_dentry, bool removable, bool exchange) {
+  const Domain* d = ctx.p.domain.get();
+  if (!HandlesFs(d, kFsAll)) return 0;
+  if (options_.layout == LayerLayout::kByAccess)
+    return CheckReferT<ByAccess>(ctx, *d, old, new_dir, new_dentry, removable, exchange,
+                                 options_.explain_allowed);
+  return CheckReferT<ByLayer>(ctx, *d, old, new_dir, new_dentry, removable, exchange,
+                              options_.explain_allowed);
+}
+
+namespace {
+
+template <class M>
+int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, bool explain_allowed) {
+  const vfs::Inode& i = ctx.w.inode(f.inode);
+  AccessMask open_req = 0;
+  if (f.f_mode & kFmodeRead) open_req = S_ISDIR(i.mode) ? kFsReadDir : kFsReadFile;
+  if (!S_ISDIR(i.mode) || !(f.f_mode & kFmodeRead)) {
+    if (f.f_mode & kFmodeWrite) open_req |= kFsWriteFile;
+    if (f.f_mode & kFmodeExec) open_req |= kFsExecute;
+  }
+  AccessMask optional = kFsTruncate;
+  const bool device = S_ISCHR(i.mode) || S_ISBLK(i.mode);
+  if (device) optional |= kFsIoctlDev;
+  const AccessMask full = open_req | optional;
+  M m;
+  const AccessMask handled = m.Init(d, full, true);
+  FsTrace trace;
+  FsTrace* t = ctx.explain() ? &trace : nullptr;
+  AccessMask allowed = full;
+  if (!IsAccessToPathsAllowed<M>(ctx.w, d, f.path, handled, &m, vfs::kNone, 0, nullptr,
+                                 vfs::kNone, t))
+    allowed = full & ~m.Union();
+  f.ll_allowed = allowed;
+  f.ll_deny_truncate = static_cast<uint8_t>(YoungestDenying(m, kFsTruncate).first);
+  f.ll_deny_ioctl = static_cast<uint8_t>(YoungestDenying(m, kFsIoctlDev).first);
+  if (AccessMaskSubset(open_req, allowed)) {
+    if (explain_allowed && t)
+      ctx.Ok(Stage::kLandlock, fmt::format("open {}: {}", ctx.PathOf(f.path),
+                                           DescribeFsAllowed<M>(ctx, d, full, handled, trace)));
+    return 0;
+  }
+  if (t) ctx.Fail(Stage::kLandlock, DescribeFsDenial(ctx, d, m, open_req, trace, "for opening", f.path));
+  return EACCES;
+}
+
+}  // namespace
+
+int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
+  const Domain* d = ctx.p.domain.get();
+  if (!HandlesFs(d, kFsAll)) return 0;
+  if (options_.layout == LayerLayout::kByAccess)
+    return FileOpenT<ByAccess>(ctx, *d, file, options_.explain_allowed);
+  return FileOpenT<ByLayer>(ctx, *d, file, options_.explain_allowed);
+}
+
+AccessMask Landlock::AllowedAt(const Domain& d, vfs::PathPos path, AccessMask request) {
+  ByLayer m;
+  const AccessMask handled = m.Init(d, request, true);
+  if (IsAccessToPathsAllowed<ByLayer>(w_, d, path, handled, &m, vfs::kNone, 0, nullptr,
+                                      vfs::kNone))
+    return request;
+  return request & ~m.Union();
+}
+
+int Landlock::FileTruncate(OpCtx& ctx, const OpenFile& file) {
+  if (file.ll_allowed & kFsTruncate) return 0;
+  ctx.Fail(Stage::kLandlock,
+           fmt::format("the file was opened without fs.truncate (layer {} denied it at open "
+                       "time; rights are frozen in the open file)",
+                       file.ll_deny_truncate));
+  return EACCES;
+}
+
+int Landlock::FileIoctl(OpCtx& ctx, const OpenFile& file, uint32_t cmd) {
+  const uint32_t mode = w_.inode(file.inode).mode;
+  if (!S_ISCHR(mode) && !S_ISBLK(mode)) return 0;
+  if (file.ll_allowed & kFsIoctlDev) return 0;
+  if (IsMaskedDeviceIoctl(cmd)) {
+    ctx.Ok(Stage::kLandlock, "this ioctl command is always allowed on devices");
+    return 0;
+  }
+  ctx.Fail(Stage::kLandlock,
+           fmt::format("the device was opened without fs.ioctl_dev (layer {} denied it at "
+                       "open time; rights are frozen in the open file)",
+                       file.ll_deny_ioctl));
+  return EACCES;
+}
+
+int Landlock::TopologyChange(OpCtx& ctx) {
+  const Domain* d = ctx.p.domain.get();
+  if (!HandlesFs(d, kFsAll)) return 0;
+  int layer = 0;
+  for (int i = d->num_layers() - 1; i >= 0 && !layer; --i)
+    if (d->layer(i).handled_fs) layer = i + 1;
+  ctx.Fail(Stage::kLandlock,
+           fmt::format("layer {} handles filesystem rights: fs.change_topology (mount, "
+                       "umount, pivot_root) is denied", layer));
+  return EPERM;
+}
+
+int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
+  const Domain* d = ctx.p.domain.get();
+  if (d == nullptr) return 0;
+  bool applicable = false;
+  for (int i = 0; i < d->num_layers(); ++i) applicable |= (d->layer(i).handled_net & request) != 0;
+  if (!applicable) return 0;
+  ByLayer m;
+  if (!m.Init(*d, request, false)) return 0;
+  if (m.Unmask(d->FindNetRule(port))) {
+    ctx.Ok(Stage::kLandlock, fmt::format("a port rule for {} grants {}", port, NetAuditNames(request)));
+    return 0;
+  }
+  auto [layer, blockers] = YoungestDenying(m, request);
+  ctx.Fail(Stage::kLandlock, fmt::format("layer {} of {} denies {} for port {}: no rule of layer "
+                                         "{} grants it",
+                                         layer, d->num_layers(), NetAuditNames(blockers), port,
+                                         layer));
+  return EACCES;
+}
+
+int Landlock::Scope(OpCtx& ctx, const Process& target, const Domain* server, AccessMask scope) {
+  const Domain* d = ctx.p.domain.get();
+  if (d == nullptr) return 0;
+  int handle_layer = 0;
+  for (int i = d->num_layers() - 1; i >= 0 && !handle_layer; --i)
+    if (d->layer(i).scoped & scope) handle_layer = i + 1;
+  if (!handle_layer) return 0;
+  if (!DomainIsScoped(d, server, scope)) {
+    ctx.Ok(Stage::kLandlock, fmt::format("{} is in {}'s domain or below it", target.name,
+                                         ctx.p.name));
+    return 0;
+  }
+  ctx.Fail(Stage::kLandlock,
+           fmt::format("layer {} of {} sets {}: {} is outside the domain of {} (not in it or "
+                       "below it)",
+                       handle_layer, d->num_layers(), ScopeAuditNames(scope), target.name,
+                       ctx.p.name));
+  return EPERM;
+}
+
+}  // namespace pathwarden::landlock

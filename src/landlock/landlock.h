@@ -1,0 +1,74 @@
+// Landlock in the engine: objects tagging inodes, building layers
+// (landlock_create_ruleset, landlock_add_rule, landlock_restrict_self),
+// and the checks behind each security hook, with audit-grade reasons.
+// Linux: security/landlock/{syscalls,fs,net,task,audit}.c
+
+#ifndef PATHWARDEN_SRC_LANDLOCK_LANDLOCK_H_
+#define PATHWARDEN_SRC_LANDLOCK_LANDLOCK_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "pathwarden/executor.h"
+#include "pathwarden/scenario.h"
+#include "src/engine/engine.h"
+#include "src/landlock/domain.h"
+
+namespace pathwarden::landlock {
+
+class Landlock {
+ public:
+  Landlock(vfs::World& w, const EngineOptions& options);
+  Landlock(const Landlock&) = delete;
+  Landlock& operator=(const Landlock&) = delete;
+
+  // The Landlock object of an inode, created on first use (writer).
+  uint32_t ObjectFor(vfs::InodeId ino);
+
+  // Building a layer, as the three system calls do.
+  //
+  // CreateRuleset(): EINVAL for rights the ABI does not know, ENOMSG for
+  // an empty ruleset.
+  int CreateRuleset(int abi, const LayerSpec& spec, Ruleset* out, std::string* why) const;
+  // AddPathRule(): ENOMSG for no rights, EINVAL for rights not handled or
+  // directory rights on a file. `target` is the resolved rule path.
+  int AddPathRule(Ruleset& rs, const RuleSpec& rule, vfs::PathPos target, std::string* why);
+  int AddPortRule(Ruleset& rs, const RuleSpec& rule, std::string* why) const;
+  // Restrict(): E2BIG on the 17th layer; else the process gets a new
+  // domain (and new credentials).
+  int Restrict(Process& p, const Ruleset& rs, std::string* why) const;
+
+  // The hooks (see src/security/hooks.h).
+  int CheckPath(OpCtx& ctx, vfs::PathPos path, AccessMask request, std::string_view what);
+  int CheckRefer(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir, vfs::DentryId new_dentry,
+                 bool removable, bool exchange);
+  int FileOpen(OpCtx& ctx, OpenFile& file);
+  int FileTruncate(OpCtx& ctx, const OpenFile& file);
+  int FileIoctl(OpCtx& ctx, const OpenFile& file, uint32_t cmd);
+  int TopologyChange(OpCtx& ctx);
+  int Net(OpCtx& ctx, uint16_t port, AccessMask request);
+  int Scope(OpCtx& ctx, const Process& target, const Domain* server, AccessMask scope);
+
+  // FileRightsAt()
+  //
+  // What a file opened at `path` with `open_request` would keep (for dry
+  // runs of O_CREAT, where the file does not exist yet: `path` is its
+  // parent and the new inode has no rule).
+  AccessMask AllowedAt(const Domain& d, vfs::PathPos path, AccessMask request);
+
+ private:
+  static void OnInodeFree(void* self, vfs::InodeId ino);
+
+  vfs::World& w_;
+  const EngineOptions& options_;
+  uint32_t next_object_ = 1;
+};
+
+// The ioctl commands always allowed on devices
+// (security/landlock/fs.c is_masked_device_ioctl()).
+bool IsMaskedDeviceIoctl(uint32_t cmd);
+
+}  // namespace pathwarden::landlock
+
+#endif  // PATHWARDEN_SRC_LANDLOCK_LANDLOCK_H_

@@ -1,0 +1,259 @@
+// Checks shared by several system calls.
+// Linux: fs/namei.c @6.18 may_create(), may_delete(), __check_sticky(),
+// filename_create(), lookup_one_qstr_excl(), vfs_prepare_mode();
+// fs/inode.c inode_init_owner(), mode_strip_sgid(); fs/attr.c
+// setattr_should_drop_suidgid(); fs/posix_acl.c posix_acl_create(),
+// posix_acl_chmod()
+
+#include "src/ops/common.h"
+
+#include <fmt/format.h>
+
+namespace pathwarden::ops {
+
+using vfs::DentryId;
+using vfs::InodeId;
+using vfs::PathPos;
+
+int MntWantWrite(const OpCtx& ctx, PathPos at) {
+  const vfs::Mount& m = ctx.w.mount(at.mnt);
+  if (m.flags & vfs::kMntReadonly) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is on a read-only mount", ctx.PathOf(at)));
+    return EROFS;
+  }
+  if (ctx.w.sb(m.sb).flags & vfs::kSbReadonly) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is on a read-only filesystem", ctx.PathOf(at)));
+    return EROFS;
+  }
+  return 0;
+}
+
+int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what) {
+  const InodeId ino = ctx.w.inode_of(at.dentry);
+  perm::PermCheck pc = perm::InodePermission(ctx.w, ctx.cred(), ino, mask);
+  if (ctx.explain()) {
+    std::string s = fmt::format("{} {}", what,
+                                DescribeCheck(ctx.w, ctx.cred(), at, ctx.p.root, pc));
+    Stage st = pc.via == perm::PermCheck::Via::kReadonlySb ? Stage::kMount : Stage::kDac;
+    if (pc.err) {
+      ctx.Fail(st, fmt::format("no {}", s));
+    } else {
+      ctx.Ok(st, s);
+    }
+  }
+  return pc.err;
+}
+
+bool CheckSticky(const OpCtx& ctx, InodeId dir, InodeId victim) {
+  const vfs::Inode& d = ctx.w.inode(dir);
+  if (!(d.mode & S_ISVTX)) return false;
+  const Cred& c = ctx.cred();
+  if (ctx.w.inode(victim).uid == c.fsuid) return false;
+  if (d.uid == c.fsuid) return false;
+  return !c.Capable(kCapFowner);
+}
+
+bool IsLocalMountpoint(const vfs::World& w, DentryId d) {
+  return w.dentry(d).mounts != 0;
+}
+
+int MayCreate(const OpCtx& ctx, PathPos dir, DentryId child) {
+  if (child != vfs::kNone) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} exists", ctx.PathOf({dir.mnt, child})));
+    return EEXIST;
+  }
+  if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(dir)));
+    return ENOENT;
+  }
+  return DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
+                  "write and search permission on");
+}
+
+int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
+  if (victim == vfs::kNone) return ENOENT;
+  const InodeId dino = ctx.w.inode_of(dir.dentry);
+  const InodeId vino = ctx.w.inode_of(victim);
+  if (int err = DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
+                         "write and search permission on"))
+    return err;
+  const vfs::Inode& d = ctx.w.inode(dino);
+  const vfs::Inode& v = ctx.w.inode(vino);
+  const PathPos vpos{dir.mnt, victim};
+  if (d.flags & vfs::kInodeAppend) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is append-only", ctx.PathOf(dir)));
+    return EPERM;
+  }
+  if (CheckSticky(ctx, dino, vino)) {
+    ctx.Fail(Stage::kSticky,
+             fmt::format("{} is sticky ({}) and uid {} owns neither it nor {} "
+                         "(owner {}), without CAP_FOWNER",
+                         ctx.PathOf(dir), DescribeInode(ctx.w, dino),
+                         ctx.cred().fsuid, ctx.PathOf(vpos), v.uid.get()));
+    return EPERM;
+  }
+  if (v.flags & (vfs::kInodeAppend | vfs::kInodeImmutable)) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is {}", ctx.PathOf(vpos),
+                                      (v.flags & vfs::kInodeImmutable) ? "immutable" : "append-only"));
+    return EPERM;
+  }
+  const bool vdir = S_ISDIR(v.mode);
+  if (isdir) {
+    if (!vdir) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} is not a directory", ctx.PathOf(vpos)));
+      return ENOTDIR;
+    }
+    if (ctx.w.dentry(victim).parent == victim) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} is the root of a filesystem", ctx.PathOf(vpos)));
+      return EBUSY;
+    }
+  } else if (vdir) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is a directory", ctx.PathOf(vpos)));
+    return EISDIR;
+  }
+  if (d.flags & vfs::kInodeDead) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(dir)));
+    return ENOENT;
+  }
+  return 0;
+}
+
+int FilenameCreate(const OpCtx& ctx, std::string_view name,
+                   const walk::Start& start, bool want_dir, Created* out) {
+  walk::ParentResult pr;
+  if (int err = walk::FilenameParentat(ctx.env, start, name, 0, &pr)) return err;
+  if (pr.type != walk::LastType::kNorm) {
+    ctx.Fail(Stage::kVfs,
+             fmt::format("\"{}\" names {} that always exists",
+                         name, pr.type == walk::LastType::kRoot ? "a root" : "a directory"));
+    return EEXIST;
+  }
+  const int err2 = MntWantWrite(ctx, pr.parent);
+  // lookup_one_qstr_excl(): cached child, else a removed directory or the
+  // filesystem's ->lookup() (NAME_MAX).
+  DentryId existing = ctx.w.Lookup(pr.parent.dentry, pr.last);
+  if (existing == vfs::kNone) {
+    if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(pr.parent)));
+      return ENOENT;
+    }
+    if (pr.last.size() > walk::kNameMax) {
+      ctx.Fail(Stage::kWalk, fmt::format("\"{}...\" is {} bytes; NAME_MAX is 255",
+                                         pr.last.substr(0, 16), pr.last.size()));
+      return ENAMETOOLONG;
+    }
+    if (pr.trailing_slash && !want_dir) {
+      ctx.Fail(Stage::kVfs,
+               fmt::format("a trailing slash asks for a directory, but only "
+                           "mkdir creates one ({} does not exist)",
+                           pr.last));
+      return ENOENT;
+    }
+  } else {
+    ctx.Fail(Stage::kVfs, fmt::format("{} exists", ctx.PathOf({pr.parent.mnt, existing})));
+    return EEXIST;
+  }
+  // EROFS only now: the name's own errors come first. (MntWantWrite()
+  // explained it; re-explain since the lookup may have overwritten.)
+  if (err2) return MntWantWrite(ctx, pr.parent);
+  out->parent = pr.parent;
+  out->name = pr.last;
+  out->trailing_slash = pr.trailing_slash;
+  return 0;
+}
+
+NewInodeAttrs NewAttrs(OpCtx& ctx, InodeId dir, uint32_t mode) {
+  const vfs::Inode& d = ctx.w.inode(dir);
+  const Cred& c = ctx.cred();
+  NewInodeAttrs a;
+  // mode_strip_sgid(): a setgid, group-executable file in a setgid
+  // directory keeps S_ISGID only for members of the directory's group.
+  if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && !S_ISDIR(mode) &&
+      (d.mode & S_ISGID) && !perm::InGroupOrCapable(c, d.gid))
+    mode &= ~S_ISGID;
+  // inode_init_owner()
+  a.uid = c.fsuid;
+  if (d.mode & S_ISGID) {
+    a.gid = d.gid;
+    if (S_ISDIR(mode)) mode |= S_ISGID;
+  } else {
+    a.gid = c.fsgid;
+  }
+  // posix_acl_create(): the parent's default ACL masked by the mode, and
+  // no umask; or the umask.
+  if (S_ISLNK(mode)) {
+    a.mode = mode;
+    return a;
+  }
+  const vfs::AclId def = d.default_acl;
+  if (def != vfs::kNone) {
+    if (const PosixAcl* dacl = ctx.w.acl(def)) {
+      PosixAcl acl = *dacl;
+      if (acl.CreateMasq(&mode)) a.acl = ctx.apply ? ctx.w.InternAcl(acl) : def;
+      if (S_ISDIR(mode)) a.default_acl = def;
+    }
+  } else {
+    mode &= ~(c.umask & 0777);
+  }
+  a.mode = mode;
+  return a;
+}
+
+DentryId CreateObject(OpCtx& ctx, PathPos dir, std::string_view name,
+                      uint32_t mode, uint32_t rdev, const std::string& content) {
+  if (!ctx.apply) return vfs::kNone;
+  const InodeId dino = ctx.w.inode_of(dir.dentry);
+  NewInodeAttrs a = NewAttrs(ctx, dino, mode);
+  vfs::World& w = ctx.w;
+  InodeId ino = w.NewInode(w.inode(dino).sb, a.mode, a.uid, a.gid, rdev);
+  w.SetModeAndAcl(ino, a.mode, a.acl);
+  w.SetDefaultAcl(ino, a.default_acl);
+  if (S_ISDIR(a.mode)) {
+    w.SetNlink(ino, 2);
+    w.SetNlink(dino, w.inode(dino).nlink + 1);
+  } else {
+    w.SetNlink(ino, 1);
+  }
+  if (!content.empty()) w.SetData(ino, w.Intern(content));
+  return w.Link(dir.dentry, name, ino);
+}
+
+void DropLink(OpCtx& ctx, DentryId d) {
+  vfs::World& w = ctx.w;
+  const InodeId ino = w.inode_of(d);
+  if (S_ISDIR(w.inode(ino).mode)) {
+    w.SetNlink(ino, 0);
+    w.SetFlags(ino, vfs::kInodeDead, 0);
+    const InodeId parent = w.inode_of(w.dentry(d).parent);
+    w.SetNlink(parent, w.inode(parent).nlink - 1);
+  } else {
+    w.SetNlink(ino, w.inode(ino).nlink - 1);
+  }
+  w.Unhash(d);
+}
+
+uint32_t KillSuidMode(const Cred& cred, uint32_t mode, uint32_t gid) {
+  uint32_t kill = 0;
+  if (mode & S_ISUID) kill |= S_ISUID;
+  if ((mode & S_ISGID) &&
+      ((mode & S_IXGRP) || !perm::InGroupOrCapable(cred, gid)))
+    kill |= S_ISGID;
+  if (kill && !cred.Capable(kCapFsetid) && S_ISREG(mode)) return mode & ~kill;
+  return mode;
+}
+
+void SetMode(OpCtx& ctx, InodeId ino, uint32_t mode) {
+  vfs::World& w = ctx.w;
+  vfs::AclId acl = w.inode(ino).acl;
+  if (acl != vfs::kNone) {
+    if (const PosixAcl* a = w.acl(acl)) {
+      PosixAcl changed = *a;
+      changed.Chmod(mode);
+      uint32_t m = mode;
+      acl = changed.EquivMode(&m) ? vfs::kNone : w.InternAcl(changed);
+    }
+  }
+  w.SetModeAndAcl(ino, mode, acl);
+}
+
+}  // namespace pathwarden::ops

@@ -1,0 +1,117 @@
+// Checks shared by several system calls: write access to a mount, the
+// may_create/may_delete rules, creating an inode, the sticky and
+// protected_* rules.
+// Linux: fs/namei.c may_create(), may_delete(), check_sticky(),
+// filename_create(), lookup_one_qstr_excl(); fs/inode.c inode_init_owner(),
+// mode_strip_sgid(); fs/posix_acl.c posix_acl_create()
+
+#ifndef PATHWARDEN_SRC_OPS_COMMON_H_
+#define PATHWARDEN_SRC_OPS_COMMON_H_
+
+#include <string_view>
+
+#include "src/engine/engine.h"
+#include "src/perm/permission.h"
+
+namespace pathwarden::ops {
+
+// MntWantWrite()
+//
+// EROFS when the mount or its superblock is read-only (mnt_want_write()).
+int MntWantWrite(const OpCtx& ctx, vfs::PathPos at);
+
+// DacCheck()
+//
+// inode_permission() on the inode at `at`, explaining a failure as
+// "<what> <path> (...)" under Stage::kDac (or kMount for EROFS).
+int DacCheck(const OpCtx& ctx, vfs::PathPos at, uint32_t mask,
+             std::string_view what);
+
+// MayCreate()
+//
+// may_create(): EEXIST for an existing child, ENOENT in a removed
+// directory, then write and search permission on the directory.
+int MayCreate(const OpCtx& ctx, vfs::PathPos dir, vfs::DentryId child);
+
+// MayDelete()
+//
+// may_delete(): ENOENT, write and search on the directory, append-only
+// directory, the sticky rule (EPERM), immutable or append-only victim,
+// the type (ENOTDIR/EBUSY/EISDIR), a removed directory.
+int MayDelete(const OpCtx& ctx, vfs::PathPos dir, vfs::DentryId victim,
+              bool isdir);
+
+// CheckSticky()
+//
+// __check_sticky(): true when the sticky rule refuses the caller.
+bool CheckSticky(const OpCtx& ctx, vfs::InodeId dir, vfs::InodeId victim);
+
+// IsLocalMountpoint()
+//
+// Something is mounted on `d` (is_local_mountpoint()).
+bool IsLocalMountpoint(const vfs::World& w, vfs::DentryId d);
+
+// Created
+//
+// The result of FilenameCreate(): the parent, the new name, and whether a
+// trailing slash followed it.
+struct Created {
+  vfs::PathPos parent;
+  std::string_view name;
+  bool trailing_slash = false;
+};
+
+// FilenameCreate()
+//
+// filename_create(): walk to the parent, EEXIST for ".", ".." or "/",
+// the name's own lookup (ENOENT in a removed directory, ENAMETOOLONG,
+// EEXIST, ENOENT for a trailing slash on a missing non-directory), and
+// only then EROFS.
+int FilenameCreate(const OpCtx& ctx, std::string_view name,
+                   const walk::Start& start, bool want_dir, Created* out);
+
+// NewMode()
+//
+// The mode and owner a new inode gets in `dir` for a requested `mode`
+// (type included): setgid stripping, umask or the parent's default ACL,
+// the setgid directory's group. `acl`/`default_acl` receive the ACLs the
+// new inode starts with (kNone when none).
+struct NewInodeAttrs {
+  uint32_t mode = 0;
+  uint32_t uid = 0, gid = 0;
+  vfs::AclId acl = vfs::kNone;
+  vfs::AclId default_acl = vfs::kNone;
+};
+NewInodeAttrs NewAttrs(OpCtx& ctx, vfs::InodeId dir, uint32_t mode);
+
+// CreateObject()
+//
+// Creates and links an inode named `name` in `dir` (when ctx.apply).
+// Returns the new dentry (kNone in a dry run).
+vfs::DentryId CreateObject(OpCtx& ctx, vfs::PathPos dir, std::string_view name,
+                           uint32_t mode, uint32_t rdev,
+                           const std::string& content = {});
+
+// DropLink()
+//
+// Removes one name of an inode: unhash the dentry, drop nlink (a
+// directory dies: nlink 0, IS_DEADDIR, parent loses its ".." link).
+void DropLink(OpCtx& ctx, vfs::DentryId d);
+
+// KillSuidMode()
+//
+// The mode of a regular file after a truncation by `cred`: setuid
+// dropped, setgid dropped when group-executable or when the caller is not
+// in the file's group `gid` -- unless the caller has CAP_FSETID.
+// Linux: fs/attr.c setattr_should_drop_suidgid()
+uint32_t KillSuidMode(const Cred& cred, uint32_t mode, uint32_t gid);
+
+// SetMode()
+//
+// Changes the mode (keeping the type) and updates an access ACL to match
+// (posix_acl_chmod()); the one road to World::SetModeAndAcl() for ops.
+void SetMode(OpCtx& ctx, vfs::InodeId ino, uint32_t mode);
+
+}  // namespace pathwarden::ops
+
+#endif  // PATHWARDEN_SRC_OPS_COMMON_H_

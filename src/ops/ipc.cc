@@ -1,0 +1,99 @@
+// ioctl(2), kill(2) with signal 0, connect(2) to an abstract UNIX socket,
+// bind(2)/connect(2) of TCP sockets on loopback, and passing an fd with
+// SCM_RIGHTS.
+// Linux: fs/ioctl.c sys_ioctl(); kernel/signal.c check_kill_permission(),
+// kill_ok_by_cred(); net/socket.c __sys_bind(), __sys_connect();
+// net/ipv4/af_inet.c __inet_bind() (inet_port_requires_bind_service())
+
+#include <fmt/format.h>
+
+#include "src/ops/common.h"
+#include "src/ops/ops.h"
+#include "src/security/hooks.h"
+
+namespace pathwarden::ops {
+namespace {
+
+// net.ipv4.ip_unprivileged_port_start of a fresh network namespace.
+constexpr uint32_t kUnprivilegedPortStart = 1024;
+
+const Process* Target(const OpCtx& ctx) {
+  int t = ctx.e.FindProcess(ctx.st.target);
+  return t < 0 ? nullptr : &ctx.e.process(t);
+}
+
+}  // namespace
+
+int DoIoctl(OpCtx& ctx) {
+  OpenFile* f = ctx.Fd(ctx.st.fd);
+  if (!f || (f->f_mode & kFmodePath)) {
+    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is {}", ctx.st.fd,
+                                     f ? "an O_PATH file" : "not open"));
+    return EBADF;
+  }
+  if (int err = security::FileIoctl(ctx, *f, ctx.st.cmd)) return err;
+  ctx.Ok(Stage::kFd, "no check refuses the command (the driver's own answer is not the verdict)");
+  return 0;
+}
+
+int DoSignal(OpCtx& ctx) {
+  const Process* t = Target(ctx);
+  if (!t) return ESRCH;
+  const Cred& c = ctx.cred();
+  const Cred& tc = t->cred;
+  if (t != &ctx.p) {
+    const bool ok = c.euid == tc.suid || c.euid == tc.ruid || c.ruid == tc.suid ||
+                    c.ruid == tc.ruid || c.Capable(kCapKill);
+    if (!ok) {
+      ctx.Fail(Stage::kUnix, fmt::format("uid {} may not signal {} (uid {}) without CAP_KILL",
+                                         c.euid, t->name, tc.ruid));
+      return EPERM;
+    }
+  }
+  if (int err = security::TaskKill(ctx, *t)) return err;
+  ctx.Ok(Stage::kUnix, fmt::format("{} may signal {}", ctx.p.name, t->name));
+  return 0;
+}
+
+int DoConnectAbstract(OpCtx& ctx) {
+  const Process* t = Target(ctx);
+  if (!t) return ECONNREFUSED;
+  if (int err = security::UnixStreamConnect(ctx, *t)) return err;
+  ctx.Ok(Stage::kUnix, fmt::format("{} may connect to {}'s abstract socket", ctx.p.name, t->name));
+  return 0;
+}
+
+int DoBindTcp(OpCtx& ctx) {
+  const uint16_t port = static_cast<uint16_t>(ctx.st.port);
+  if (int err = security::SocketBind(ctx, port)) return err;
+  if (port != 0 && port < kUnprivilegedPortStart && !ctx.cred().Capable(kCapNetBindService)) {
+    ctx.Fail(Stage::kCapability,
+             fmt::format("port {} is below 1024: binding needs CAP_NET_BIND_SERVICE", port));
+    return EACCES;
+  }
+  ctx.Ok(Stage::kUnix, fmt::format("{} may bind TCP port {}", ctx.p.name, port));
+  return 0;
+}
+
+int DoConnectTcp(OpCtx& ctx) {
+  const uint16_t port = static_cast<uint16_t>(ctx.st.port);
+  if (int err = security::SocketConnect(ctx, port)) return err;
+  ctx.Ok(Stage::kUnix, fmt::format("{} may connect to TCP port {}", ctx.p.name, port));
+  return 0;
+}
+
+int DoSendFd(OpCtx& ctx) {
+  const int t = ctx.e.FindProcess(ctx.st.target);
+  auto it = ctx.p.fds.find(ctx.st.fd);
+  if (it == ctx.p.fds.end()) {
+    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is not open", ctx.st.fd));
+    return EBADF;
+  }
+  if (t < 0) return ECONNREFUSED;
+  if (ctx.apply) ctx.e.InstallFd(ctx.e.process(t), ctx.st.fd, it->second);
+  ctx.Ok(Stage::kFd, fmt::format("\"{}\" passed to {} (same open file, same frozen rights)",
+                                 ctx.st.fd, ctx.st.target));
+  return 0;
+}
+
+}  // namespace pathwarden::ops

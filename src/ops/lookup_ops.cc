@@ -1,0 +1,135 @@
+// The calls that only look up: stat(2)/lstat(2), faccessat2(2),
+// readlink(2), chdir(2), fchdir(2), chroot(2).
+// Linux: fs/stat.c vfs_statx(); fs/open.c do_faccessat(),
+// access_override_creds(), do_chdir(), do_fchdir(), do_chroot();
+// fs/stat.c do_readlinkat()
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "src/ops/common.h"
+#include "src/ops/ops.h"
+
+namespace pathwarden::ops {
+
+using vfs::InodeId;
+using vfs::PathPos;
+
+int DoStat(OpCtx& ctx, bool nofollow) {
+  const StepSpec& st = ctx.st;
+  uint32_t flags = static_cast<uint32_t>(st.flags);
+  if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
+  uint32_t lookup = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : walk::kLookupFollow;
+  if (flags & AT_EMPTY_PATH) lookup |= walk::kLookupEmpty;
+  PathPos at;
+  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path, lookup, &at))
+    return err;
+  ctx.Ok(Stage::kWalk, fmt::format("{} ({}) found; stat needs only search permission on the way",
+                                   ctx.PathOf(at), DescribeInode(ctx.w, ctx.w.inode_of(at.dentry))));
+  return 0;
+}
+
+int DoAccess(OpCtx& ctx) {
+  const StepSpec& st = ctx.st;
+  const uint32_t mode = st.access_mode;
+  const uint32_t flags = static_cast<uint32_t>(st.flags);
+  if (mode & ~7u) return EINVAL;
+  if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) return EINVAL;
+  uint32_t lookup = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : walk::kLookupFollow;
+  if (flags & AT_EMPTY_PATH) lookup |= walk::kLookupEmpty;
+  // access_override_creds(): without AT_EACCESS, check as the real ids;
+  // a non-root real uid loses every capability, root's are its permitted
+  // set. The walk itself runs with these credentials.
+  Cred cred = ctx.cred();
+  if (!(flags & AT_EACCESS)) {
+    cred.fsuid = cred.ruid;
+    cred.fsgid = cred.rgid;
+    cred.cap_effective = cred.ruid == 0 ? cred.cap_permitted : 0;
+  }
+  OpCtx actx{ctx.e, ctx.w, ctx.p, ctx.st, ctx.ex, ctx.env, ctx.apply, &cred};
+  actx.env.cred = &cred;
+  PathPos at;
+  if (int err = walk::FilenameLookup(actx.env, actx.StartFor(st.path), st.path, lookup, &at))
+    return err;
+  const InodeId ino = ctx.w.inode_of(at.dentry);
+  const vfs::Inode& i = ctx.w.inode(ino);
+  if ((mode & X_OK) && S_ISREG(i.mode) &&
+      (ctx.w.mount(at.mnt).flags & vfs::kMntNoexec)) {
+    actx.Fail(Stage::kMount, fmt::format("{} is on a noexec mount", actx.PathOf(at)));
+    return EACCES;
+  }
+  if (int err = DacCheck(actx, at, mode | perm::kMayAccess,
+                         fmt::format("{} permission on", WantString(mode))))
+    return err;
+  const bool special = S_ISCHR(i.mode) || S_ISBLK(i.mode) || S_ISFIFO(i.mode) || S_ISSOCK(i.mode);
+  if ((mode & W_OK) && !special && (ctx.w.mount(at.mnt).flags & vfs::kMntReadonly)) {
+    actx.Fail(Stage::kMount, fmt::format("{} is on a read-only mount", actx.PathOf(at)));
+    return EROFS;
+  }
+  if (mode == 0)
+    actx.Ok(Stage::kWalk, fmt::format("{} exists (F_OK)", actx.PathOf(at)));
+  return 0;
+}
+
+int DoReadlink(OpCtx& ctx) {
+  const StepSpec& st = ctx.st;
+  PathPos at;
+  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
+                                     walk::kLookupEmpty, &at))
+    return err;
+  if (!S_ISLNK(ctx.w.inode_at(at.dentry).mode)) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is not a symlink", ctx.PathOf(at)));
+    // An empty name reaches the start itself: ENOENT, as before 6.x's
+    // user_path_at_empty() removal.
+    return st.path.empty() ? ENOENT : EINVAL;
+  }
+  ctx.Ok(Stage::kWalk, fmt::format("{} is a symlink to \"{}\"", ctx.PathOf(at),
+                                   ctx.w.str(ctx.w.inode_at(at.dentry).data)));
+  return 0;
+}
+
+int DoChdir(OpCtx& ctx) {
+  PathPos at;
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path,
+                                     walk::kLookupFollow | walk::kLookupDirectory, &at))
+    return err;
+  if (int err = DacCheck(ctx, at, perm::kMayExec | perm::kMayChdir, "search permission on"))
+    return err;
+  if (ctx.apply) ctx.e.SetCwd(ctx.p, at);
+  return 0;
+}
+
+int DoFchdir(OpCtx& ctx) {
+  OpenFile* f = ctx.Fd(ctx.st.fd);
+  if (!f) {
+    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is not open", ctx.st.fd));
+    return EBADF;
+  }
+  if (!S_ISDIR(ctx.w.inode(f->inode).mode)) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is not a directory", ctx.PathOf(f->path)));
+    return ENOTDIR;
+  }
+  if (int err = DacCheck(ctx, f->path, perm::kMayExec | perm::kMayChdir, "search permission on"))
+    return err;
+  if (ctx.apply) ctx.e.SetCwd(ctx.p, f->path);
+  return 0;
+}
+
+int DoChroot(OpCtx& ctx) {
+  PathPos at;
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path,
+                                     walk::kLookupFollow | walk::kLookupDirectory, &at))
+    return err;
+  if (int err = DacCheck(ctx, at, perm::kMayExec | perm::kMayChdir, "search permission on"))
+    return err;
+  if (!ctx.cred().Capable(kCapSysChroot)) {
+    ctx.Fail(Stage::kCapability, "chroot needs CAP_SYS_CHROOT");
+    return EPERM;
+  }
+  if (ctx.apply) ctx.e.SetRoot(ctx.p, at);
+  return 0;
+}
+
+}  // namespace pathwarden::ops

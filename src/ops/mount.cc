@@ -1,0 +1,187 @@
+// mount(2) of a tmpfs and of a bind, umount2(2).
+// Linux: fs/namespace.c @6.18 do_mount(), path_mount(), may_mount(),
+// do_new_mount(), do_loopback(), graft_tree(), ksys_umount(),
+// can_umount(), do_umount(), do_umount_root(), propagate_mount_busy()
+
+#include <sys/mount.h>
+
+#include <fmt/format.h>
+
+#include "src/ops/common.h"
+#include "src/ops/ops.h"
+#include "src/security/hooks.h"
+
+namespace pathwarden::ops {
+namespace {
+
+using vfs::DentryId;
+using vfs::MountId;
+using vfs::PathPos;
+
+constexpr uint32_t kMsNosymfollow = 256;
+
+uint32_t MntFlagsOf(uint64_t ms) {
+  uint32_t f = 0;
+  if (ms & MS_RDONLY) f |= vfs::kMntReadonly;
+  if (ms & MS_NOSUID) f |= vfs::kMntNosuid;
+  if (ms & MS_NODEV) f |= vfs::kMntNodev;
+  if (ms & MS_NOEXEC) f |= vfs::kMntNoexec;
+  if (ms & kMsNosymfollow) f |= vfs::kMntNosymfollow;
+  return f;
+}
+
+// The common head of path_mount(): the target lookup, the LSM, then
+// CAP_SYS_ADMIN (may_mount()).
+int MountHead(OpCtx& ctx, std::string_view target, PathPos* at) {
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, target, walk::kLookupFollow, at))
+    return err;
+  if (int err = security::SbMount(ctx)) return err;
+  if (!ctx.cred().Capable(kCapSysAdmin)) {
+    ctx.Fail(Stage::kCapability, "mounting needs CAP_SYS_ADMIN");
+    return EPERM;
+  }
+  return 0;
+}
+
+// lock_mount() and do_add_mount()/graft_tree(): a removed mount point, a
+// detached parent mount, a type mismatch.
+int Graft(OpCtx& ctx, PathPos mp, bool root_is_dir) {
+  const vfs::World& w = ctx.w;
+  if (!(w.dentry(mp.dentry).flags & vfs::kDentryHashed) &&
+      w.dentry(mp.dentry).parent != mp.dentry) {
+    ctx.Fail(Stage::kMount, fmt::format("{} was removed: nothing can be mounted on it",
+                                        ctx.PathOf(mp)));
+    return ENOENT;
+  }
+  if (!w.mount(mp.mnt).attached) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is on a detached mount", ctx.PathOf(mp)));
+    return EINVAL;
+  }
+  if (S_ISDIR(w.inode_at(mp.dentry).mode) != root_is_dir) {
+    ctx.Fail(Stage::kMount, fmt::format("{} and the mounted root differ in type "
+                                        "(directory vs file)", ctx.PathOf(mp)));
+    return ENOTDIR;
+  }
+  return 0;
+}
+
+// Copies the mounts under `src` (inside mount `src_mnt`) onto `dst_mnt`:
+// MS_REC's copy_tree().
+void CopySubmounts(vfs::World& w, MountId src_mnt, DentryId src_root, MountId dst_mnt,
+                   int depth) {
+  if (depth > 64) return;
+  const MountId end = w.mount_end();
+  for (MountId m = 1; m < end; ++m) {
+    const vfs::Mount& mt = w.mount(m);
+    if (!mt.attached || mt.parent != src_mnt) continue;
+    if (!w.IsDescendant(mt.mountpoint, src_root)) continue;
+    MountId copy = w.Attach({dst_mnt, mt.mountpoint}, mt.sb, mt.root, mt.flags);
+    CopySubmounts(w, m, mt.root, copy, depth + 1);
+  }
+}
+
+// umount_tree(): detach `m` and everything mounted under it.
+void DetachTree(vfs::World& w, MountId m, int depth) {
+  if (depth > 64) return;
+  const MountId end = w.mount_end();
+  for (MountId c = 1; c < end; ++c) {
+    const vfs::Mount& mt = w.mount(c);
+    if (mt.attached && mt.parent == m) DetachTree(w, c, depth + 1);
+  }
+  w.Detach(m);
+}
+
+}  // namespace
+
+int DoMountTmpfs(OpCtx& ctx) {
+  PathPos at;
+  if (int err = MountHead(ctx, ctx.st.path, &at)) return err;
+  vfs::World& w = ctx.w;
+  // A fresh tmpfs: root 1777 owned by the mounter.
+  if (int err = Graft(ctx, at, true)) return err;
+  if (ctx.apply) {
+    vfs::SbId sb = w.NewSuperblock(01777, ctx.cred().fsuid, ctx.cred().fsgid);
+    uint32_t flags = MntFlagsOf(ctx.st.flags);
+    if (ctx.st.flags & MS_RDONLY) w.SetSbFlags(sb, vfs::kSbReadonly);
+    w.Attach(at, sb, w.sb(sb).root, flags);
+  }
+  ctx.Ok(Stage::kCapability, fmt::format("CAP_SYS_ADMIN mounts a tmpfs on {}", ctx.PathOf(at)));
+  return 0;
+}
+
+int DoBindMount(OpCtx& ctx) {
+  PathPos target;
+  if (int err = MountHead(ctx, ctx.st.path2, &target)) return err;
+  if (ctx.st.path.empty()) {
+    ctx.Fail(Stage::kArgs, "a bind mount needs a source");
+    return EINVAL;
+  }
+  PathPos src;
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path, walk::kLookupFollow, &src))
+    return err;
+  vfs::World& w = ctx.w;
+  if (!w.mount(src.mnt).attached) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is on a detached mount", ctx.PathOf(src)));
+    return EINVAL;
+  }
+  if (int err = Graft(ctx, target, S_ISDIR(w.inode_at(src.dentry).mode))) return err;
+  if (ctx.apply) {
+    const vfs::Mount& sm = w.mount(src.mnt);
+    MountId m = w.Attach(target, sm.sb, src.dentry, sm.flags);
+    if (ctx.st.flags & MS_REC) CopySubmounts(w, src.mnt, src.dentry, m, 0);
+  }
+  ctx.Ok(Stage::kCapability, fmt::format("CAP_SYS_ADMIN binds {} on {}", ctx.PathOf(src),
+                                          ctx.PathOf(target)));
+  return 0;
+}
+
+int DoUmount(OpCtx& ctx) {
+  const uint32_t flags = static_cast<uint32_t>(ctx.st.flags);
+  if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW)) return EINVAL;
+  const uint32_t lookup = (flags & UMOUNT_NOFOLLOW) ? 0 : walk::kLookupFollow;
+  PathPos at;
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path, lookup, &at))
+    return err;
+  vfs::World& w = ctx.w;
+  // can_umount()
+  if (!ctx.cred().Capable(kCapSysAdmin)) {
+    ctx.Fail(Stage::kCapability, "unmounting needs CAP_SYS_ADMIN");
+    return EPERM;
+  }
+  const vfs::Mount& m = w.mount(at.mnt);
+  if (m.root != at.dentry) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is not the root of a mount", ctx.PathOf(at)));
+    return EINVAL;
+  }
+  if (!m.attached) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is no longer mounted", ctx.PathOf(at)));
+    return EINVAL;
+  }
+  // do_umount()
+  if (int err = security::SbUmount(ctx)) return err;
+  if (at.mnt == ctx.p.root.mnt && !(flags & MNT_DETACH)) {
+    // Unmounting one's own root remounts it read-only instead.
+    if (ctx.apply) w.SetSbFlags(m.sb, w.sb(m.sb).flags | vfs::kSbReadonly);
+    ctx.Ok(Stage::kMount, fmt::format("{} is the process's root mount: the filesystem is "
+                                      "remounted read-only instead", ctx.PathOf(at)));
+    return 0;
+  }
+  if (m.parent == vfs::kNone) {
+    ctx.Fail(Stage::kMount, "the root mount of the namespace cannot be unmounted");
+    return EINVAL;
+  }
+  if (flags & MNT_DETACH) {
+    if (ctx.apply) DetachTree(w, at.mnt, 0);
+    return 0;
+  }
+  if (m.children != 0 || m.refs != 0) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is busy ({})", ctx.PathOf(at),
+                                        m.children != 0 ? "something is mounted under it"
+                                                        : "open files or working directories use it"));
+    return EBUSY;
+  }
+  if (ctx.apply) w.Detach(at.mnt);
+  return 0;
+}
+
+}  // namespace pathwarden::ops

@@ -1,0 +1,463 @@
+// open(2), execveat(AT_EXECVE_CHECK), ftruncate(2), close(2).
+// Linux: fs/open.c @6.18 build_open_flags(), do_dentry_open(),
+// do_ftruncate(); fs/namei.c path_openat(), open_last_lookups(),
+// lookup_open(), may_o_create(), do_open(), may_open(),
+// may_create_in_sticky(), handle_truncate(); fs/exec.c do_open_execat();
+// fs/pipe.c fifo_open(); fs/char_dev.c chrdev_open()
+
+#include <fcntl.h>
+#include <sys/sysmacros.h>
+
+#include <fmt/format.h>
+
+#include "src/ops/common.h"
+#include "src/ops/ops.h"
+#include "src/security/hooks.h"
+
+namespace pathwarden::ops {
+namespace {
+
+using vfs::DentryId;
+using vfs::InodeId;
+using vfs::PathPos;
+
+constexpr uint32_t kAtExecveCheck = 0x10000;
+constexpr uint32_t kFmodeCreated = 0x100000;  // FMODE_CREATED
+
+struct OpenHow {
+  uint32_t open_flag = 0;   // op->open_flag
+  uint32_t acc_mode = 0;    // MAY_* to check
+  uint32_t lookup = 0;      // kLookup*
+  uint32_t mode = 0;        // creation mode with S_IFREG
+  bool exec = false;        // an execveat open
+};
+
+// The result of the last-component lookup of an open.
+struct OpenState {
+  uint32_t f_mode = 0;  // FMODE_CREATED when this call created the file
+};
+
+// Which char devices have a driver behind them in the model: mem's null,
+// zero and full (the scenario format's promise); any other major:minor
+// has none.
+bool HasDriver(uint32_t mode, uint32_t rdev) {
+  if (!S_ISCHR(mode)) return false;
+  return major(rdev) == 1 &&
+         (minor(rdev) == 3 || minor(rdev) == 5 || minor(rdev) == 7);
+}
+
+// may_create_in_sticky(): protected_regular and protected_fifos for an
+// O_CREAT open of an existing file in a sticky directory. The sysctl
+// shortcuts exist only for regular files and FIFOs.
+int MayCreateInSticky(const OpCtx& ctx, const walk::Nameidata& nd, InodeId ino) {
+  const uint32_t dir_mode = nd.dir_mode;
+  if (!(dir_mode & S_ISVTX)) return 0;
+  const vfs::Inode& i = ctx.w.inode(ino);
+  const auto& sys = ctx.e.sysctl();
+  const int regular = sys[2], fifos = sys[3];
+  if (S_ISREG(i.mode) && !regular) return 0;
+  if (S_ISFIFO(i.mode) && !fifos) return 0;
+  if (i.uid == nd.dir_uid) return 0;
+  if (i.uid == ctx.cred().fsuid) return 0;
+  auto deny = [&](std::string_view why) {
+    ctx.Fail(Stage::kProtected,
+             fmt::format("{}: {} (owner {}) is in a sticky {} directory owned by "
+                         "{}, and uid {} owns neither",
+                         S_ISFIFO(i.mode) ? "protected_fifos" : "protected_regular",
+                         ctx.PathOf(nd.path), i.uid.get(), why, nd.dir_uid,
+                         ctx.cred().fsuid));
+    return EACCES;
+  };
+  if (dir_mode & 0002) return deny("world-writable");
+  if (dir_mode & 0020) {
+    if (fifos >= 2 && S_ISFIFO(i.mode)) return deny("group-writable");
+    if (regular >= 2 && S_ISREG(i.mode)) return deny("group-writable");
+  }
+  return 0;
+}
+
+// may_open(): the type rules, nodev and noexec, then inode_permission(),
+// then append-only and O_NOATIME.
+int MayOpen(const OpCtx& ctx, PathPos path, uint32_t acc_mode, uint32_t flag) {
+  const InodeId ino = ctx.w.inode_of(path.dentry);
+  const vfs::Inode& i = ctx.w.inode(ino);
+  const uint32_t mode = i.mode;
+  const vfs::Mount& mnt = ctx.w.mount(path.mnt);
+  switch (mode & S_IFMT) {
+    case S_IFLNK:
+      ctx.Fail(Stage::kVfs, fmt::format("{} is a symlink that is not followed", ctx.PathOf(path)));
+      return ELOOP;
+    case S_IFDIR:
+      if (acc_mode & perm::kMayWrite) {
+        ctx.Fail(Stage::kVfs, fmt::format("{} is a directory: no writing or truncating", ctx.PathOf(path)));
+        return EISDIR;
+      }
+      if (acc_mode & perm::kMayExec) {
+        ctx.Fail(Stage::kVfs, fmt::format("{} is a directory: it cannot be executed", ctx.PathOf(path)));
+        return EACCES;
+      }
+      break;
+    case S_IFBLK:
+    case S_IFCHR:
+      if (mnt.flags & vfs::kMntNodev) {
+        ctx.Fail(Stage::kMount, fmt::format("{} is a device on a nodev mount", ctx.PathOf(path)));
+        return EACCES;
+      }
+      [[fallthrough]];
+    case S_IFIFO:
+    case S_IFSOCK:
+      if (acc_mode & perm::kMayExec) {
+        ctx.Fail(Stage::kVfs, fmt::format("{} is not a regular file: it cannot be executed", ctx.PathOf(path)));
+        return EACCES;
+      }
+      flag &= ~O_TRUNC;
+      break;
+    case S_IFREG:
+      if ((acc_mode & perm::kMayExec) && (mnt.flags & vfs::kMntNoexec)) {
+        ctx.Fail(Stage::kMount, fmt::format("{} is on a noexec mount", ctx.PathOf(path)));
+        return EACCES;
+      }
+      break;
+    default:
+      return EACCES;  // fail closed on an unknown type
+  }
+  std::string what = fmt::format("{} permission on", WantString(acc_mode & 7));
+  if ((acc_mode & 7) == 0) what = "permission to open";
+  if (int err = DacCheck(ctx, path, perm::kMayOpen | acc_mode, what)) return err;
+  if (i.flags & vfs::kInodeAppend) {
+    if ((flag & O_ACCMODE) != O_RDONLY && !(flag & O_APPEND)) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} is append-only: write only with O_APPEND", ctx.PathOf(path)));
+      return EPERM;
+    }
+    if (flag & O_TRUNC) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} is append-only: no O_TRUNC", ctx.PathOf(path)));
+      return EPERM;
+    }
+  }
+  if ((flag & O_NOATIME) && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino)) {
+    ctx.Fail(Stage::kDac, fmt::format("O_NOATIME needs the owner of {} or CAP_FOWNER", ctx.PathOf(path)));
+    return EPERM;
+  }
+  return 0;
+}
+
+// lookup_open() for a name that is not cached (or, with O_CREAT, any
+// name): the dead-directory check, may_o_create() with its hook before
+// DAC, the filesystem's lookup (NAME_MAX), then the creation.
+int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
+               bool got_write, OpenState* st, DentryId* found) {
+  const PathPos dir = nd.path;
+  if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(dir)));
+    return ENOENT;
+  }
+  DentryId d = ctx.w.Lookup(dir.dentry, nd.last);
+  if (d != vfs::kNone) {
+    *found = d;
+    return 0;
+  }
+  uint32_t open_flag = how.open_flag;
+  int create_error = 0;
+  if (open_flag & O_CREAT) {
+    if (got_write) {
+      // may_o_create(): the LSM hook, then write and search on the parent.
+      create_error = security::PathMknod(ctx, dir, how.mode);
+      if (!create_error)
+        create_error = DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
+                                "write and search permission on");
+    } else {
+      create_error = MntWantWrite(ctx, dir);
+    }
+    if (create_error) open_flag &= ~O_CREAT;
+  }
+  if (nd.last.size() > walk::kNameMax) {
+    ctx.Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX (255)", nd.last.size()));
+    return ENAMETOOLONG;
+  }
+  if (open_flag & O_CREAT) {
+    st->f_mode |= kFmodeCreated;
+    *found = CreateObject(ctx, dir, nd.last, how.mode, 0);
+    return 0;
+  }
+  if (create_error) return create_error;
+  ctx.Fail(Stage::kWalk, fmt::format("{}/{} does not exist",
+                                     ctx.PathOf(dir) == "/" ? "" : ctx.PathOf(dir), nd.last));
+  return ENOENT;
+}
+
+// open_last_lookups(): dots, the trailing-slash rules, the lookup or
+// creation, then stepping into the result (following a trailing symlink).
+int OpenLastLookups(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
+                    OpenState* st, walk::Link* link) {
+  if (nd.last_type != walk::LastType::kNorm) return walk::HandleDots(nd, nd.last_type);
+  const uint32_t open_flag = how.open_flag;
+  if (!(open_flag & O_CREAT)) {
+    if (nd.last_slash) nd.flags |= walk::kLookupFollow | walk::kLookupDirectory;
+  } else if (nd.last_slash) {
+    ctx.Fail(Stage::kVfs, "O_CREAT with a trailing slash: only directories end in '/'");
+    return EISDIR;
+  }
+  bool got_write = false;
+  if (open_flag & (O_CREAT | O_TRUNC | O_WRONLY | O_RDWR)) {
+    Explainer* saved = ctx.ex;
+    ctx.ex = nullptr;  // not an error yet: lookup_open() decides
+    got_write = MntWantWrite(ctx, nd.path) == 0;
+    ctx.ex = saved;
+  }
+  DentryId d = vfs::kNone;
+  if (int err = LookupOpen(ctx, nd, how, got_write, st, &d)) return err;
+  if (st->f_mode & kFmodeCreated) {
+    if (d != vfs::kNone) nd.path.dentry = d;
+    return 0;
+  }
+  return walk::StepInto(nd, walk::kWalkTrailing, d, link);
+}
+
+// The model of a fifo_open() with O_NONBLOCK.
+int FifoOpen(const OpCtx& ctx, PathPos path, uint32_t f_mode) {
+  const vfs::Inode& i = ctx.w.inode_at(path.dentry);
+  if ((f_mode & (kFmodeRead | kFmodeWrite)) == kFmodeWrite && i.readers == 0) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is a FIFO with no reader: a non-blocking "
+                                      "write-only open fails", ctx.PathOf(path)));
+    return ENXIO;
+  }
+  return 0;
+}
+
+// do_dentry_open() and the driver's open: write access to the mount (not
+// for special files), the LSM hook, then the file type's own open.
+int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags,
+               std::shared_ptr<OpenFile>* out) {
+  const vfs::Inode& i = ctx.w.inode_at(path.dentry);
+  const uint32_t mode = i.mode;
+  const bool special = S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode);
+  if ((f_mode & kFmodeWrite) && !special) {
+    if (int err = MntWantWrite(ctx, path)) return err;
+  }
+  auto file = ctx.e.NewFile(ctx.p, path, f_mode, f_flags, ctx.apply);
+  if (int err = security::FileOpen(ctx, *file)) return err;
+  switch (mode & S_IFMT) {
+    case S_IFIFO:
+      if (int err = FifoOpen(ctx, path, f_mode)) return err;
+      break;
+    case S_IFSOCK:
+      ctx.Fail(Stage::kVfs, fmt::format("{} is a socket: open() gives no file for it", ctx.PathOf(path)));
+      return ENXIO;
+    case S_IFCHR:
+    case S_IFBLK:
+      if (!HasDriver(mode, i.rdev)) {
+        ctx.Fail(Stage::kVfs, fmt::format("no driver for device {}:{} of {}", major(i.rdev),
+                                          minor(i.rdev), ctx.PathOf(path)));
+        return ENXIO;
+      }
+      break;
+    default:
+      break;
+  }
+  *out = std::move(file);
+  return 0;
+}
+
+// do_open(): the O_CREAT checks, O_DIRECTORY, O_TRUNC's mount write,
+// may_open(), the open itself, then the truncation.
+int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
+               const OpenState& st, std::shared_ptr<OpenFile>* out) {
+  const uint32_t open_flag = how.open_flag;
+  const bool created = st.f_mode & kFmodeCreated;
+  if (created && !ctx.apply) {
+    // A dry run created nothing: what follows would act on a fresh,
+    // empty file the caller owns. Landlock's verdict on it is the
+    // parent's walk; the model answers from the hook on the parent.
+    return 0;
+  }
+  const PathPos path = nd.path;
+  const InodeId ino = ctx.w.inode_of(path.dentry);
+  const uint32_t mode = ctx.w.inode(ino).mode;
+  if (open_flag & O_CREAT) {
+    if ((open_flag & O_EXCL) && !created) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} exists and O_EXCL was given", ctx.PathOf(path)));
+      return EEXIST;
+    }
+    if (S_ISDIR(mode)) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} is a directory: O_CREAT opens files", ctx.PathOf(path)));
+      return EISDIR;
+    }
+    if (int err = MayCreateInSticky(ctx, nd, ino)) return err;
+  }
+  if ((nd.flags & walk::kLookupDirectory) && !S_ISDIR(mode)) {
+    ctx.Fail(Stage::kWalk, fmt::format("{} is not a directory", ctx.PathOf(path)));
+    return ENOTDIR;
+  }
+  uint32_t acc_mode = how.acc_mode;
+  uint32_t flag = open_flag;
+  bool do_truncate = false;
+  if (created) {
+    flag &= ~O_TRUNC;
+    acc_mode = 0;
+  } else if (S_ISREG(mode) && (open_flag & O_TRUNC)) {
+    if (int err = MntWantWrite(ctx, path)) return err;
+    do_truncate = true;
+  }
+  if (int err = MayOpen(ctx, path, acc_mode, flag)) return err;
+  // f_mode from the access mode (OPEN_FMODE()): 3 gives neither.
+  uint32_t f_mode = 0;
+  switch (open_flag & O_ACCMODE) {
+    case O_RDONLY: f_mode = kFmodeRead; break;
+    case O_WRONLY: f_mode = kFmodeWrite; break;
+    case O_RDWR: f_mode = kFmodeRead | kFmodeWrite; break;
+    default: break;
+  }
+  if (how.exec) f_mode |= kFmodeExec;
+  std::shared_ptr<OpenFile> file;
+  if (int err = DentryOpen(ctx, path, f_mode, open_flag, &file)) return err;
+  if (created && ctx.explain() && ctx.ex->stage() != Stage::kLandlock)
+    ctx.Ok(Stage::kDac, fmt::format("created {} ({})", ctx.PathOf(path),
+                                    DescribeInode(ctx.w, ino)));
+  if (do_truncate) {
+    // handle_truncate(): the LSM's frozen truncate right, then the size.
+    if (int err = security::FileTruncate(ctx, *file)) return err;
+    if (ctx.apply) {
+      const vfs::Inode& i = ctx.w.inode(ino);
+      ctx.w.SetData(ino, 0);
+      uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
+      if (m != i.mode) SetMode(ctx, ino, m);
+    }
+  }
+  *out = std::move(file);
+  return 0;
+}
+
+// path_openat() for everything but O_PATH.
+int PathOpenat(OpCtx& ctx, std::string_view name, const walk::Start& start,
+               const OpenHow& how, std::shared_ptr<OpenFile>* out) {
+  walk::Nameidata nd(ctx.env, how.lookup);
+  if (int err = walk::PathInit(nd, start, name)) return err;
+  OpenState st;
+  std::string_view s = name;
+  for (;;) {
+    if (int err = walk::LinkPathWalk(nd, s)) return err;
+    walk::Link link;
+    if (int err = OpenLastLookups(ctx, nd, how, &st, &link)) return err;
+    if (!link.follow) break;
+    s = link.body;
+  }
+  return DoOpenLast(ctx, nd, how, st, out);
+}
+
+}  // namespace
+
+int DoOpen(OpCtx& ctx) {
+  const StepSpec& st = ctx.st;
+  // build_open_how(): O_PATH drops every flag but a few.
+  uint32_t flags = static_cast<uint32_t>(st.flags);
+  if (flags & O_PATH) flags &= O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_PATH;
+  // build_open_flags()
+  if ((flags & (O_DIRECTORY | O_CREAT)) == (O_DIRECTORY | O_CREAT)) {
+    ctx.Fail(Stage::kArgs, "O_CREAT|O_DIRECTORY is refused (Linux 6.4+)");
+    return EINVAL;
+  }
+  OpenHow how;
+  static constexpr uint32_t kAccMode[4] = {perm::kMayRead, perm::kMayWrite,
+                                           perm::kMayRead | perm::kMayWrite,
+                                           perm::kMayRead | perm::kMayWrite};
+  how.acc_mode = (flags & O_PATH) ? 0 : kAccMode[flags & O_ACCMODE];
+  flags &= ~O_CLOEXEC;
+  how.open_flag = flags;
+  if (flags & O_TRUNC) how.acc_mode |= perm::kMayWrite;
+  if (flags & O_APPEND) how.acc_mode |= perm::kMayAppend;
+  how.mode = (st.mode & 07777) | S_IFREG;
+  uint32_t lflags = flags;
+  if ((flags & O_CREAT) && (flags & O_EXCL)) lflags |= O_NOFOLLOW;
+  if (lflags & O_DIRECTORY) how.lookup |= walk::kLookupDirectory;
+  if (!(lflags & O_NOFOLLOW)) how.lookup |= walk::kLookupFollow;
+
+  if (int err = walk::CheckName(ctx.env, st.path, false)) return err;
+  const walk::Start start = ctx.StartFor(st.path);
+  std::shared_ptr<OpenFile> file;
+  if (flags & O_PATH) {
+    // do_o_path(): a lookup, then an open that checks nothing.
+    PathPos pos;
+    if (int err = walk::FilenameLookup(ctx.env, start, st.path, how.lookup, &pos))
+      return err;
+    file = ctx.e.NewFile(ctx.p, pos, kFmodePath, flags, ctx.apply);
+    ctx.Ok(Stage::kWalk, fmt::format("O_PATH: only search permission on the way to {}",
+                                     ctx.PathOf(pos)));
+  } else {
+    if (int err = PathOpenat(ctx, st.path, start, how, &file)) return err;
+    if (!file) return 0;  // dry-run creation
+  }
+  if (ctx.apply && !st.fd.empty()) ctx.e.InstallFd(ctx.p, st.fd, std::move(file));
+  return 0;
+}
+
+int DoClose(OpCtx& ctx) {
+  if (!ctx.Fd(ctx.st.fd)) {
+    ctx.Fail(Stage::kFd, fmt::format("no open file named \"{}\"", ctx.st.fd));
+    return EBADF;
+  }
+  if (ctx.apply) ctx.e.CloseFd(ctx.p, ctx.st.fd);
+  ctx.Ok(Stage::kFd, fmt::format("closed \"{}\"", ctx.st.fd));
+  return 0;
+}
+
+int DoExecCheck(OpCtx& ctx) {
+  const StepSpec& st = ctx.st;
+  const uint32_t flags = static_cast<uint32_t>(st.flags) | kAtExecveCheck;
+  if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | kAtExecveCheck)) return EINVAL;
+  OpenHow how;
+  how.open_flag = O_RDONLY;
+  how.acc_mode = perm::kMayExec;
+  how.lookup = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : walk::kLookupFollow;
+  how.exec = true;
+  const bool empty_ok = flags & AT_EMPTY_PATH;
+  if (int err = walk::CheckName(ctx.env, st.path, empty_ok)) return err;
+  const walk::Start start = ctx.StartFor(st.path);
+  std::shared_ptr<OpenFile> file;
+  if (st.path.empty()) {
+    // AT_EMPTY_PATH: the dirfd itself (or the cwd) is opened for exec.
+    walk::Nameidata nd(ctx.env, how.lookup);
+    if (int err = walk::PathInit(nd, start, st.path)) return err;
+    OpenState os;
+    if (int err = DoOpenLast(ctx, nd, how, os, &file)) return err;
+  } else {
+    if (int err = PathOpenat(ctx, st.path, start, how, &file)) return err;
+  }
+  // do_open_execat(): ETXTBSY while the file is open for writing.
+  const vfs::Inode& i = ctx.w.inode(file->inode);
+  if (i.writers != 0) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is open for writing", ctx.PathOf(file->path)));
+    return ETXTBSY;
+  }
+  ctx.Ok(Stage::kDac, fmt::format("may execute {} ({})", ctx.PathOf(file->path),
+                                  DescribeInode(ctx.w, file->inode)));
+  return 0;
+}
+
+int DoFtruncate(OpCtx& ctx) {
+  OpenFile* f = ctx.Fd(ctx.st.fd);
+  if (!f || (f->f_mode & kFmodePath)) {
+    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is {}", ctx.st.fd,
+                                     f ? "an O_PATH file" : "not open"));
+    return EBADF;
+  }
+  const vfs::Inode& i = ctx.w.inode(f->inode);
+  if (!S_ISREG(i.mode) || !(f->f_mode & kFmodeWrite)) {
+    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is {}", ctx.st.fd,
+                                     S_ISREG(i.mode) ? "not open for writing" : "not a regular file"));
+    return EINVAL;
+  }
+  if (i.flags & vfs::kInodeAppend) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is append-only", ctx.PathOf(f->path)));
+    return EPERM;
+  }
+  if (int err = security::FileTruncate(ctx, *f)) return err;
+  if (ctx.apply) {
+    ctx.w.SetData(f->inode, 0);
+    uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
+    if (m != i.mode) SetMode(ctx, f->inode, m);
+  }
+  ctx.Ok(Stage::kFd, fmt::format("\"{}\" is open for writing", ctx.st.fd));
+  return 0;
+}
+
+}  // namespace pathwarden::ops

@@ -1,0 +1,114 @@
+// unlink(2), rmdir(2).
+// Linux: fs/namei.c @6.18 do_unlinkat(), vfs_unlink(), do_rmdir(),
+// vfs_rmdir(); mm/shmem.c shmem_rmdir() (simple_empty())
+
+#include <fcntl.h>
+
+#include <fmt/format.h>
+
+#include "src/ops/common.h"
+#include "src/ops/ops.h"
+#include "src/security/hooks.h"
+
+namespace pathwarden::ops {
+namespace {
+
+using vfs::DentryId;
+using vfs::PathPos;
+
+// lookup_one_qstr_excl() without LOOKUP_CREATE: the cached child, or
+// ENOENT in a removed directory, ENAMETOOLONG, ENOENT.
+int LookupVictim(const OpCtx& ctx, const walk::ParentResult& pr, DentryId* out) {
+  DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last);
+  if (d != vfs::kNone) {
+    *out = d;
+    return 0;
+  }
+  if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(pr.parent)));
+    return ENOENT;
+  }
+  if (pr.last.size() > walk::kNameMax) {
+    ctx.Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX (255)",
+                                       pr.last.size()));
+    return ENAMETOOLONG;
+  }
+  std::string dir = ctx.PathOf(pr.parent);
+  ctx.Fail(Stage::kWalk, fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last));
+  return ENOENT;
+}
+
+void RemovedOk(OpCtx& ctx, PathPos victim) {
+  if (!ctx.explain() || ctx.ex->stage() == Stage::kLandlock) return;
+  ctx.Ok(Stage::kDac, fmt::format("{}; removed {}", ctx.ex->text(), ctx.PathOf(victim)));
+}
+
+}  // namespace
+
+int DoUnlink(OpCtx& ctx) {
+  if (ctx.st.flags & AT_REMOVEDIR) return DoRmdir(ctx);
+  walk::ParentResult pr;
+  if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.st.path), ctx.st.path, 0, &pr))
+    return err;
+  if (pr.type != walk::LastType::kNorm) {
+    ctx.Fail(Stage::kVfs, fmt::format("\"{}\" names a directory", ctx.st.path));
+    return EISDIR;
+  }
+  if (int err = MntWantWrite(ctx, pr.parent)) return err;
+  DentryId victim = vfs::kNone;
+  if (int err = LookupVictim(ctx, pr, &victim)) return err;
+  const PathPos vpos{pr.parent.mnt, victim};
+  if (pr.trailing_slash) {
+    const bool dir = S_ISDIR(ctx.w.inode_at(victim).mode);
+    ctx.Fail(Stage::kVfs, fmt::format("{} has a trailing slash and {}", ctx.PathOf(vpos),
+                                      dir ? "is a directory" : "is not a directory"));
+    return dir ? EISDIR : ENOTDIR;
+  }
+  if (int err = security::PathUnlink(ctx, pr.parent, victim)) return err;
+  if (int err = MayDelete(ctx, pr.parent, victim, false)) return err;
+  if (IsLocalMountpoint(ctx.w, victim)) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is a mount point", ctx.PathOf(vpos)));
+    return EBUSY;
+  }
+  RemovedOk(ctx, vpos);
+  if (ctx.apply) DropLink(ctx, victim);
+  return 0;
+}
+
+int DoRmdir(OpCtx& ctx) {
+  walk::ParentResult pr;
+  if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.st.path), ctx.st.path, 0, &pr))
+    return err;
+  switch (pr.type) {
+    case walk::LastType::kDotDot:
+      ctx.Fail(Stage::kVfs, "rmdir of \"..\"");
+      return ENOTEMPTY;
+    case walk::LastType::kDot:
+      ctx.Fail(Stage::kVfs, "rmdir of \".\"");
+      return EINVAL;
+    case walk::LastType::kRoot:
+      ctx.Fail(Stage::kVfs, "rmdir of a root");
+      return EBUSY;
+    case walk::LastType::kNorm:
+      break;
+  }
+  if (int err = MntWantWrite(ctx, pr.parent)) return err;
+  DentryId victim = vfs::kNone;
+  if (int err = LookupVictim(ctx, pr, &victim)) return err;
+  const PathPos vpos{pr.parent.mnt, victim};
+  if (int err = security::PathRmdir(ctx, pr.parent, victim)) return err;
+  if (int err = MayDelete(ctx, pr.parent, victim, true)) return err;
+  if (IsLocalMountpoint(ctx.w, victim)) {
+    ctx.Fail(Stage::kMount, fmt::format("{} is a mount point", ctx.PathOf(vpos)));
+    return EBUSY;
+  }
+  if (ctx.w.inode_at(victim).nchildren != 0) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is not empty", ctx.PathOf(vpos)));
+    return ENOTEMPTY;
+  }
+  RemovedOk(ctx, vpos);
+  if (ctx.apply) DropLink(ctx, victim);
+  return 0;
+}
+
+}  // namespace pathwarden::ops

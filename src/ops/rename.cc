@@ -1,0 +1,241 @@
+// renameat2(2).
+// Linux: fs/namei.c @6.18 do_renameat2(), lock_rename()
+// (lock_two_directories()), vfs_rename(); mm/shmem.c shmem_rename2(),
+// shmem_whiteout(); fs/libfs.c simple_rename_exchange()
+
+#include <fcntl.h>
+#include <linux/fs.h>
+
+#include <fmt/format.h>
+
+#include "src/ops/common.h"
+#include "src/ops/ops.h"
+#include "src/security/hooks.h"
+
+namespace pathwarden::ops {
+namespace {
+
+using vfs::DentryId;
+using vfs::InodeId;
+using vfs::PathPos;
+
+// lock_rename(p1 = new parent, p2 = old parent): the "trap", the child of
+// one parent that is an ancestor of (or is) the other parent, or kNone
+// when the parents are equal or only share a common ancestor.
+DentryId RenameTrap(const vfs::World& w, DentryId p1, DentryId p2) {
+  if (p1 == p2) return vfs::kNone;
+  const uint32_t limit = w.dentry_end() + 1;
+  DentryId p = p1;
+  for (uint32_t n = 0; n < limit; ++n) {
+    DentryId r = w.dentry(p).parent;
+    if (r == p2) return p;  // p: child of p2, ancestor-or-self of p1
+    if (r == p) break;
+    p = r;
+  }
+  DentryId q = p2;
+  for (uint32_t n = 0; n < limit; ++n) {
+    DentryId r = w.dentry(q).parent;
+    if (r == p1) return q;  // q: child of p1, ancestor-or-self of p2
+    if (r == q) break;
+    q = r;
+  }
+  return vfs::kNone;
+}
+
+// lookup_one_qstr_excl() for rename: the source must exist; the target
+// may not exist (unless RENAME_EXCHANGE) and must not with NOREPLACE.
+int LookupRenameSide(const OpCtx& ctx, const walk::ParentResult& pr,
+                     bool must_exist, bool must_not_exist, DentryId* out) {
+  DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last);
+  if (d == vfs::kNone) {
+    if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(pr.parent)));
+      return ENOENT;
+    }
+    if (pr.last.size() > walk::kNameMax) {
+      ctx.Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX (255)",
+                                         pr.last.size()));
+      return ENAMETOOLONG;
+    }
+    if (must_exist) {
+      std::string dir = ctx.PathOf(pr.parent);
+      ctx.Fail(Stage::kWalk, fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last));
+      return ENOENT;
+    }
+  } else if (must_not_exist) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} exists and RENAME_NOREPLACE was given",
+                                      ctx.PathOf({pr.parent.mnt, d})));
+    return EEXIST;
+  }
+  *out = d;
+  return 0;
+}
+
+// vfs_rename(): the permission part.
+int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir,
+                    DentryId new_d, uint32_t flags) {
+  const vfs::World& w = ctx.w;
+  const bool is_dir = S_ISDIR(w.inode_at(old_d).mode);
+  const InodeId source = w.inode_of(old_d);
+  const InodeId target = new_d != vfs::kNone ? w.inode_of(new_d) : vfs::kNone;
+  if (source == target) {
+    ctx.Ok(Stage::kVfs, "source and target are the same inode: nothing to do");
+    return 0;
+  }
+  if (int err = MayDelete(ctx, old_dir, old_d, is_dir)) return err;
+  bool new_is_dir = false;
+  if (target == vfs::kNone) {
+    if (int err = MayCreate(ctx, new_dir, vfs::kNone)) return err;
+  } else {
+    new_is_dir = S_ISDIR(w.inode(target).mode);
+    const bool want_dir = (flags & RENAME_EXCHANGE) ? new_is_dir : is_dir;
+    if (int err = MayDelete(ctx, new_dir, new_d, want_dir)) return err;
+  }
+  const InodeId od = w.inode_of(old_dir.dentry), nd = w.inode_of(new_dir.dentry);
+  if (od != nd) {
+    // A directory changing parent rewrites its "..": write on it.
+    if (is_dir) {
+      if (int err = DacCheck(ctx, {old_dir.mnt, old_d}, perm::kMayWrite,
+                             "write permission (to update its \"..\") on"))
+        return err;
+    }
+    if ((flags & RENAME_EXCHANGE) && new_is_dir) {
+      if (int err = DacCheck(ctx, {new_dir.mnt, new_d}, perm::kMayWrite,
+                             "write permission (to update its \"..\") on"))
+        return err;
+    }
+  }
+  if (IsLocalMountpoint(w, old_d) || (new_d != vfs::kNone && IsLocalMountpoint(w, new_d))) {
+    ctx.Fail(Stage::kMount, "a mount point cannot be renamed or replaced");
+    return EBUSY;
+  }
+  if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
+      w.inode(target).nchildren != 0) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is not empty", ctx.PathOf({new_dir.mnt, new_d})));
+    return ENOTEMPTY;
+  }
+  return 0;
+}
+
+// shmem_rename2(): the change itself.
+void ApplyRename(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir,
+                 DentryId new_d, std::string_view new_name, std::string_view old_name,
+                 uint32_t flags) {
+  vfs::World& w = ctx.w;
+  const InodeId source = w.inode_of(old_d);
+  const InodeId target = new_d != vfs::kNone ? w.inode_of(new_d) : vfs::kNone;
+  if (source == target) return;
+  const bool is_dir = S_ISDIR(w.inode(source).mode);
+  const InodeId od = w.inode_of(old_dir.dentry), nd = w.inode_of(new_dir.dentry);
+  if (flags & RENAME_EXCHANGE) {
+    const bool new_is_dir = S_ISDIR(w.inode(target).mode);
+    if (od != nd && is_dir != new_is_dir) {
+      if (is_dir) {
+        w.SetNlink(od, w.inode(od).nlink - 1);
+        w.SetNlink(nd, w.inode(nd).nlink + 1);
+      } else {
+        w.SetNlink(nd, w.inode(nd).nlink - 1);
+        w.SetNlink(od, w.inode(od).nlink + 1);
+      }
+    }
+    w.Exchange(old_d, new_d);
+    return;
+  }
+  if (target != vfs::kNone) {
+    // The replaced name goes; a replaced directory dies. DropLink() takes
+    // the victim's ".." link from the new parent, but Linux keeps that
+    // count (the moved directory's ".." replaces it) and takes one from
+    // the old parent instead.
+    DropLink(ctx, new_d);
+    if (is_dir) {
+      w.SetNlink(nd, w.inode(nd).nlink + 1);
+      w.SetNlink(od, w.inode(od).nlink - 1);
+    }
+  } else if (is_dir) {
+    w.SetNlink(od, w.inode(od).nlink - 1);
+    w.SetNlink(nd, w.inode(nd).nlink + 1);
+  }
+  w.Move(old_d, new_dir.dentry, new_name);
+  if (flags & RENAME_WHITEOUT) {
+    // A char device 0:0, mode 0, in the old place.
+    CreateObject(ctx, old_dir, old_name, S_IFCHR, 0);
+  }
+}
+
+}  // namespace
+
+int DoRename(OpCtx& ctx) {
+  const StepSpec& st = ctx.st;
+  const uint32_t flags = static_cast<uint32_t>(st.flags);
+  if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) return EINVAL;
+  if ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE)) {
+    ctx.Fail(Stage::kArgs, "RENAME_EXCHANGE cannot be combined with NOREPLACE or WHITEOUT");
+    return EINVAL;
+  }
+  if ((flags & RENAME_WHITEOUT) && !ctx.cred().Capable(kCapMknod)) {
+    ctx.Fail(Stage::kCapability, "RENAME_WHITEOUT needs CAP_MKNOD");
+    return EPERM;
+  }
+  walk::ParentResult op, np;
+  if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(st.path), st.path, 0, &op))
+    return err;
+  if (int err = walk::FilenameParentat(ctx.env, walk::Start{}, st.path2, 0, &np)) return err;
+  if (op.parent.mnt != np.parent.mnt) {
+    ctx.Fail(Stage::kMount, fmt::format("{} and {} are on different mounts",
+                                        ctx.PathOf(op.parent), ctx.PathOf(np.parent)));
+    return EXDEV;
+  }
+  if (op.type != walk::LastType::kNorm) {
+    ctx.Fail(Stage::kVfs, fmt::format("\"{}\" cannot be renamed", st.path));
+    return EBUSY;
+  }
+  if (np.type != walk::LastType::kNorm) {
+    ctx.Fail(Stage::kVfs, fmt::format("\"{}\" cannot be a rename target", st.path2));
+    return (flags & RENAME_NOREPLACE) ? EEXIST : EBUSY;
+  }
+  if (int err = MntWantWrite(ctx, op.parent)) return err;
+  const DentryId trap = RenameTrap(ctx.w, np.parent.dentry, op.parent.dentry);
+  DentryId old_d = vfs::kNone, new_d = vfs::kNone;
+  if (int err = LookupRenameSide(ctx, op, true, false, &old_d)) return err;
+  if (int err = LookupRenameSide(ctx, np, flags & RENAME_EXCHANGE,
+                                 flags & RENAME_NOREPLACE, &new_d))
+    return err;
+  const vfs::World& w = ctx.w;
+  if (flags & RENAME_EXCHANGE) {
+    if (!S_ISDIR(w.inode_at(new_d).mode) && np.trailing_slash) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} has a trailing slash and is not a directory",
+                                        ctx.PathOf({np.parent.mnt, new_d})));
+      return ENOTDIR;
+    }
+  }
+  if (!S_ISDIR(w.inode_at(old_d).mode)) {
+    if (op.trailing_slash || (!(flags & RENAME_EXCHANGE) && np.trailing_slash)) {
+      ctx.Fail(Stage::kVfs, fmt::format("{} is not a directory, but a name ends in '/'",
+                                        ctx.PathOf({op.parent.mnt, old_d})));
+      return ENOTDIR;
+    }
+  }
+  if (old_d == trap) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} would move into its own subtree",
+                                      ctx.PathOf({op.parent.mnt, old_d})));
+    return EINVAL;
+  }
+  if (new_d != vfs::kNone && new_d == trap) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is an ancestor of {}",
+                                      ctx.PathOf({np.parent.mnt, new_d}),
+                                      ctx.PathOf({op.parent.mnt, old_d})));
+    return (flags & RENAME_EXCHANGE) ? EINVAL : ENOTEMPTY;
+  }
+  if (int err = security::PathRename(ctx, op.parent, old_d, np.parent, new_d, flags))
+    return err;
+  if (int err = VfsRenameChecks(ctx, op.parent, old_d, np.parent, new_d, flags)) return err;
+  if (ctx.explain() && ctx.ex->stage() != Stage::kLandlock &&
+      ctx.ex->text().find("same inode") == std::string::npos)
+    ctx.Ok(Stage::kDac, fmt::format("{}; renamed {} to {}", ctx.ex->text(),
+                                    ctx.PathOf({op.parent.mnt, old_d}), st.path2));
+  if (ctx.apply)
+    ApplyRename(ctx, op.parent, old_d, np.parent, new_d, np.last, op.last, flags);
+  return 0;
+}
+
+}  // namespace pathwarden::ops

@@ -1,0 +1,85 @@
+// Unix permission checks: mode bits, POSIX ACLs and capabilities.
+// Linux: fs/namei.c generic_permission(), acl_permission_check(),
+// inode_permission(), sb_permission(); fs/posix_acl.c posix_acl_permission()
+
+#ifndef PATHWARDEN_SRC_PERM_PERMISSION_H_
+#define PATHWARDEN_SRC_PERM_PERMISSION_H_
+
+#include <cstdint>
+
+#include "pathwarden/cred.h"
+#include "src/vfs/world.h"
+
+namespace pathwarden::perm {
+
+// MAY_* bits (include/linux/fs.h). Only the low three reach DAC.
+inline constexpr uint32_t kMayExec = 0x1;
+inline constexpr uint32_t kMayWrite = 0x2;
+inline constexpr uint32_t kMayRead = 0x4;
+inline constexpr uint32_t kMayAppend = 0x8;
+inline constexpr uint32_t kMayAccess = 0x10;
+inline constexpr uint32_t kMayOpen = 0x20;
+inline constexpr uint32_t kMayChdir = 0x40;
+
+// PermCheck
+//
+// What decided a permission check, so a reason can name it.
+struct PermCheck {
+  enum class Via : uint8_t {
+    kOwner,          // the owner class bits (owner never uses the ACL)
+    kGroup,          // the group class bits (fsgid or a supplementary group)
+    kOther,          // the other class bits
+    kAclUser,        // a named user entry, limited by the mask
+    kAclGroup,       // the owning group or named group entries (masked)
+    kAclOther,       // the ACL's other entry
+    kAllHave,        // every class has the bits and there is no ACL
+    kCapOverride,    // CAP_DAC_OVERRIDE
+    kCapReadSearch,  // CAP_DAC_READ_SEARCH
+    kReadonlySb,     // EROFS: read-only filesystem
+    kImmutable,      // EPERM: immutable inode
+  };
+  int err = 0;
+  Via via = Via::kOwner;
+  uint8_t want = 0;  // rwx requested
+  uint8_t bits = 0;  // rwx of the class or entry that decided
+  uint8_t mask = 7;  // the ACL mask applied (kAclUser/kAclGroup)
+  uint32_t entry_id = 0;      // named entry qualifier
+  bool exec_lacks_x = false;  // CAP_DAC_OVERRIDE refused exec: no x bit
+};
+
+// GenericPermission()
+//
+// Grants `mask` (MAY_*) on `ino` from its owner, ACL or group/other bits,
+// then CAP_DAC_READ_SEARCH and CAP_DAC_OVERRIDE. Errors: EACCES only.
+// Linux: fs/namei.c generic_permission()
+PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
+                            vfs::InodeId ino, uint32_t mask);
+
+// InodePermission()
+//
+// As GenericPermission(), after the checks that come first for writes:
+// EROFS on a read-only superblock (regular files, directories, symlinks
+// only) and EPERM on an immutable inode.
+// Linux: fs/namei.c inode_permission(), sb_permission()
+PermCheck InodePermission(const vfs::World& w, const Cred& cred,
+                          vfs::InodeId ino, uint32_t mask);
+
+// OwnerOrCapable()
+//
+// The caller's fsuid owns the inode, or it has CAP_FOWNER.
+// Linux: fs/inode.c inode_owner_or_capable()
+inline bool OwnerOrCapable(const vfs::World& w, const Cred& cred,
+                           vfs::InodeId ino) {
+  return w.inode(ino).uid == cred.fsuid || cred.Capable(kCapFowner);
+}
+
+// InGroupOrCapable()
+//
+// Linux: fs/inode.c in_group_or_capable(): in `gid`, or CAP_FSETID.
+inline bool InGroupOrCapable(const Cred& cred, uint32_t gid) {
+  return cred.InGroup(gid) || cred.Capable(kCapFsetid);
+}
+
+}  // namespace pathwarden::perm
+
+#endif  // PATHWARDEN_SRC_PERM_PERMISSION_H_

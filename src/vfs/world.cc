@@ -1,0 +1,350 @@
+// The filesystem model: object lifetimes, the dentry and mount hashes.
+// Linux: fs/dcache.c (d_alloc, d_delete, d_move, d_exchange, d_path),
+// fs/namespace.c (attach_mnt, lookup_mnt), fs/inode.c (iput).
+
+#include "src/vfs/world.h"
+
+#include <algorithm>
+
+namespace pathwarden::vfs {
+
+World::World() {
+  SbId sb = NewSuperblock(S_IFDIR | 0755, 0, 0);
+  root_mnt_ = NewRootMount(sb);
+}
+
+DentryId World::Lookup(DentryId parent, std::string_view name) const noexcept {
+  const uint32_t h = internal::MixHash(parent, internal::HashName(name));
+  return dhash_.Find(h, [&](uint32_t id) {
+    const Dentry& d = dentries_[id];
+    return d.parent == parent && strings_.Get(d.name) == name;
+  });
+}
+
+MountId World::LookupMount(MountId parent, DentryId mountpoint) const noexcept {
+  const uint32_t h = internal::MixHash(parent, mountpoint);
+  return mhash_.Find(h, [&](uint32_t id) {
+    const Mount& m = mounts_[id];
+    return m.parent == parent && m.mountpoint == mountpoint;
+  });
+}
+
+bool World::IsDescendant(DentryId d, DentryId ancestor) const noexcept {
+  // Bounded: a racing rename could make a reader see a cycle.
+  for (uint32_t n = 0; n <= dentries_.end(); ++n) {
+    if (d == ancestor) return true;
+    DentryId p = dentries_[d].parent;
+    if (p == d) return false;
+    d = p;
+  }
+  return false;
+}
+
+std::string World::PathOf(PathPos p, PathPos root) const {
+  std::vector<std::string_view> parts;
+  bool deleted = p.dentry != kNone &&
+                 !(dentries_[p.dentry].flags & kDentryHashed) &&
+                 dentries_[p.dentry].parent != p.dentry;
+  for (uint32_t n = 0; n <= dentries_.end() + mounts_.end(); ++n) {
+    if (p == root) break;
+    const Mount& m = mounts_[p.mnt];
+    if (p.dentry == m.root) {
+      if (m.parent == kNone) break;
+      p = {m.parent, m.mountpoint};
+      continue;
+    }
+    const Dentry& d = dentries_[p.dentry];
+    if (d.parent == p.dentry) break;  // a filesystem root outside the mount
+    parts.push_back(strings_.Get(d.name));
+    p.dentry = d.parent;
+  }
+  size_t len = 0;
+  for (std::string_view part : parts) len += part.size() + 1;
+  std::string out(len == 0 ? 1 : len, '/');
+  size_t pos = 0;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    it->copy(out.data() + pos + 1, it->size());
+    pos += it->size() + 1;
+  }
+  if (deleted) out.append(" (deleted)");
+  return out;
+}
+
+AclId World::InternAcl(const PosixAcl& acl) {
+  std::string key = acl.ToText();
+  if (auto it = acl_index_.find(key); it != acl_index_.end()) return it->second;
+  AclId id = acls_.Alloc();
+  acls_[id].ptr = std::make_unique<const PosixAcl>(acl);
+  acl_index_.emplace(std::move(key), id);
+  return id;
+}
+
+SbId World::NewSuperblock(uint32_t root_mode, uint32_t uid, uint32_t gid) {
+  SbId sb = sbs_.Alloc();
+  sbs_[sb].flags = 0;
+  sbs_[sb].mounts = 0;
+  InodeId root = NewInode(sb, S_IFDIR | (root_mode & 07777), uid, gid);
+  inodes_[root].nlink = 2;
+  DentryId d = dentries_.Alloc();
+  Dentry& de = dentries_[d];
+  de.parent = d;
+  de.name = strings_.Intern("/");
+  de.inode = root;
+  de.flags = 0;
+  de.mounts = 0;
+  de.refs = 1;  // held by the superblock for its lifetime
+  inodes_[root].refs = 1;
+  inodes_[root].dentry = d;
+  sbs_[sb].root = d;
+  return sb;
+}
+
+InodeId World::NewInode(SbId sb, uint32_t mode, uint32_t uid, uint32_t gid,
+                        uint32_t rdev) {
+  InodeId id = inodes_.Alloc();
+  Inode& i = inodes_[id];
+  i.uid = uid;
+  i.gid = gid;
+  i.nlink = 0;
+  i.rdev = rdev;
+  i.acl = kNone;
+  i.default_acl = kNone;
+  i.sb = sb;
+  i.data = 0;
+  i.nchildren = 0;
+  i.dentry = kNone;
+  i.refs = 0;
+  i.writers = 0;
+  i.readers = 0;
+  i.landlock_object = kNone;
+  i.mode = mode;
+  i.flags = FastSearch(mode, kNone);
+  return id;
+}
+
+void World::SetModeAndAcl(InodeId ino, uint32_t mode, AclId acl) {
+  Inode& i = inodes_[ino];
+  i.mode = mode;
+  i.acl = acl;
+  i.flags = (i.flags & ~kInodeFastSearch) | FastSearch(mode, acl);
+}
+
+void World::SetDefaultAcl(InodeId ino, AclId acl) {
+  inodes_[ino].default_acl = acl;
+}
+
+void World::SetOwner(InodeId ino, uint32_t uid, uint32_t gid) {
+  inodes_[ino].uid = uid;
+  inodes_[ino].gid = gid;
+}
+
+void World::SetFlags(InodeId ino, uint32_t set, uint32_t clear) {
+  // The fast-search bit is derived; it is never set or cleared here.
+  set &= ~kInodeFastSearch;
+  clear &= ~kInodeFastSearch;
+  Inode& i = inodes_[ino];
+  i.flags = (i.flags & ~clear) | set;
+}
+
+void World::SetData(InodeId ino, StrId data) { inodes_[ino].data = data; }
+
+void World::SetNlink(InodeId ino, uint32_t nlink) {
+  inodes_[ino].nlink = nlink;
+}
+
+void World::AddOpenCounts(InodeId ino, int readers, int writers) {
+  Inode& i = inodes_[ino];
+  i.readers = i.readers + readers;
+  i.writers = i.writers + writers;
+}
+
+void World::SetLandlockObject(InodeId ino, uint32_t object) {
+  inodes_[ino].landlock_object = object;
+}
+
+void World::Hash(DentryId d) {
+  Dentry& de = dentries_[d];
+  de.hash = internal::MixHash(de.parent, strings_.Hash(de.name));
+  dhash_.Insert(de.hash, d);
+  de.flags = de.flags | kDentryHashed;
+  inodes_[dentries_[de.parent].inode].nchildren =
+      inodes_[dentries_[de.parent].inode].nchildren + 1;
+}
+
+DentryId World::Link(DentryId parent, std::string_view name, InodeId ino) {
+  DentryId d = dentries_.Alloc();
+  Dentry& de = dentries_[d];
+  de.parent = parent;
+  de.name = strings_.Intern(name);
+  de.inode = ino;
+  de.flags = 0;
+  de.mounts = 0;
+  de.refs = 1;  // hashed
+  DentryGet(parent);
+  Inode& i = inodes_[ino];
+  i.refs = i.refs + 1;
+  if (S_ISDIR(i.mode)) i.dentry = d;
+  Hash(d);
+  return d;
+}
+
+void World::Unhash(DentryId d) {
+  Dentry& de = dentries_[d];
+  if (!(de.flags & kDentryHashed)) return;
+  dhash_.Erase(de.hash, d);
+  de.flags = de.flags & ~kDentryHashed;
+  Inode& parent = inodes_[dentries_[de.parent].inode];
+  parent.nchildren = parent.nchildren - 1;
+  DentryPut(d);
+}
+
+void World::Move(DentryId d, DentryId new_parent, std::string_view name) {
+  Dentry& de = dentries_[d];
+  bool hashed = de.flags & kDentryHashed;
+  DentryId old_parent = de.parent;
+  if (hashed) {
+    dhash_.Erase(de.hash, d);
+    de.flags = de.flags & ~kDentryHashed;
+    Inode& op = inodes_[dentries_[old_parent].inode];
+    op.nchildren = op.nchildren - 1;
+  }
+  DentryGet(new_parent);
+  de.parent = new_parent;
+  de.name = strings_.Intern(name);
+  Hash(d);
+  if (!hashed) de.refs = de.refs + 1;
+  DentryPut(old_parent);
+}
+
+void World::Exchange(DentryId a, DentryId b) {
+  Dentry& da = dentries_[a];
+  Dentry& db = dentries_[b];
+  DentryId pa = da.parent, pb = db.parent;
+  StrId na = da.name, nb = db.name;
+  dhash_.Erase(da.hash, a);
+  dhash_.Erase(db.hash, b);
+  da.parent = pb;
+  da.name = nb;
+  db.parent = pa;
+  db.name = na;
+  da.hash = internal::MixHash(pb, strings_.Hash(nb));
+  db.hash = internal::MixHash(pa, strings_.Hash(na));
+  dhash_.Insert(da.hash, a);
+  dhash_.Insert(db.hash, b);
+  // Each parent keeps one child; the child reference moves with the name.
+}
+
+void World::DentryGet(DentryId d) {
+  dentries_[d].refs = dentries_[d].refs + 1;
+}
+
+void World::DentryPut(DentryId d) {
+  // Iterative: releasing a dentry releases its parent.
+  while (d != kNone) {
+    Dentry& de = dentries_[d];
+    uint32_t refs = de.refs - 1;
+    de.refs = refs;
+    if (refs != 0) return;
+    DentryId parent = de.parent;
+    InodeId ino = de.inode;
+    de.inode = kNone;
+    de.parent = kNone;
+    de.name = 0;
+    de.flags = 0;
+    dentries_.Free(d);
+    if (ino != kNone) {
+      if (inodes_[ino].dentry == d) inodes_[ino].dentry = kNone;
+      InodePut(ino);
+    }
+    d = parent == d ? kNone : parent;
+  }
+}
+
+void World::InodePut(InodeId ino) {
+  Inode& i = inodes_[ino];
+  uint32_t refs = i.refs - 1;
+  i.refs = refs;
+  if (refs != 0) return;
+  if (on_inode_free_ != nullptr) on_inode_free_(on_inode_free_arg_, ino);
+  i.mode = 0;
+  i.acl = kNone;
+  i.default_acl = kNone;
+  i.flags = 0;
+  i.data = 0;
+  i.landlock_object = kNone;
+  inodes_.Free(ino);
+}
+
+void World::GetPath(PathPos p) {
+  DentryGet(p.dentry);
+  mounts_[p.mnt].refs = mounts_[p.mnt].refs + 1;
+}
+
+void World::PutPath(PathPos p) {
+  mounts_[p.mnt].refs = mounts_[p.mnt].refs - 1;
+  DentryPut(p.dentry);
+}
+
+MountId World::NewRootMount(SbId sb) {
+  MountId m = mounts_.Alloc();
+  Mount& mt = mounts_[m];
+  mt.parent = kNone;
+  mt.mountpoint = kNone;
+  mt.root = sbs_[sb].root;
+  mt.sb = sb;
+  mt.flags = 0;
+  mt.refs = 0;
+  mt.children = 0;
+  mt.attached = 1;
+  DentryGet(mt.root);
+  sbs_[sb].mounts = sbs_[sb].mounts + 1;
+  return m;
+}
+
+MountId World::Attach(PathPos mp, SbId sb, DentryId root, uint32_t flags) {
+  MountId m = mounts_.Alloc();
+  Mount& mt = mounts_[m];
+  mt.parent = mp.mnt;
+  mt.mountpoint = mp.dentry;
+  mt.root = root;
+  mt.sb = sb;
+  mt.flags = flags;
+  mt.refs = 0;
+  mt.children = 0;
+  mt.attached = 1;
+  DentryGet(root);
+  DentryGet(mp.dentry);
+  dentries_[mp.dentry].mounts = dentries_[mp.dentry].mounts + 1;
+  mounts_[mp.mnt].children = mounts_[mp.mnt].children + 1;
+  sbs_[sb].mounts = sbs_[sb].mounts + 1;
+  mhash_.Insert(internal::MixHash(mp.mnt, mp.dentry), m);
+  return m;
+}
+
+void World::Detach(MountId m) {
+  Mount& mt = mounts_[m];
+  if (!mt.attached) return;
+  mhash_.Erase(internal::MixHash(mt.parent, mt.mountpoint), m);
+  mt.attached = 0;
+  Dentry& mp = dentries_[mt.mountpoint];
+  mp.mounts = mp.mounts - 1;
+  mounts_[mt.parent].children = mounts_[mt.parent].children - 1;
+  sbs_[mt.sb].mounts = sbs_[mt.sb].mounts - 1;
+  DentryId mp_dentry = mt.mountpoint;
+  // A detached mount is its own parent (umount_tree()/unhash_mnt()): walks
+  // and ".." stop at its root. The slot stays allocated: open files may
+  // still name this mount.
+  mt.parent = kNone;
+  mt.mountpoint = kNone;
+  DentryPut(mp_dentry);
+  // The root dentry stays pinned while the slot lives: files on a
+  // detached mount still compare against it.
+}
+
+void World::SetMountFlags(MountId m, uint32_t flags) {
+  mounts_[m].flags = flags;
+}
+
+void World::SetSbFlags(SbId sb, uint32_t flags) { sbs_[sb].flags = flags; }
+
+}  // namespace pathwarden::vfs

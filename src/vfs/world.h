@@ -1,0 +1,313 @@
+// The filesystem model: inodes, dentries, mounts and superblocks of tmpfs
+// filesystems, as the VFS of Linux 6.18 holds them.
+// Linux: fs/dcache.c, fs/inode.c, fs/namespace.c, mm/shmem.c
+
+#ifndef PATHWARDEN_SRC_VFS_WORLD_H_
+#define PATHWARDEN_SRC_VFS_WORLD_H_
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pathwarden/acl.h"
+#include "src/base/arena.h"
+#include "src/base/id_hash.h"
+#include "src/base/seqlock.h"
+#include "src/base/string_pool.h"
+
+namespace pathwarden::vfs {
+
+using internal::Published;
+using internal::Relaxed;
+using internal::StrId;
+
+using InodeId = uint32_t;
+using DentryId = uint32_t;
+using MountId = uint32_t;
+using SbId = uint32_t;
+using AclId = uint32_t;
+
+// Id 0 of every arena means "none".
+inline constexpr uint32_t kNone = 0;
+
+// Inode::flags
+inline constexpr uint32_t kInodeFastSearch = 1u << 0;  // anyone may search
+inline constexpr uint32_t kInodeImmutable = 1u << 1;   // chattr +i
+inline constexpr uint32_t kInodeAppend = 1u << 2;      // chattr +a
+inline constexpr uint32_t kInodeDead = 1u << 3;        // IS_DEADDIR
+
+// Mount::flags (MNT_*)
+inline constexpr uint32_t kMntReadonly = 1u << 0;
+inline constexpr uint32_t kMntNoexec = 1u << 1;
+inline constexpr uint32_t kMntNosuid = 1u << 2;
+inline constexpr uint32_t kMntNodev = 1u << 3;
+inline constexpr uint32_t kMntNosymfollow = 1u << 4;
+
+// Superblock::flags
+inline constexpr uint32_t kSbReadonly = 1u << 0;
+
+// Dentry::flags
+inline constexpr uint32_t kDentryHashed = 1u << 0;  // linked under its parent
+
+// Inode
+//
+// One tmpfs inode. Every field may be read by a reader thread while the
+// writer changes it (see src/base/seqlock.h); `mode` and the ACLs change
+// only through World::SetModeAndAcl(), which keeps kInodeFastSearch exact.
+struct Inode {
+  Relaxed<uint32_t> mode;   // S_IFMT | 07777; 0 for a free slot
+  Relaxed<uint32_t> uid;
+  Relaxed<uint32_t> gid;
+  Relaxed<uint32_t> nlink;
+  Relaxed<uint32_t> rdev;   // makedev() of devices
+  Published<AclId> acl;     // access ACL, kNone when none
+  Published<AclId> default_acl;
+  Relaxed<uint32_t> sb;
+  Relaxed<uint32_t> flags;  // kInode*
+  Published<StrId> data;    // symlink body, or regular file content
+  Relaxed<uint32_t> nchildren;  // directories: hashed children
+  Relaxed<uint32_t> dentry;     // directories: their one dentry
+  Relaxed<uint32_t> refs;       // live dentries pointing here
+  Relaxed<uint32_t> writers;    // open files with FMODE_WRITE
+  Relaxed<uint32_t> readers;    // open files with FMODE_READ
+  Relaxed<uint32_t> landlock_object;  // kNone until a rule tags it
+};
+
+// Dentry
+//
+// A name in a directory. Unlinked dentries stay alive (unhashed) while an
+// open file, a working directory or a child still refers to them, keeping
+// their last parent, as Linux's do.
+struct Dentry {
+  Relaxed<uint32_t> parent;  // itself for the root of a filesystem
+  Published<StrId> name;
+  Relaxed<uint32_t> hash;    // MixHash(parent, name hash) while hashed
+  Relaxed<uint32_t> inode;
+  Relaxed<uint32_t> flags;   // kDentry*
+  Relaxed<uint32_t> mounts;  // mounts whose mountpoint this is
+  Relaxed<uint32_t> refs;
+};
+
+// Mount
+//
+// A vfsmount: which dentry of which superblock is its root, and where it
+// is attached (parent mount and mountpoint dentry in the parent's
+// filesystem). The root mount has parent kNone.
+struct Mount {
+  Relaxed<uint32_t> parent;
+  Relaxed<uint32_t> mountpoint;
+  Relaxed<uint32_t> root;
+  Relaxed<uint32_t> sb;
+  Relaxed<uint32_t> flags;     // kMnt*
+  Relaxed<uint32_t> refs;      // open files, working and root directories
+  Relaxed<uint32_t> children;  // mounts attached to this one
+  Relaxed<uint32_t> attached;  // 1 while in the mount tree
+};
+
+struct Superblock {
+  Relaxed<uint32_t> flags;  // kSb*
+  Relaxed<uint32_t> root;   // root dentry
+  Relaxed<uint32_t> mounts; // mounts of this superblock
+};
+
+// PathPos
+//
+// A position in the namespace: Linux's struct path (mount, dentry).
+struct PathPos {
+  MountId mnt = kNone;
+  DentryId dentry = kNone;
+  friend bool operator==(const PathPos&, const PathPos&) = default;
+};
+
+// World
+//
+// The model of one mount namespace. One writer thread changes it through
+// the non-const methods, bracketed by a WriteGuard; any number of readers
+// use the const methods and validate their answer with seq() (see
+// src/base/seqlock.h). Readers never block each other.
+class World {
+ public:
+  World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // Readers.
+
+  const Inode& inode(InodeId id) const noexcept { return inodes_[id]; }
+  const Dentry& dentry(DentryId id) const noexcept { return dentries_[id]; }
+  const Mount& mount(MountId id) const noexcept { return mounts_[id]; }
+  const Superblock& sb(SbId id) const noexcept { return sbs_[id]; }
+  const PosixAcl* acl(AclId id) const noexcept { return acls_[id].ptr.get(); }
+  std::string_view str(StrId id) const noexcept { return strings_.Get(id); }
+  InodeId inode_of(DentryId d) const noexcept { return dentries_[d].inode; }
+  const Inode& inode_at(DentryId d) const noexcept {
+    return inodes_[dentries_[d].inode];
+  }
+
+  // The root of the namespace: the root mount and its root dentry.
+  PathPos root() const noexcept { return {root_mnt_, mounts_[root_mnt_].root}; }
+
+  // Lookup()
+  //
+  // The hashed child of `parent` called `name`, or kNone (d_lookup()).
+  DentryId Lookup(DentryId parent, std::string_view name) const noexcept;
+
+  // LookupMount()
+  //
+  // The mount attached on `mountpoint` inside `parent`, or kNone
+  // (lookup_mnt()).
+  MountId LookupMount(MountId parent, DentryId mountpoint) const noexcept;
+
+  // IsDescendant()
+  //
+  // `d` is `ancestor` or below it in its filesystem (is_subdir()).
+  bool IsDescendant(DentryId d, DentryId ancestor) const noexcept;
+
+  // PathOf()
+  //
+  // The absolute path of a position as seen from `root` (d_path()), for
+  // messages. Unlinked dentries get " (deleted)".
+  std::string PathOf(PathPos p, PathPos root) const;
+  std::string PathOf(PathPos p) const { return PathOf(p, root()); }
+
+  const internal::SeqCount& seq() const noexcept { return seq_; }
+
+  // Writers.
+
+  // WriteGuard
+  //
+  // Brackets one change so readers retry across it. Nests: only the
+  // outermost guard moves the sequence counter.
+  class WriteGuard {
+   public:
+    explicit WriteGuard(World& w) : w_(w) {
+      if (w_.write_depth_++ == 0) w_.seq_.WriteBegin();
+    }
+    ~WriteGuard() {
+      if (--w_.write_depth_ == 0) w_.seq_.WriteEnd();
+    }
+    WriteGuard(const WriteGuard&) = delete;
+    WriteGuard& operator=(const WriteGuard&) = delete;
+
+   private:
+    World& w_;
+  };
+
+  StrId Intern(std::string_view s) { return strings_.Intern(s); }
+  AclId InternAcl(const PosixAcl& acl);
+
+  // NewSuperblock()
+  //
+  // A fresh tmpfs with a root directory of the given mode and owner.
+  SbId NewSuperblock(uint32_t root_mode, uint32_t uid, uint32_t gid);
+
+  // NewInode()
+  //
+  // An inode of `sb`, not yet linked anywhere.
+  InodeId NewInode(SbId sb, uint32_t mode, uint32_t uid, uint32_t gid,
+                   uint32_t rdev = 0);
+
+  // SetModeAndAcl()
+  //
+  // The one place that changes an inode's mode or ACLs, so the cached
+  // "anyone may search" bit is recomputed whenever its inputs change
+  // (seed patch "permission check avoidance during lookup", v2).
+  void SetModeAndAcl(InodeId ino, uint32_t mode, AclId acl);
+  void SetDefaultAcl(InodeId ino, AclId acl);
+  void SetOwner(InodeId ino, uint32_t uid, uint32_t gid);
+  void SetFlags(InodeId ino, uint32_t set, uint32_t clear);
+  void SetData(InodeId ino, StrId data);
+  void SetNlink(InodeId ino, uint32_t nlink);
+  void AddOpenCounts(InodeId ino, int readers, int writers);
+  void SetLandlockObject(InodeId ino, uint32_t object);
+
+  // Link()
+  //
+  // A new hashed dentry `name` in directory dentry `parent` for `ino`
+  // (d_instantiate). Does not touch nlink.
+  DentryId Link(DentryId parent, std::string_view name, InodeId ino);
+
+  // Unhash()
+  //
+  // Removes `d` from its parent's names (d_delete); it lives on while
+  // referenced.
+  void Unhash(DentryId d);
+
+  // Move()
+  //
+  // Renames `d` to `name` in `new_parent` (d_move).
+  void Move(DentryId d, DentryId new_parent, std::string_view name);
+
+  // Exchange()
+  //
+  // Swaps the names of two dentries (d_exchange).
+  void Exchange(DentryId a, DentryId b);
+
+  // GetPath() / PutPath()
+  //
+  // Pin or release a position (open file, working or root directory).
+  void GetPath(PathPos p);
+  void PutPath(PathPos p);
+
+  // Mounts.
+  MountId NewRootMount(SbId sb);
+  MountId Attach(PathPos mountpoint, SbId sb, DentryId root, uint32_t flags);
+  void Detach(MountId m);
+  void SetMountFlags(MountId m, uint32_t flags);
+  void SetSbFlags(SbId sb, uint32_t flags);
+
+  // Sizes for the import benchmark.
+  size_t bytes_inodes() const { return inodes_.bytes(); }
+  size_t bytes_dentries() const { return dentries_.bytes() + dhash_.bytes(); }
+  size_t bytes_strings() const { return strings_.bytes(); }
+  uint32_t live_inodes() const { return inodes_.live(); }
+  uint32_t live_dentries() const { return dentries_.live(); }
+  uint32_t dentry_end() const { return dentries_.end(); }
+  // Every mount id ever used is below mount_end() (for scans of the tree).
+  uint32_t mount_end() const { return mounts_.end(); }
+
+  // A callback when an inode is freed (Landlock releases its object).
+  void set_on_inode_free(void (*fn)(void*, InodeId), void* arg) {
+    on_inode_free_ = fn;
+    on_inode_free_arg_ = arg;
+  }
+
+ private:
+  struct AclSlot {
+    std::unique_ptr<const PosixAcl> ptr;
+  };
+
+  void DentryGet(DentryId d);
+  void DentryPut(DentryId d);
+  void InodePut(InodeId i);
+  void Hash(DentryId d);
+  static uint32_t FastSearch(uint32_t mode, AclId acl) {
+    return S_ISDIR(mode) && (mode & 0111) == 0111 && acl == kNone
+               ? kInodeFastSearch
+               : 0;
+  }
+
+  internal::SeqCount seq_;
+  internal::StableArena<Inode> inodes_;
+  internal::StableArena<Dentry> dentries_;
+  internal::StableArena<Mount> mounts_;
+  internal::StableArena<Superblock> sbs_;
+  internal::StableArena<AclSlot> acls_;
+  internal::StringPool strings_;
+  internal::IdHashTable dhash_;
+  internal::IdHashTable mhash_;
+  std::unordered_map<std::string, AclId> acl_index_;
+  MountId root_mnt_ = kNone;
+  int write_depth_ = 0;
+  void (*on_inode_free_)(void*, InodeId) = nullptr;
+  void* on_inode_free_arg_ = nullptr;
+};
+
+}  // namespace pathwarden::vfs
+
+#endif  // PATHWARDEN_SRC_VFS_WORLD_H_

@@ -1,0 +1,355 @@
+// The path walk.
+// Linux: fs/namei.c @6.18 (link_path_walk, walk_component, step_into,
+// pick_link, may_follow_link, handle_dots, follow_dotdot, lookup_last,
+// path_lookupat, path_parentat)
+
+#include "src/walk/namei.h"
+
+#include <fmt/format.h>
+
+#include "src/perm/permission.h"
+
+namespace pathwarden::walk {
+namespace {
+
+using vfs::DentryId;
+using vfs::PathPos;
+using vfs::World;
+
+LastType Classify(std::string_view c) {
+  if (c.size() == 1 && c[0] == '.') return LastType::kDot;
+  if (c.size() == 2 && c[0] == '.' && c[1] == '.') return LastType::kDotDot;
+  return LastType::kNorm;
+}
+
+// may_lookup(): MAY_EXEC on the directory being walked, before the next
+// component is even parsed. The fast search check skips the call for
+// directories everyone may search: it cannot change the answer.
+int MayLookup(Nameidata& nd) {
+  const World& w = *nd.env.w;
+  vfs::InodeId ino = w.inode_of(nd.path.dentry);
+  if (nd.env.stats) ++nd.env.stats->components;
+  if (nd.env.fast_search && (w.inode(ino).flags & vfs::kInodeFastSearch)) {
+    if (nd.env.stats) ++nd.env.stats->fast_components;
+    return 0;
+  }
+  perm::PermCheck pc =
+      perm::GenericPermission(w, *nd.env.cred, ino, perm::kMayExec);
+  if (pc.err && nd.env.ex)
+    nd.env.ex->Fail(Stage::kWalk,
+                    "no search permission on " +
+                        DescribeCheck(w, *nd.env.cred, nd.path, nd.root, pc));
+  return pc.err;
+}
+
+// may_follow_link(): protected_symlinks, for trailing symlinks only.
+int MayFollowLink(Nameidata& nd, vfs::InodeId link) {
+  if (!nd.env.protected_symlinks) return 0;
+  const World& w = *nd.env.w;
+  const uint32_t link_uid = w.inode(link).uid;
+  if (link_uid == nd.env.cred->fsuid) return 0;
+  if ((nd.dir_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return 0;
+  if (nd.dir_uid == link_uid) return 0;
+  if (nd.env.ex)
+    nd.env.ex->Fail(
+        Stage::kProtected,
+        fmt::format("protected_symlinks: the symlink \"{}\" (owner {}) is in a "
+                    "sticky world-writable directory owned by {} and uid {} "
+                    "owns neither",
+                    nd.last, link_uid, nd.dir_uid, nd.env.cred->fsuid));
+  return EACCES;
+}
+
+// pick_link(): count, protected_symlinks, nosymfollow, then the body.
+int PickLink(Nameidata& nd, PathPos link_pos, int wflags, Link* link) {
+  const World& w = *nd.env.w;
+  if (nd.total_link_count++ >= kMaxSymlinks) {
+    if (nd.env.ex)
+      nd.env.ex->Fail(Stage::kWalk,
+                      fmt::format("more than {} symlinks followed (at {})",
+                                  kMaxSymlinks, w.PathOf(link_pos, nd.root)));
+    return ELOOP;
+  }
+  vfs::InodeId ino = w.inode_of(link_pos.dentry);
+  if (wflags & kWalkTrailing) {
+    if (int err = MayFollowLink(nd, ino)) return err;
+  }
+  if (w.mount(link_pos.mnt).flags & vfs::kMntNosymfollow) {
+    if (nd.env.ex)
+      nd.env.ex->Fail(Stage::kMount,
+                      fmt::format("{} is on a nosymfollow mount",
+                                  w.PathOf(link_pos, nd.root)));
+    return ELOOP;
+  }
+  std::string_view body = w.str(w.inode(ino).data);
+  if (!body.empty() && body[0] == '/') {
+    nd.path = nd.root;  // nd_jump_root(): no mount traversal
+    while (!body.empty() && body[0] == '/') body.remove_prefix(1);
+    if (body.empty()) return 0;  // a pure jump
+  }
+  if (body.empty()) return 0;
+  link->follow = true;
+  link->body = body;
+  return 0;
+}
+
+// follow_dotdot(): stay at the process root; from a mount root, climb to
+// the mountpoint (skipping mountpoints that are themselves mount roots);
+// then the dentry parent, which must still be under the mount's root.
+int FollowDotdot(Nameidata& nd, DentryId* parent) {
+  const World& w = *nd.env.w;
+  if (nd.path == nd.root) {
+    *parent = nd.path.dentry;
+    return 0;
+  }
+  if (nd.path.dentry == w.mount(nd.path.mnt).root) {
+    vfs::MountId m = nd.path.mnt;
+    bool found = false;
+    for (uint32_t guard = 0; guard < 1u << 20; ++guard) {
+      const vfs::Mount& mt = w.mount(m);
+      if (mt.parent == vfs::kNone) break;
+      DentryId mp = mt.mountpoint;
+      m = mt.parent;
+      if (nd.root.dentry == mp && nd.root.mnt == m) break;
+      if (mp != w.mount(m).root) {
+        nd.path = {m, mp};
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      *parent = nd.path.dentry;  // in_root
+      return 0;
+    }
+  }
+  DentryId p = w.dentry(nd.path.dentry).parent;
+  // path_connected(): a bind mount of a subtree must not be escaped.
+  const vfs::Mount& mt = w.mount(nd.path.mnt);
+  if (mt.root != w.sb(mt.sb).root && !w.IsDescendant(p, mt.root)) {
+    if (nd.env.ex)
+      nd.env.ex->Fail(Stage::kWalk,
+                      fmt::format("\"..\" of {} leaves its bind mount",
+                                  w.PathOf(nd.path, nd.root)));
+    return ENOENT;
+  }
+  *parent = p;
+  return 0;
+}
+
+}  // namespace
+
+int CheckName(const WalkEnv& env, std::string_view name, bool allow_empty) {
+  if (name.size() >= kPathMax) {
+    if (env.ex)
+      env.ex->Fail(Stage::kArgs,
+                   fmt::format("the path is {} bytes; PATH_MAX is 4096 with "
+                               "the NUL",
+                               name.size()));
+    return ENAMETOOLONG;
+  }
+  if (name.empty() && !allow_empty) {
+    if (env.ex) env.ex->Fail(Stage::kArgs, "the path is empty");
+    return ENOENT;
+  }
+  return 0;
+}
+
+void TraverseMounts(const World& w, PathPos* p) {
+  for (uint32_t guard = 0; guard < 1u << 20; ++guard) {
+    if (w.dentry(p->dentry).mounts == 0) return;
+    vfs::MountId m = w.LookupMount(p->mnt, p->dentry);
+    if (m == vfs::kNone) return;
+    *p = {m, w.mount(m).root};
+  }
+}
+
+int PathInit(Nameidata& nd, const Start& start, std::string_view name) {
+  if (!name.empty() && name[0] == '/') {
+    nd.path = nd.root;
+    return 0;
+  }
+  if (!start.has_dirfd) {
+    nd.path = nd.env.cwd;
+    return 0;
+  }
+  if (start.bad_fd) {
+    if (nd.env.ex) nd.env.ex->Fail(Stage::kFd, "the dirfd is not an open file");
+    return EBADF;
+  }
+  if (!name.empty() && !CanLookup(*nd.env.w, start.pos.dentry)) {
+    if (nd.env.ex)
+      nd.env.ex->Fail(Stage::kWalk,
+                      fmt::format("the dirfd {} is not a directory",
+                                  nd.env.w->PathOf(start.pos, nd.root)));
+    return ENOTDIR;
+  }
+  nd.path = start.pos;
+  return 0;
+}
+
+DentryId LookupChild(const Nameidata& nd, int* err) {
+  const World& w = *nd.env.w;
+  const vfs::Inode& dir = w.inode_at(nd.path.dentry);
+  if (dir.flags & vfs::kInodeDead) {
+    if (nd.env.ex)
+      nd.env.ex->Fail(Stage::kVfs,
+                      fmt::format("{} was removed: nothing can be looked up in it",
+                                  w.PathOf(nd.path, nd.root)));
+    *err = ENOENT;
+    return vfs::kNone;
+  }
+  if (nd.last.size() > kNameMax) {
+    if (nd.env.ex)
+      nd.env.ex->Fail(Stage::kWalk,
+                      fmt::format("a component of {} bytes exceeds NAME_MAX "
+                                  "(255) in {}",
+                                  nd.last.size(), w.PathOf(nd.path, nd.root)));
+    *err = ENAMETOOLONG;
+    return vfs::kNone;
+  }
+  DentryId d = w.Lookup(nd.path.dentry, nd.last);
+  if (d == vfs::kNone) {
+    if (nd.env.ex) {
+      std::string dir_path = w.PathOf(nd.path, nd.root);
+      nd.env.ex->Fail(Stage::kWalk,
+                      fmt::format("{}{}{} does not exist", dir_path,
+                                  dir_path == "/" ? "" : "/", nd.last));
+    }
+    *err = ENOENT;
+  }
+  return d;
+}
+
+int StepInto(Nameidata& nd, int wflags, DentryId child, Link* link) {
+  const World& w = *nd.env.w;
+  PathPos p{nd.path.mnt, child};
+  TraverseMounts(w, &p);
+  const uint32_t mode = w.inode_at(p.dentry).mode;
+  if (!S_ISLNK(mode) ||
+      ((wflags & kWalkTrailing) && !(nd.flags & kLookupFollow)) ||
+      (wflags & kWalkNofollow)) {
+    nd.path = p;
+    return 0;
+  }
+  return PickLink(nd, p, wflags, link);
+}
+
+int HandleDots(Nameidata& nd, LastType type) {
+  if (type != LastType::kDotDot) return 0;
+  DentryId parent = vfs::kNone;
+  if (int err = FollowDotdot(nd, &parent)) return err;
+  Link unused;
+  return StepInto(nd, kWalkNofollow, parent, &unused);
+}
+
+int WalkComponent(Nameidata& nd, int wflags, Link* link) {
+  if (nd.last_type != LastType::kNorm) return HandleDots(nd, nd.last_type);
+  int err = 0;
+  DentryId d = LookupChild(nd, &err);
+  if (d == vfs::kNone) return err;
+  return StepInto(nd, wflags, d, link);
+}
+
+int LinkPathWalk(Nameidata& nd, std::string_view name) {
+  const World& w = *nd.env.w;
+  int depth = 0;
+  nd.last_type = LastType::kRoot;
+  nd.last = {};
+  nd.last_slash = false;
+  nd.flags |= kLookupParent;
+  size_t i = 0;
+  while (i < name.size() && name[i] == '/') ++i;
+  if (i == name.size()) {
+    nd.dir_mode = 0;  // only slashes: no hardening checks apply
+    return 0;
+  }
+  for (;;) {
+    if (int err = MayLookup(nd)) return err;
+    const size_t start = i;
+    while (i < name.size() && name[i] != '/') ++i;
+    nd.last = name.substr(start, i - start);
+    nd.last_type = Classify(nd.last);
+    bool at_end = i == name.size();
+    nd.last_slash = false;
+    if (!at_end) {
+      while (i < name.size() && name[i] == '/') ++i;
+      at_end = i == name.size();
+      nd.last_slash = at_end;
+    }
+    Link link;
+    int err;
+    if (at_end) {
+      if (depth == 0) {
+        const vfs::Inode& dir = w.inode_at(nd.path.dentry);
+        nd.dir_mode = dir.mode;
+        nd.dir_uid = dir.uid;
+        nd.flags &= ~kLookupParent;
+        return 0;
+      }
+      // The last component of a nested symlink body.
+      name = nd.stack[--depth];
+      i = 0;
+      err = WalkComponent(nd, 0, &link);
+    } else {
+      err = WalkComponent(nd, kWalkMore, &link);
+    }
+    if (err) return err;
+    if (link.follow) {
+      nd.stack[depth++] = name.substr(i);
+      name = link.body;
+      i = 0;
+      continue;
+    }
+    if (!CanLookup(w, nd.path.dentry)) {
+      if (nd.env.ex)
+        nd.env.ex->Fail(Stage::kWalk,
+                        fmt::format("{} is not a directory",
+                                    w.PathOf(nd.path, nd.root)));
+      return ENOTDIR;
+    }
+  }
+}
+
+int LookupLast(Nameidata& nd, Link* link) {
+  if (nd.last_type == LastType::kNorm && nd.last_slash)
+    nd.flags |= kLookupFollow | kLookupDirectory;
+  return WalkComponent(nd, kWalkTrailing, link);
+}
+
+int FilenameLookup(const WalkEnv& env, const Start& start,
+                   std::string_view name, uint32_t flags, PathPos* out) {
+  if (int err = CheckName(env, name, flags & kLookupEmpty)) return err;
+  Nameidata nd(env, flags);
+  if (int err = PathInit(nd, start, name)) return err;
+  std::string_view s = name;
+  for (;;) {
+    if (int err = LinkPathWalk(nd, s)) return err;
+    Link link;
+    if (int err = LookupLast(nd, &link)) return err;
+    if (!link.follow) break;
+    s = link.body;
+  }
+  if ((nd.flags & kLookupDirectory) && !CanLookup(*env.w, nd.path.dentry)) {
+    if (env.ex)
+      env.ex->Fail(Stage::kWalk, fmt::format("{} is not a directory",
+                                             env.w->PathOf(nd.path, nd.root)));
+    return ENOTDIR;
+  }
+  *out = nd.path;
+  return 0;
+}
+
+int FilenameParentat(const WalkEnv& env, const Start& start,
+                     std::string_view name, uint32_t flags, ParentResult* out) {
+  if (int err = CheckName(env, name, false)) return err;
+  Nameidata nd(env, flags);
+  if (int err = PathInit(nd, start, name)) return err;
+  if (int err = LinkPathWalk(nd, name)) return err;
+  out->parent = nd.path;
+  out->last = nd.last;
+  out->type = nd.last_type;
+  out->trailing_slash = nd.last_slash;
+  return 0;
+}
+
+}  // namespace pathwarden::walk

@@ -1,0 +1,157 @@
+// The path walk: one component at a time, search permission on every
+// directory, symlinks, "." and "..", mounts.
+// Linux: fs/namei.c (path_init, link_path_walk, walk_component, step_into,
+// pick_link, handle_dots, follow_dotdot, lookup_last, path_lookupat,
+// path_parentat), include/linux/namei.h
+
+#ifndef PATHWARDEN_SRC_WALK_NAMEI_H_
+#define PATHWARDEN_SRC_WALK_NAMEI_H_
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "pathwarden/cred.h"
+#include "pathwarden/executor.h"
+#include "src/engine/explain.h"
+#include "src/vfs/world.h"
+
+namespace pathwarden::walk {
+
+// LOOKUP_* flags the model uses.
+inline constexpr uint32_t kLookupFollow = 0x0001;
+inline constexpr uint32_t kLookupDirectory = 0x0002;
+inline constexpr uint32_t kLookupEmpty = 0x4000;  // empty name allowed
+inline constexpr uint32_t kLookupParent = 0x0010;
+
+// walk_component() flags.
+inline constexpr int kWalkMore = 1;
+inline constexpr int kWalkTrailing = 2;
+inline constexpr int kWalkNofollow = 4;
+
+inline constexpr int kMaxSymlinks = 40;  // MAXSYMLINKS
+inline constexpr size_t kPathMax = 4096;
+inline constexpr size_t kNameMax = 255;
+
+enum class LastType : uint8_t { kNorm, kRoot, kDot, kDotDot };
+
+// WalkEnv
+//
+// Who walks and how: the world, the caller's credentials, its root and
+// working directory, the options, and where to count and explain.
+struct WalkEnv {
+  const vfs::World* w = nullptr;
+  const Cred* cred = nullptr;
+  vfs::PathPos root;
+  vfs::PathPos cwd;
+  bool fast_search = true;
+  int protected_symlinks = 0;
+  EngineStats* stats = nullptr;
+  Explainer* ex = nullptr;
+};
+
+// Start
+//
+// Where a relative name begins: the working directory (no dirfd), or an
+// open file's path. `bad_fd` when the dirfd names no open file (EBADF, but
+// only if the name is relative: an absolute name ignores the dirfd).
+struct Start {
+  bool has_dirfd = false;
+  bool bad_fd = false;
+  vfs::PathPos pos;
+};
+
+// Link
+//
+// What walk_component() asks the loop to do next: nothing, or walk a
+// symlink body.
+struct Link {
+  bool follow = false;
+  std::string_view body;
+};
+
+// Nameidata
+//
+// The state of one walk (struct nameidata).
+class Nameidata {
+ public:
+  Nameidata(const WalkEnv& e, uint32_t f) : env(e), root(e.root), flags(f) {}
+
+  const WalkEnv& env;
+  vfs::PathPos path;
+  vfs::PathPos root;
+  uint32_t flags;
+  std::string_view last;
+  LastType last_type = LastType::kRoot;
+  bool last_slash = false;  // trailing slashes after `last`
+  uint32_t dir_mode = 0;    // the directory holding the last component
+  uint32_t dir_uid = 0;
+  int total_link_count = 0;
+  std::array<std::string_view, kMaxSymlinks + 1> stack{};
+};
+
+// CheckName()
+//
+// getname(): ENAMETOOLONG for 4096 bytes or more, ENOENT for an empty name
+// unless `allow_empty`.
+int CheckName(const WalkEnv& env, std::string_view name, bool allow_empty);
+
+// PathInit()
+//
+// Sets nd.path to the root (absolute name) or the start (relative);
+// EBADF for a bad dirfd, ENOTDIR for a dirfd that is not a directory when
+// the name is not empty. No permission check here.
+int PathInit(Nameidata& nd, const Start& start, std::string_view name);
+
+// LinkPathWalk()
+//
+// Walks every component but the last; sets nd.last, nd.last_type,
+// nd.last_slash and nd.dir_mode/dir_uid.
+int LinkPathWalk(Nameidata& nd, std::string_view name);
+
+// WalkComponent() / LookupLast() / HandleDots() / StepInto()
+int WalkComponent(Nameidata& nd, int wflags, Link* link);
+int LookupLast(Nameidata& nd, Link* link);
+int HandleDots(Nameidata& nd, LastType type);
+int StepInto(Nameidata& nd, int wflags, vfs::DentryId child, Link* link);
+
+// LookupChild()
+//
+// The child of nd.path called nd.last: ENOENT for a dead directory or a
+// missing name, ENAMETOOLONG for a name over 255 bytes (tmpfs's
+// simple_lookup()). Returns kNone with *err set on failure.
+vfs::DentryId LookupChild(const Nameidata& nd, int* err);
+
+// TraverseMounts()
+//
+// Moves to the root of the top-most mount on `p` (handle_mounts()).
+void TraverseMounts(const vfs::World& w, vfs::PathPos* p);
+
+// CanLookup()
+//
+// d_can_lookup(): a directory.
+inline bool CanLookup(const vfs::World& w, vfs::DentryId d) {
+  return S_ISDIR(w.inode_at(d).mode);
+}
+
+// FilenameLookup()
+//
+// path_lookupat(): resolves `name` to a position. `flags` of kLookup*.
+int FilenameLookup(const WalkEnv& env, const Start& start,
+                   std::string_view name, uint32_t flags, vfs::PathPos* out);
+
+// ParentResult / FilenameParentat()
+//
+// path_parentat(): resolves all but the last component.
+struct ParentResult {
+  vfs::PathPos parent;
+  std::string_view last;
+  LastType type = LastType::kRoot;
+  bool trailing_slash = false;
+};
+int FilenameParentat(const WalkEnv& env, const Start& start,
+                     std::string_view name, uint32_t flags, ParentResult* out);
+
+}  // namespace pathwarden::walk
+
+#endif  // PATHWARDEN_SRC_WALK_NAMEI_H_
