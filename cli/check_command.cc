@@ -111,6 +111,28 @@ int RunCheck(const CheckOptions& o) {
       std::cerr << engine.message << "\n";
       return 2;
     }
+    if (o.cross_check) {
+      // Every variant must give the same result and the same reason.
+      for (bool fast : {true, false}) {
+        for (LayerLayout layout : {LayerLayout::kByLayer, LayerLayout::kByAccess}) {
+          EngineOptions v = o.engine;
+          v.fast_search = fast;
+          v.layout = layout;
+          RunResult other = RunInEngine(s, v);
+          const std::string name = fmt::format(
+              "{}, {}", fast ? "fast search" : "no fast search",
+              layout == LayerLayout::kByLayer ? "by-layer" : "by-access");
+          for (size_t i = 0; i < s.steps.size() && i < other.steps.size(); ++i) {
+            const StepResult& a = engine.steps[i];
+            const StepResult& b = other.steps[i];
+            if (a.err == b.err && a.reason == b.reason) continue;
+            ++failed;
+            fmt::print("FAIL {}:{} variants differ ({}): {} \"{}\" vs {} \"{}\"\n", s.file,
+                       i + 1, name, ErrnoName(a.err), a.reason, ErrnoName(b.err), b.reason);
+          }
+        }
+      }
+    }
     if (!o.json && !o.quiet && !s.description.empty())
       fmt::print("{} -- {}\n", s.file, s.description);
     for (size_t i = 0; i < s.steps.size(); ++i) {

@@ -16,6 +16,9 @@ struct CheckOptions {
   bool kernel = false;
   bool both = false;
   bool quiet = false;  // only failures and the summary
+  // Run the engine in every configuration (fast search on and off, both
+  // layer-mask layouts) and fail on any difference in result or reason.
+  bool cross_check = false;
   EngineOptions engine;
 };
 
