@@ -104,9 +104,13 @@ int RunCheck(const CheckOptions& o) {
     return color ? fmt::format("\033[{}m{}\033[0m", code, text) : std::string(text);
   };
   uint64_t steps = 0, failed = 0, skipped_files = 0;
+  EngineStats total;
   for (const Loaded& l : files) {
     const Scenario& s = l.s;
-    RunResult engine = RunInEngine(s, o.engine);
+    EngineStats stats;
+    RunResult engine = RunInEngine(s, o.engine, &stats);
+    total.components += stats.components;
+    total.fast_components += stats.fast_components;
     if (engine.status == RunResult::Status::kError) {
       std::cerr << engine.message << "\n";
       return 2;
@@ -156,10 +160,16 @@ int RunCheck(const CheckOptions& o) {
                  r.reason.empty() ? "ok" : r.reason);
     }
   }
-  if (!o.json)
+  if (!o.json) {
     fmt::print("check: {} file{}, {} steps, {} passed, {} failed{}\n", files.size(),
                files.size() == 1 ? "" : "s", steps, steps - failed, failed,
                skipped_files ? fmt::format(", {} skipped", skipped_files) : "");
+    if (!o.quiet && total.components)
+      fmt::print("fast search: {} of {} components searched took the fast path ({:.1f}%){}\n",
+                 total.fast_components, total.components,
+                 100.0 * total.fast_components / total.components,
+                 o.engine.fast_search ? "" : " -- switched off");
+  }
   if (failed) return 1;
   if (!files.empty() && skipped_files == files.size()) return 77;
   return 0;
