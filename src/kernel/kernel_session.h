@@ -1,0 +1,69 @@
+// Many scenarios on the real kernel under one hold of the sysctl lock, for
+// callers that run thousands (the differential fuzzer).
+
+#ifndef PATHWARDEN_SRC_KERNEL_KERNEL_SESSION_H_
+#define PATHWARDEN_SRC_KERNEL_KERNEL_SESSION_H_
+
+#include <cstdint>
+#include <expected>
+#include <memory>
+#include <string>
+
+#include "pathwarden/executor.h"
+#include "pathwarden/scenario.h"
+#include "src/kernel/sysctl_guard.h"
+
+namespace pathwarden::kernel_internal {
+
+// KernelSession
+//
+// Holds the sysctl lock from Open() to destruction; sysctls are written
+// only when a scenario's values differ from the current ones, and the
+// host's come back when the session ends. Each Run() still gets fresh
+// namespaces, a fresh tmpfs and fresh processes. Not thread-safe: one
+// session per thread (sessions in one process serialize on the lock).
+//
+// Example:
+//   auto session = KernelSession::Open();
+//   if (!session) return Fail(session.error());
+//   for (const Scenario& s : batch) results.push_back((*session)->Run(s, {}));
+class KernelSession {
+ public:
+  // Open()
+  //
+  // Fails (with the reason) when KernelUnavailableReason() is not empty or
+  // the sysctl state cannot be taken over.
+  static std::expected<std::unique_ptr<KernelSession>, std::string> Open();
+
+  // Run()
+  //
+  // As RunInKernel(). kSkipped for another ABI, for capabilities this
+  // machine cannot grant, and for devices other than null, zero and full
+  // (opening another device could reach a real driver).
+  RunResult Run(const Scenario& s, const KernelOptions& options);
+
+ private:
+  KernelSession(std::unique_ptr<SysctlGuard> sysctl, uint64_t caps, int abi)
+      : sysctl_(std::move(sysctl)), caps_available_(caps), abi_(abi) {}
+
+  RunResult RunSupervisor(const Scenario& s, const KernelOptions& options);
+
+  std::unique_ptr<SysctlGuard> sysctl_;
+  uint64_t caps_available_;
+  int abi_;
+};
+
+// SkipReason()
+//
+// Why `s` cannot run on this kernel ("" when it can): another ABI, a
+// capability outside `caps_available`, or an unsafe device number.
+std::string SkipReason(const Scenario& s, int abi, uint64_t caps_available);
+
+// AvailableCaps()
+//
+// This process's permitted capabilities: what "all" means here.
+uint64_t AvailableCaps();
+
+}  // namespace pathwarden::kernel_internal
+
+#endif  // PATHWARDEN_SRC_KERNEL_KERNEL_SESSION_H_
