@@ -143,6 +143,12 @@ std::expected<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
   return std::unique_ptr<SysctlGuard>(new SysctlGuard(fd, dir, *host));
 }
 
+std::expected<SysctlValues, std::string> ReadHostSysctls(const std::string& dir) {
+  auto guard = SysctlGuard::Acquire(dir);
+  if (!guard) return std::unexpected(guard.error());
+  return (*guard)->host();
+}
+
 SysctlGuard::~SysctlGuard() {
   // Nothing to report to: a failure leaves sysctl.saved for the next holder.
   (void)Restore();

@@ -22,6 +22,13 @@ using SysctlValues = std::array<int, 4>;  // in kSysctlNames order
 // regular,fifos}.
 std::expected<SysctlValues, std::string> ReadSysctls();
 
+// ReadHostSysctls()
+//
+// The host's values: read under the lock (after repairing a crash), so
+// never the values of a scenario another process is running.
+std::expected<SysctlValues, std::string> ReadHostSysctls(
+    const std::string& dir = kStateDir);
+
 // SysctlGuard
 //
 // Holds an exclusive flock on `<dir>/sysctl.lock` for its lifetime, so that
