@@ -11,6 +11,8 @@
 
 #include "pathwarden/executor.h"
 #include "pathwarden/scenario.h"
+#include "src/kernel/kernel_server.h"
+#include "src/kernel/supervisor.h"
 #include "src/kernel/sysctl_guard.h"
 
 namespace pathwarden::kernel_internal {
@@ -29,11 +31,18 @@ namespace pathwarden::kernel_internal {
 //   for (const Scenario& s : batch) results.push_back((*session)->Run(s, {}));
 class KernelSession {
  public:
+  // How supervisors are started: forked from a lean server process (the
+  // default: fork costs grow with the forking process's memory), or from
+  // the calling process (one scenario, where starting a server costs more).
+  enum class Launch { kServer, kDirect };
+
   // Open()
   //
   // Fails (with the reason) when KernelUnavailableReason() is not empty or
   // the sysctl state cannot be taken over.
-  static std::expected<std::unique_ptr<KernelSession>, std::string> Open();
+  static std::expected<std::unique_ptr<KernelSession>, std::string> Open(
+      Launch launch = Launch::kServer);
+  ~KernelSession();
 
   // Run()
   //
@@ -43,14 +52,17 @@ class KernelSession {
   RunResult Run(const Scenario& s, const KernelOptions& options);
 
  private:
-  KernelSession(std::unique_ptr<SysctlGuard> sysctl, uint64_t caps, int abi)
-      : sysctl_(std::move(sysctl)), caps_available_(caps), abi_(abi) {}
+  KernelSession(std::unique_ptr<SysctlGuard> sysctl, SupervisorParams params, int abi,
+                Launch launch)
+      : sysctl_(std::move(sysctl)), params_(std::move(params)), abi_(abi), launch_(launch) {}
 
-  RunResult RunSupervisor(const Scenario& s, const KernelOptions& options);
-
+  // Destroyed before the guard: the server's supervisors are gone before
+  // the host's sysctls come back.
   std::unique_ptr<SysctlGuard> sysctl_;
-  uint64_t caps_available_;
+  std::unique_ptr<KernelServer> server_;
+  SupervisorParams params_;
   int abi_;
+  Launch launch_;
 };
 
 // SkipReason()

@@ -1,12 +1,14 @@
 // Messages between the kernel executor's processes: fixed-size requests,
-// short replies, descriptors as SCM_RIGHTS, and the encoded RunResult.
+// short replies, descriptors as SCM_RIGHTS.
 
 #include "src/kernel/wire.h"
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -67,44 +69,6 @@ ssize_t RecvMsg(int sock, void* data, size_t len, int* fd) {
   return n;
 }
 
-class Writer {
- public:
-  void U32(uint32_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof(v)); }
-  void U64(uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof(v)); }
-  void Str(std::string_view s) {
-    U32(static_cast<uint32_t>(s.size()));
-    out_.append(s);
-  }
-  std::string Take() { return std::move(out_); }
-
- private:
-  std::string out_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool U32(uint32_t* v) { return Raw(v, sizeof(*v)); }
-  bool U64(uint64_t* v) { return Raw(v, sizeof(*v)); }
-  bool Str(std::string* s) {
-    uint32_t n = 0;
-    if (!U32(&n) || n > in_.size()) return false;
-    s->assign(in_.substr(0, n));
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool AtEnd() const { return in_.empty(); }
-
- private:
-  bool Raw(void* p, size_t n) {
-    if (in_.size() < n) return false;
-    std::memcpy(p, in_.data(), n);
-    in_.remove_prefix(n);
-    return true;
-  }
-  std::string_view in_;
-};
-
 }  // namespace
 
 int SendRequest(int sock, const Request& r, int fd) {
@@ -145,52 +109,53 @@ int RecvReply(int sock, Reply* r, int* fd, int timeout_ms) {
   return 0;
 }
 
-std::string EncodeResult(const RunResult& r) {
-  Writer w;
-  w.U32(static_cast<uint32_t>(r.status));
-  w.Str(r.message);
-  w.U32(static_cast<uint32_t>(r.steps.size()));
-  for (const StepResult& s : r.steps) w.U32(static_cast<uint32_t>(s.err));
-  w.U32(static_cast<uint32_t>(r.tree.size()));
-  for (const TreeEntry& e : r.tree) {
-    w.Str(e.path);
-    w.Str(e.type);
-    w.U32(e.mode);
-    w.U32(e.uid);
-    w.U32(e.gid);
-    w.U32(e.nlink);
-    w.U64(e.size);
-    w.Str(e.target);
-    w.U32(e.rdev_major);
-    w.U32(e.rdev_minor);
-    w.Str(e.acl);
-    w.Str(e.default_acl);
-  }
-  return w.Take();
+int64_t NowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-bool DecodeResult(std::string_view bytes, RunResult* r) {
-  Reader in(bytes);
-  uint32_t status = 0, n = 0;
-  if (!in.U32(&status) || status > 2 || !in.Str(&r->message) || !in.U32(&n))
-    return false;
-  r->status = static_cast<RunResult::Status>(status);
-  r->steps.assign(n, StepResult{});
-  for (StepResult& s : r->steps) {
-    uint32_t err = 0;
-    if (!in.U32(&err)) return false;
-    s.err = static_cast<int>(err);
+int WriteFrame(int fd, std::string_view bytes) {
+  uint32_t len = static_cast<uint32_t>(bytes.size());
+  std::string out(reinterpret_cast<const char*>(&len), sizeof(len));
+  out.append(bytes);
+  for (size_t done = 0; done < out.size();) {
+    ssize_t n = send(fd, out.data() + done, out.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = write(fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EPIPE;
+    done += static_cast<size_t>(n);
   }
-  if (!in.U32(&n)) return false;
-  r->tree.assign(n, TreeEntry{});
-  for (TreeEntry& e : r->tree) {
-    if (!in.Str(&e.path) || !in.Str(&e.type) || !in.U32(&e.mode) ||
-        !in.U32(&e.uid) || !in.U32(&e.gid) || !in.U32(&e.nlink) ||
-        !in.U64(&e.size) || !in.Str(&e.target) || !in.U32(&e.rdev_major) ||
-        !in.U32(&e.rdev_minor) || !in.Str(&e.acl) || !in.Str(&e.default_acl))
-      return false;
+  return 0;
+}
+
+int ReadFrame(int fd, std::string* bytes, int64_t deadline_ms) {
+  std::string in;
+  size_t want = sizeof(uint32_t);
+  bool have_len = false;
+  char buf[65536];
+  while (in.size() < want) {
+    int64_t left = deadline_ms - NowMs();
+    if (left <= 0) return ETIMEDOUT;
+    pollfd p{fd, POLLIN, 0};
+    int r = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1 << 30)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return errno;
+    if (r == 0) return ETIMEDOUT;
+    ssize_t n = read(fd, buf, std::min(sizeof(buf), want - in.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno == ECONNRESET ? EPIPE : errno;
+    if (n == 0) return EPIPE;
+    in.append(buf, static_cast<size_t>(n));
+    if (!have_len && in.size() == sizeof(uint32_t)) {
+      uint32_t len = 0;
+      std::memcpy(&len, in.data(), sizeof(len));
+      want += len;
+      have_len = true;
+    }
   }
-  return in.AtEnd();
+  bytes->assign(in, sizeof(uint32_t));
+  return 0;
 }
 
 }  // namespace pathwarden::kernel_internal

@@ -1,5 +1,5 @@
-// The kernel executor's messages: supervisor and process children over
-// SOCK_SEQPACKET pairs (with SCM_RIGHTS), and the result back to the caller.
+// The kernel executor's messages between supervisor and process children:
+// SOCK_SEQPACKET pairs, descriptors as SCM_RIGHTS.
 
 #ifndef PATHWARDEN_SRC_KERNEL_WIRE_H_
 #define PATHWARDEN_SRC_KERNEL_WIRE_H_
@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include "pathwarden/executor.h"
 
 namespace pathwarden::kernel_internal {
 
@@ -48,11 +47,18 @@ int RecvRequest(int sock, Request* r, int* fd);
 int SendReply(int sock, const Reply& r, int fd = -1);
 int RecvReply(int sock, Reply* r, int* fd, int timeout_ms);
 
-// EncodeResult() / DecodeResult()
+// WriteFrame() / ReadFrame()
 //
-// The supervisor's RunResult as bytes for the pipe to the caller.
-std::string EncodeResult(const RunResult& r);
-bool DecodeResult(std::string_view bytes, RunResult* r);
+// A length-prefixed message on a stream (pipe or SOCK_STREAM): a scenario
+// to run or a result. ReadFrame() returns 0, EPIPE when the writer is gone
+// first, or ETIMEDOUT when `deadline_ms` (CLOCK_MONOTONIC) passes.
+int WriteFrame(int fd, std::string_view bytes);
+int ReadFrame(int fd, std::string* bytes, int64_t deadline_ms);
+
+// NowMs()
+//
+// CLOCK_MONOTONIC in milliseconds, for deadlines.
+int64_t NowMs();
 
 }  // namespace pathwarden::kernel_internal
 
