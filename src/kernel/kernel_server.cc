@@ -27,6 +27,9 @@ namespace pathwarden::kernel_internal {
 namespace {
 
 constexpr const char* kServerEnv = "PATHWARDEN_KERNEL_SERVER";
+// The first frame: this, or why the server cannot run. A binary without
+// this file (a script interpreter embedding the library) says neither.
+constexpr std::string_view kReady = "pathwarden kernel server ready";
 // The server's end of the channel to its session.
 constexpr int kChannel = 3;
 
@@ -59,14 +62,13 @@ void ReapFinished() {
   // The session's signal dispositions came along through exec where they
   // were "ignore"; the supervisors must be reaped here.
   signal(SIGCHLD, SIG_DFL);
-  std::string startup;
+  std::string startup(kReady);
   if (unshare(CLONE_NEWNET) != 0) {
     startup = fmt::format("unshare(CLONE_NEWNET): {}", ErrnoName(errno));
   } else if (int err = LoopbackUp(); err != 0) {
     startup = fmt::format("bring lo up: {}", ErrnoName(err));
   }
-  // An empty first frame says "ready".
-  if (WriteFrame(kChannel, startup) != 0 || !startup.empty()) _exit(1);
+  if (WriteFrame(kChannel, startup) != 0 || startup != kReady) _exit(1);
   for (;;) {
     std::string request;
     if (ReadFrame(kChannel, &request, std::numeric_limits<int64_t>::max()) != 0) break;
@@ -121,15 +123,12 @@ std::expected<std::unique_ptr<KernelServer>, std::string> KernelServer::Spawn() 
   }
   std::unique_ptr<KernelServer> server(new KernelServer(pid, sv[0]));
   std::string hello;
-  if (int e = ReadFrame(sv[0], &hello, NowMs() + 10000); e != 0) {
-    server->Stop();
-    return std::unexpected(fmt::format("the kernel server did not start: {}", ErrnoName(e)));
-  }
-  if (!hello.empty()) {
-    server->Stop();
-    return std::unexpected(fmt::format("the kernel server cannot run: {}", hello));
-  }
-  return server;
+  int e = ReadFrame(sv[0], &hello, NowMs() + 10000);
+  if (e == 0 && hello == kReady) return server;
+  kill(pid, SIGKILL);
+  server->Stop();
+  if (e != 0) return std::unexpected(fmt::format("the kernel server did not start: {}", ErrnoName(e)));
+  return std::unexpected(fmt::format("the kernel server cannot run: {}", hello));
 }
 
 KernelServer::~KernelServer() { Stop(); }

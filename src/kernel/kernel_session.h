@@ -22,8 +22,9 @@ namespace pathwarden::kernel_internal {
 // Holds the sysctl lock from Open() to destruction; sysctls are written
 // only when a scenario's values differ from the current ones, and the
 // host's come back when the session ends. Each Run() still gets fresh
-// namespaces, a fresh tmpfs and fresh processes. Not thread-safe: one
-// session per thread (sessions in one process serialize on the lock).
+// namespaces, a fresh tmpfs and fresh processes. Not thread-safe. While it
+// is open, another session (or RunInKernel()) in another process waits for
+// it, and in this process fails at once with the reason.
 //
 // Example:
 //   auto session = KernelSession::Open();
@@ -51,6 +52,14 @@ class KernelSession {
   // (opening another device could reach a real driver).
   RunResult Run(const Scenario& s, const KernelOptions& options);
 
+  // launch()
+  //
+  // How this session starts supervisors: kDirect after a server failed to
+  // start (a caller whose /proc/self/exe lacks this library, say), with
+  // the reason in fallback_reason().
+  Launch launch() const noexcept { return launch_; }
+  const std::string& fallback_reason() const noexcept { return fallback_reason_; }
+
  private:
   KernelSession(std::unique_ptr<SysctlGuard> sysctl, SupervisorParams params, int abi,
                 Launch launch)
@@ -63,6 +72,7 @@ class KernelSession {
   SupervisorParams params_;
   int abi_;
   Launch launch_;
+  std::string fallback_reason_;
 };
 
 // SkipReason()

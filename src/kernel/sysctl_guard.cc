@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -96,6 +98,28 @@ std::expected<SysctlValues, std::string> LoadFile(const std::string& path) {
   return v;
 }
 
+// Does this process already hold the flock on `fd`'s file? Then waiting
+// for it would wait forever. Linux: fs/locks.c (/proc/locks lines).
+bool HeldByThisProcess(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  FILE* f = fopen("/proc/locks", "re");
+  if (f == nullptr) return false;
+  bool held = false;
+  char line[256];
+  while (!held && fgets(line, sizeof(line), f) != nullptr) {
+    char kind[16] = {};
+    int pid = 0;
+    unsigned maj = 0, min = 0;
+    unsigned long ino = 0;
+    if (std::sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) == 5)
+      held = std::string_view(kind) == "FLOCK" && pid == getpid() && ino == st.st_ino &&
+             makedev(maj, min) == st.st_dev;
+  }
+  fclose(f);
+  return held;
+}
+
 }  // namespace
 
 std::expected<SysctlValues, std::string> ReadSysctls() {
@@ -115,9 +139,14 @@ std::expected<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
   std::string lock_path = dir + "/sysctl.lock";
   int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return std::unexpected(fmt::format("open {}: {}", lock_path, ErrnoName(errno)));
-  int r;
-  do r = flock(fd, LOCK_EX);
-  while (r != 0 && errno == EINTR);
+  int r = flock(fd, LOCK_EX | LOCK_NB);
+  if (r != 0 && errno == EWOULDBLOCK && HeldByThisProcess(fd)) {
+    close(fd);
+    return std::unexpected(
+        "this process already holds the kernel executor's lock (a KernelSession is open): "
+        "end it first");
+  }
+  while (r != 0 && (errno == EWOULDBLOCK || errno == EINTR)) r = flock(fd, LOCK_EX);
   if (r != 0) {
     int err = errno;
     close(fd);

@@ -36,6 +36,8 @@ std::expected<SysctlValues, std::string> ReadHostSysctls(
 // On acquisition, a `<dir>/sysctl.saved` left by a crashed holder is put
 // back first. The host's values are written to `sysctl.saved` before the
 // first change; the destructor restores them and deletes the file.
+// Acquire() waits while another process holds the lock, and fails at once
+// when this process does (waiting would never end).
 //
 // Example:
 //   auto guard = SysctlGuard::Acquire();

@@ -99,5 +99,13 @@ TEST_F(SysctlGuardTest, SetWritesOnlyWhatDiffersAndRestoreUndoes) {
   EXPECT_NE(access(kSaved, F_OK), 0);
 }
 
+TEST_F(SysctlGuardTest, SecondHolderInThisProcessFailsInsteadOfWaiting) {
+  auto first = SysctlGuard::Acquire();
+  ASSERT_TRUE(first.has_value()) << first.error();
+  auto second = SysctlGuard::Acquire();
+  ASSERT_FALSE(second.has_value());
+  EXPECT_NE(second.error().find("already holds"), std::string::npos) << second.error();
+}
+
 }  // namespace
 }  // namespace pathwarden::kernel_internal
