@@ -58,6 +58,9 @@ class Supervisor {
   // the children die.
   void Run(int out_fd) {
     RunResult res = Execute();
+    // A caller gone meanwhile must not kill this process before its
+    // teardown (the children are forked already: their dispositions stay).
+    signal(SIGPIPE, SIG_IGN);
     ByteWriter w;
     EncodeResult(res, &w);
     (void)WriteFrame(out_fd, w.Take());
