@@ -103,15 +103,17 @@ std::expected<std::unique_ptr<KernelServer>, std::string> KernelServer::Spawn() 
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return std::unexpected(fmt::format("socketpair: {}", ErrnoName(errno)));
+  // Built before the fork: a multithreaded caller's child should only
+  // make system calls until execve.
+  char arg0[] = "pathwarden-kernel-server";
+  std::string env = fmt::format("{}=1", kServerEnv);
+  char* argv[] = {arg0, nullptr};
+  char* envp[] = {env.data(), nullptr};
   pid_t pid = ForkTied();
   if (pid == 0) {
     if (sv[1] != kChannel && dup2(sv[1], kChannel) < 0) _exit(127);
     syscall(SYS_close_range, kChannel + 1, ~0u, 0);
     fcntl(kChannel, F_SETFD, 0);
-    char arg0[] = "pathwarden-kernel-server";
-    std::string env = fmt::format("{}=1", kServerEnv);
-    char* argv[] = {arg0, nullptr};
-    char* envp[] = {env.data(), nullptr};
     execve("/proc/self/exe", argv, envp);
     _exit(127);
   }
