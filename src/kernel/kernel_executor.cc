@@ -22,13 +22,6 @@ namespace pathwarden {
 namespace kernel_internal {
 namespace {
 
-RunResult Status(RunResult::Status status, std::string message) {
-  RunResult r;
-  r.status = status;
-  r.message = std::move(message);
-  return r;
-}
-
 // Devices harmless to open and to ioctl: char 1:3, 1:5, 1:7 (null, zero,
 // full). Anything else might be a watchdog (this machine has one), a disk
 // or a terminal of the host. Block 1:x is the RAM disk, whose driver an
@@ -92,7 +85,7 @@ KernelSession::~KernelSession() = default;
 
 RunResult KernelSession::Run(const Scenario& s, const KernelOptions& options) {
   if (std::string why = SkipReason(s, abi_, params_.caps_available); !why.empty())
-    return Status(RunResult::Status::kSkipped, why);
+    return Skipped(why);
   if (launch_ == Launch::kServer && (server_ == nullptr || !server_->ok())) {
     server_.reset();
     auto server = KernelServer::Spawn();
@@ -105,7 +98,7 @@ RunResult KernelSession::Run(const Scenario& s, const KernelOptions& options) {
     }
   }
   if (std::string e = sysctl_->Set(s.sysctl); !e.empty())
-    return Status(RunResult::Status::kError, fmt::format("{}: internal: sysctl: {}", s.file, e));
+    return Failed(fmt::format("{}: internal: sysctl: {}", s.file, e));
   if (launch_ == Launch::kServer) return server_->Run(s, options, params_);
   return RunSupervised(s, options, params_, /*wait_for_teardown=*/true);
 }
@@ -125,18 +118,18 @@ int KernelAbi() {
 }
 
 RunResult RunInKernel(const Scenario& s, const KernelOptions& options) {
-  using kernel_internal::Status;
+  using kernel_internal::Failed;
+  using kernel_internal::Skipped;
   if (std::string why = KernelUnavailableReason(); !why.empty())
-    return Status(RunResult::Status::kSkipped, why);
+    return Skipped(why);
   // Skips need no lock: decide them before waiting for one.
   if (std::string why = kernel_internal::SkipReason(s, KernelAbi(), kernel_internal::AvailableCaps());
       !why.empty())
-    return Status(RunResult::Status::kSkipped, why);
+    return Skipped(why);
   // One scenario: forking the supervisor from here beats starting a server.
   auto session = kernel_internal::KernelSession::Open(kernel_internal::KernelSession::Launch::kDirect);
   if (!session)
-    return Status(RunResult::Status::kError,
-                  fmt::format("{}: internal: {}", s.file, session.error()));
+    return Failed(fmt::format("{}: internal: {}", s.file, session.error()));
   return (*session)->Run(s, options);
 }
 

@@ -153,10 +153,7 @@ RunResult KernelServer::Run(const Scenario& s, const KernelOptions& options,
     // A server that misses a beat is not trusted with the next scenario.
     if (pid_ > 0) kill(pid_, SIGKILL);
     Stop();
-    RunResult r;
-    r.status = RunResult::Status::kError;
-    r.message = fmt::format("{}: internal: {}: {}", s.file, what, ErrnoName(err));
-    return r;
+    return Failed(fmt::format("{}: internal: {}: {}", s.file, what, ErrnoName(err)));
   };
   if (sock_ < 0) return fail("the kernel server is gone", EPIPE);
   if (int err = WriteFrame(sock_, EncodeRequest(s, options, params)); err != 0)

@@ -21,6 +21,7 @@
 
 #include "src/kernel/layer.h"
 #include "src/kernel/process_server.h"
+#include "src/kernel/tree_builder.h"
 
 namespace pathwarden::kernel_internal {
 namespace {
@@ -29,17 +30,6 @@ constexpr long kSysFchmodat2 = 452;        // Linux 6.6; glibc 2.36 lacks it
 constexpr int kAtExecveCheck = 0x10000;    // Linux 6.14
 
 int Err(long r) { return r < 0 ? errno : 0; }
-
-int FileTypeBits(NodeType t) {
-  switch (t) {
-    case NodeType::kFifo: return S_IFIFO;
-    case NodeType::kSocket: return S_IFSOCK;
-    case NodeType::kChar: return S_IFCHR;
-    case NodeType::kBlock: return S_IFBLK;
-    case NodeType::kDir: return S_IFDIR;
-    default: return S_IFREG;
-  }
-}
 
 // A dirfd name that is not open becomes -1: the kernel then answers as for
 // any bad descriptor (EBADF for a relative path; absolute paths ignore it).
@@ -164,7 +154,7 @@ int RunStep(const ProcessTable& table, const StepSpec& step, const Request& req,
       return Err(syscall(SYS_mkdirat, dirfd, path, step.mode));
     case Op::kMknod:
       return Err(syscall(SYS_mknodat, dirfd, path,
-                         FileTypeBits(step.mknod_type) | static_cast<int>(step.mode),
+                         FileTypeBits(step.mknod_type) | step.mode,
                          makedev(step.rdev_major, step.rdev_minor)));
     case Op::kSymlink:
       return Err(syscall(SYS_symlinkat, step.target.c_str(), dirfd, path));

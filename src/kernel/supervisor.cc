@@ -30,6 +30,20 @@
 
 namespace pathwarden::kernel_internal {
 
+RunResult Skipped(std::string reason) {
+  RunResult r;
+  r.status = RunResult::Status::kSkipped;
+  r.message = std::move(reason);
+  return r;
+}
+
+RunResult Failed(std::string message) {
+  RunResult r;
+  r.status = RunResult::Status::kError;
+  r.message = std::move(message);
+  return r;
+}
+
 int LoopbackUp() {
   int so = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (so < 0) return errno;
@@ -75,26 +89,20 @@ class Supervisor {
   };
 
   RunResult Execute() {
-    if (std::string e = Isolate(); !e.empty()) return Error(e);
-    if (std::string e = BuildTree(s_); !e.empty()) return Error(e);
+    if (std::string e = Isolate(); !e.empty()) return Failed(e);
+    if (std::string e = BuildTree(s_); !e.empty()) return Failed(e);
     RunResult res;
     for (size_t i = 0; i < table_.procs.size(); ++i)
-      if (std::string e = StartProcess(static_cast<int>(i)); !e.empty()) return Error(e);
-    if (std::string e = RunSteps(&res); !e.empty()) return Error(e);
+      if (std::string e = StartProcess(static_cast<int>(i)); !e.empty()) return Failed(e);
+    if (std::string e = RunSteps(&res); !e.empty()) return Failed(e);
     if (o_.capture_tree) {
       auto tree = CaptureTree();
-      if (!tree) return Error(fmt::format("{}: internal: capture: {}", s_.file, tree.error()));
+      if (!tree) return Failed(fmt::format("{}: internal: capture: {}", s_.file, tree.error()));
       res.tree = std::move(*tree);
     }
     return res;
   }
 
-  static RunResult Error(std::string message) {
-    RunResult r;
-    r.status = RunResult::Status::kError;
-    r.message = std::move(message);
-    return r;
-  }
   std::string Internal(std::string_view what, int err) const {
     return fmt::format("{}: internal: {}: {}", s_.file, what, ErrnoName(err));
   }
@@ -239,10 +247,7 @@ int64_t ResultBudgetMs(const Scenario& s, const SupervisorParams& params) {
 RunResult RunSupervised(const Scenario& s, const KernelOptions& options,
                         const SupervisorParams& params, bool wait_for_teardown) {
   auto error = [&](std::string message) {
-    RunResult r;
-    r.status = RunResult::Status::kError;
-    r.message = fmt::format("{}: internal: {}", s.file, message);
-    return r;
+    return Failed(fmt::format("{}: internal: {}", s.file, message));
   };
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) return error(fmt::format("pipe2: {}", ErrnoName(errno)));

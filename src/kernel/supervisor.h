@@ -48,6 +48,13 @@ RunResult RunSupervised(const Scenario& s, const KernelOptions& options,
 // timeout, and this bounds the rest.
 int64_t ResultBudgetMs(const Scenario& s, const SupervisorParams& params);
 
+// Skipped() / Failed()
+//
+// A RunResult that ran nothing: kSkipped with the reason, or kError with
+// the message ("file:line:col: ..." or "file: internal: ...").
+RunResult Skipped(std::string reason);
+RunResult Failed(std::string message);
+
 // LoopbackUp()
 //
 // Brings `lo` of the current network namespace up: 0 or the errno.

@@ -141,11 +141,8 @@ class TreeBuilder {
       case NodeType::kChar:
       case NodeType::kBlock: {
         if (exists) return exists_error();
-        mode_t type = n.type == NodeType::kFifo     ? S_IFIFO
-                      : n.type == NodeType::kSocket ? S_IFSOCK
-                      : n.type == NodeType::kChar   ? S_IFCHR
-                                                    : S_IFBLK;
-        if (mknod(path, type | (mode & 0777), makedev(n.rdev_major, n.rdev_minor)) != 0)
+        if (mknod(path, FileTypeBits(n.type) | (mode & 0777),
+                  makedev(n.rdev_major, n.rdev_minor)) != 0)
           return Internal(n, "mknod", errno);
         break;
       }
@@ -253,5 +250,32 @@ class TreeBuilder {
 }  // namespace
 
 std::string BuildTree(const Scenario& s) { return TreeBuilder(s).Build(); }
+
+mode_t FileTypeBits(NodeType t) {
+  switch (t) {
+    case NodeType::kFile: return S_IFREG;
+    case NodeType::kSymlink: return S_IFLNK;
+    case NodeType::kFifo: return S_IFIFO;
+    case NodeType::kSocket: return S_IFSOCK;
+    case NodeType::kChar: return S_IFCHR;
+    case NodeType::kBlock: return S_IFBLK;
+    case NodeType::kDir:
+    case NodeType::kTmpfs:
+    case NodeType::kBind: return S_IFDIR;
+  }
+  return S_IFREG;
+}
+
+NodeType NodeTypeOf(mode_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR: return NodeType::kDir;
+    case S_IFLNK: return NodeType::kSymlink;
+    case S_IFIFO: return NodeType::kFifo;
+    case S_IFSOCK: return NodeType::kSocket;
+    case S_IFCHR: return NodeType::kChar;
+    case S_IFBLK: return NodeType::kBlock;
+  }
+  return NodeType::kFile;
+}
 
 }  // namespace pathwarden::kernel_internal

@@ -4,6 +4,8 @@
 #ifndef PATHWARDEN_SRC_KERNEL_TREE_BUILDER_H_
 #define PATHWARDEN_SRC_KERNEL_TREE_BUILDER_H_
 
+#include <sys/types.h>
+
 #include <string>
 
 #include "pathwarden/scenario.h"
@@ -19,6 +21,13 @@ namespace pathwarden::kernel_internal {
 // file's faults (a parent that is not a directory, a path that exists, a
 // bind the kernel refuses), "...: internal: ...: EPERM" for the executor's.
 std::string BuildTree(const Scenario& s);
+
+// FileTypeBits() / NodeTypeOf()
+//
+// S_IFREG, S_IFDIR, S_IFLNK, ... for a node type and back (kFile for
+// anything unknown; kTmpfs and kBind are directories).
+mode_t FileTypeBits(NodeType t);
+NodeType NodeTypeOf(mode_t mode);
 
 }  // namespace pathwarden::kernel_internal
 

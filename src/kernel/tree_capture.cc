@@ -17,6 +17,7 @@
 
 #include "pathwarden/acl.h"
 #include "pathwarden/errno.h"
+#include "src/kernel/tree_builder.h"
 
 namespace pathwarden::kernel_internal {
 namespace {
@@ -33,19 +34,6 @@ struct AclXattrEntry {
 constexpr size_t kMaxEntries = 200000;
 constexpr int kMaxDepth = 256;
 
-std::string_view TypeName(mode_t m) {
-  switch (m & S_IFMT) {
-    case S_IFDIR: return "dir";
-    case S_IFREG: return "file";
-    case S_IFLNK: return "symlink";
-    case S_IFIFO: return "fifo";
-    case S_IFSOCK: return "socket";
-    case S_IFCHR: return "char";
-    case S_IFBLK: return "block";
-  }
-  return "?";
-}
-
 class Walker {
  public:
   explicit Walker(std::string root) : root_(std::move(root)) {
@@ -60,7 +48,7 @@ class Walker {
       return fmt::format("the tree is too large to capture (at {})", path);
     TreeEntry e;
     e.path = path;
-    e.type = TypeName(st.st_mode);
+    e.type = NodeTypeName(NodeTypeOf(st.st_mode));
     e.mode = st.st_mode & 07777;
     e.uid = st.st_uid;
     e.gid = st.st_gid;
