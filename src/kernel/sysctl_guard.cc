@@ -1,0 +1,207 @@
+// The fs.protected_* sysctls: a cross-process lock, the host's values saved
+// on disk while changed, and their restoration after a crash.
+
+#include "src/kernel/sysctl_guard.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "pathwarden/errno.h"
+#include "pathwarden/scenario.h"
+
+namespace pathwarden::kernel_internal {
+namespace {
+
+std::string SysctlPath(int i) {
+  return fmt::format("/proc/sys/fs/{}", kSysctlNames[i]);
+}
+
+std::expected<int, std::string> ReadInt(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::unexpected(fmt::format("open {}: {}", path, ErrnoName(errno)));
+  char buf[32] = {};
+  ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  int err = errno;
+  close(fd);
+  if (n < 0) return std::unexpected(fmt::format("read {}: {}", path, ErrnoName(err)));
+  int v = 0;
+  if (std::sscanf(buf, "%d", &v) != 1)
+    return std::unexpected(fmt::format("{} holds \"{}\", not a number", path, buf));
+  return v;
+}
+
+std::string WriteInt(const std::string& path, int v) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fmt::format("open {}: {}", path, ErrnoName(errno));
+  std::string text = fmt::format("{}\n", v);
+  ssize_t n = write(fd, text.data(), text.size());
+  int err = errno;
+  close(fd);
+  if (n != static_cast<ssize_t>(text.size()))
+    return fmt::format("write {} to {}: {}", v, path, ErrnoName(n < 0 ? err : EIO));
+  return "";
+}
+
+std::string WriteSysctls(const SysctlValues& want, SysctlValues* current) {
+  for (int i = 0; i < 4; ++i) {
+    if ((*current)[i] == want[i]) continue;
+    if (std::string e = WriteInt(SysctlPath(i), want[i]); !e.empty()) return e;
+    (*current)[i] = want[i];
+  }
+  return "";
+}
+
+// The saved file is "name=value" lines in kSysctlNames order; written to a
+// temporary name and renamed, so a crash never leaves half a file.
+std::string SaveFile(const std::string& path, const SysctlValues& v) {
+  std::string text;
+  for (int i = 0; i < 4; ++i) text += fmt::format("{}={}\n", kSysctlNames[i], v[i]);
+  std::string tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fmt::format("create {}: {}", tmp, ErrnoName(errno));
+  ssize_t n = write(fd, text.data(), text.size());
+  int err = errno;
+  if (n == static_cast<ssize_t>(text.size()) && fsync(fd) != 0) {
+    n = -1;
+    err = errno;
+  }
+  close(fd);
+  if (n != static_cast<ssize_t>(text.size()))
+    return fmt::format("write {}: {}", tmp, ErrnoName(n < 0 ? err : EIO));
+  if (rename(tmp.c_str(), path.c_str()) != 0)
+    return fmt::format("rename {} to {}: {}", tmp, path, ErrnoName(errno));
+  return "";
+}
+
+std::expected<SysctlValues, std::string> LoadFile(const std::string& path) {
+  FILE* f = fopen(path.c_str(), "re");
+  if (f == nullptr) return std::unexpected(fmt::format("open {}: {}", path, ErrnoName(errno)));
+  SysctlValues v{};
+  bool ok = true;
+  for (int i = 0; i < 4 && ok; ++i) {
+    char name[64] = {};
+    ok = std::fscanf(f, " %63[a-z_]=%d", name, &v[i]) == 2 && name == std::string(kSysctlNames[i]);
+  }
+  fclose(f);
+  if (!ok)
+    return std::unexpected(fmt::format(
+        "{} is damaged: restore /proc/sys/fs/protected_* by hand and delete it", path));
+  return v;
+}
+
+// Does this process already hold the flock on `fd`'s file? Then waiting
+// for it would wait forever. Linux: fs/locks.c (/proc/locks lines).
+bool HeldByThisProcess(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  FILE* f = fopen("/proc/locks", "re");
+  if (f == nullptr) return false;
+  bool held = false;
+  char line[256];
+  while (!held && fgets(line, sizeof(line), f) != nullptr) {
+    char kind[16] = {};
+    int pid = 0;
+    unsigned maj = 0, min = 0;
+    unsigned long ino = 0;
+    if (std::sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) == 5)
+      held = std::string_view(kind) == "FLOCK" && pid == getpid() && ino == st.st_ino &&
+             makedev(maj, min) == st.st_dev;
+  }
+  fclose(f);
+  return held;
+}
+
+}  // namespace
+
+std::expected<SysctlValues, std::string> ReadSysctls() {
+  SysctlValues v{};
+  for (int i = 0; i < 4; ++i) {
+    auto r = ReadInt(SysctlPath(i));
+    if (!r) return std::unexpected(r.error());
+    v[i] = *r;
+  }
+  return v;
+}
+
+std::expected<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
+    const std::string& dir) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return std::unexpected(fmt::format("mkdir {}: {}", dir, ErrnoName(errno)));
+  std::string lock_path = dir + "/sysctl.lock";
+  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return std::unexpected(fmt::format("open {}: {}", lock_path, ErrnoName(errno)));
+  int r = flock(fd, LOCK_EX | LOCK_NB);
+  if (r != 0 && errno == EWOULDBLOCK && HeldByThisProcess(fd)) {
+    close(fd);
+    return std::unexpected(
+        "this process already holds the kernel executor's lock (a KernelSession is open): "
+        "end it first");
+  }
+  while (r != 0 && (errno == EWOULDBLOCK || errno == EINTR)) r = flock(fd, LOCK_EX);
+  if (r != 0) {
+    int err = errno;
+    close(fd);
+    return std::unexpected(fmt::format("flock {}: {}", lock_path, ErrnoName(err)));
+  }
+  auto fail = [fd](std::string e) {
+    close(fd);
+    return std::unexpected(std::move(e));
+  };
+  // A holder that died while the values were changed left them here.
+  std::string saved = dir + "/sysctl.saved";
+  if (access(saved.c_str(), F_OK) == 0) {
+    auto old = LoadFile(saved);
+    if (!old) return fail(old.error());
+    auto now = ReadSysctls();
+    if (!now) return fail(now.error());
+    if (std::string e = WriteSysctls(*old, &*now); !e.empty()) return fail(e);
+    if (unlink(saved.c_str()) != 0)
+      return fail(fmt::format("unlink {}: {}", saved, ErrnoName(errno)));
+  }
+  auto host = ReadSysctls();
+  if (!host) return fail(host.error());
+  return std::unique_ptr<SysctlGuard>(new SysctlGuard(fd, dir, *host));
+}
+
+std::expected<SysctlValues, std::string> ReadHostSysctls(const std::string& dir) {
+  auto guard = SysctlGuard::Acquire(dir);
+  if (!guard) return std::unexpected(guard.error());
+  return (*guard)->host();
+}
+
+SysctlGuard::~SysctlGuard() {
+  // Nothing to report to: a failure leaves sysctl.saved for the next holder.
+  (void)Restore();
+  close(lock_fd_);
+}
+
+std::string SysctlGuard::Set(const SysctlValues& values) {
+  if (values == current_) return "";
+  if (!saved_) {
+    if (std::string e = SaveFile(dir_ + "/sysctl.saved", host_); !e.empty()) return e;
+    saved_ = true;
+  }
+  return WriteSysctls(values, &current_);
+}
+
+std::string SysctlGuard::Restore() {
+  if (std::string e = WriteSysctls(host_, &current_); !e.empty()) return e;
+  if (saved_) {
+    std::string saved = dir_ + "/sysctl.saved";
+    if (unlink(saved.c_str()) != 0 && errno != ENOENT)
+      return fmt::format("unlink {}: {}", saved, ErrnoName(errno));
+    saved_ = false;
+  }
+  return "";
+}
+
+}  // namespace pathwarden::kernel_internal

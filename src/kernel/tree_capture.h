@@ -1,0 +1,33 @@
+// The final tree read back as the unconfined supervisor sees it, for
+// comparison with the engine's. Linux: fs/posix_acl.c (xattr format)
+
+#ifndef PATHWARDEN_SRC_KERNEL_TREE_CAPTURE_H_
+#define PATHWARDEN_SRC_KERNEL_TREE_CAPTURE_H_
+
+#include <expected>
+#include <string>
+#include <vector>
+
+#include "pathwarden/executor.h"
+
+namespace pathwarden::kernel_internal {
+
+// CaptureTree()
+//
+// Every object reachable from `root` (the caller's "/", the scenario's
+// root) through mounts, one entry each with paths from "/", sorted by
+// path; ACLs in PosixAcl::ToText() form, "" when the inode has none.
+std::expected<std::vector<TreeEntry>, std::string> CaptureTree(
+    const std::string& root = "/");
+
+// AclText()
+//
+// The ACL stored in the extended attribute `name` of `path`
+// ("system.posix_acl_access" or "system.posix_acl_default") as
+// PosixAcl::ToText() prints it; "" when there is none.
+std::expected<std::string, int> AclText(const std::string& path,
+                                        const char* name);
+
+}  // namespace pathwarden::kernel_internal
+
+#endif  // PATHWARDEN_SRC_KERNEL_TREE_CAPTURE_H_
