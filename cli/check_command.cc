@@ -13,6 +13,7 @@
 
 #include "pathwarden/errno.h"
 #include "pathwarden/scenario.h"
+#include "src/kernel/kernel_session.h"
 
 namespace pathwarden::cli {
 namespace {
@@ -70,6 +71,42 @@ std::string DescribeStep(const StepSpec& st) {
   }
 }
 
+std::string Describe(const TreeEntry& e) {
+  std::string s = fmt::format("{} 0{:o} {}:{} nlink {}", e.type, e.mode, e.uid, e.gid, e.nlink);
+  if (e.type == "file") s += fmt::format(" size {}", e.size);
+  if (e.type == "symlink") s += fmt::format(" -> \"{}\"", e.target);
+  if (e.type == "char" || e.type == "block") s += fmt::format(" {}:{}", e.rdev_major, e.rdev_minor);
+  if (!e.acl.empty()) s += " acl " + e.acl;
+  if (!e.default_acl.empty()) s += " default " + e.default_acl;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> DiffTrees(const std::vector<TreeEntry>& engine,
+                                   const std::vector<TreeEntry>& kernel) {
+  std::vector<std::string> out;
+  size_t i = 0, j = 0;
+  while (i < engine.size() || j < kernel.size()) {
+    if (j == kernel.size() || (i < engine.size() && engine[i].path < kernel[j].path)) {
+      out.push_back(fmt::format("{}: engine {}, kernel: none", engine[i].path, Describe(engine[i])));
+      ++i;
+    } else if (i == engine.size() || kernel[j].path < engine[i].path) {
+      out.push_back(fmt::format("{}: engine: none, kernel {}", kernel[j].path, Describe(kernel[j])));
+      ++j;
+    } else {
+      if (!(engine[i] == kernel[j]))
+        out.push_back(fmt::format("{}: engine {}, kernel {}", engine[i].path, Describe(engine[i]),
+                                  Describe(kernel[j])));
+      ++i;
+      ++j;
+    }
+  }
+  return out;
+}
+
+namespace {
+
 struct Loaded {
   Scenario s;
   std::string build_error;
@@ -103,19 +140,70 @@ int RunCheck(const CheckOptions& o) {
   auto paint = [&](std::string_view text, const char* code) {
     return color ? fmt::format("\033[{}m{}\033[0m", code, text) : std::string(text);
   };
+  const bool use_kernel = o.kernel || o.both;
+  const bool use_engine = !o.kernel || o.both;
+  std::unique_ptr<kernel_internal::KernelSession> session;
+  std::string kernel_unavailable;
+  if (use_kernel) {
+    auto opened = kernel_internal::KernelSession::Open();
+    if (opened) {
+      session = std::move(*opened);
+    } else {
+      kernel_unavailable = opened.error();
+    }
+  }
   uint64_t steps = 0, failed = 0, skipped_files = 0;
+  bool kernel_error = false;
   EngineStats total;
   for (const Loaded& l : files) {
     const Scenario& s = l.s;
-    EngineStats stats;
-    RunResult engine = RunInEngine(s, o.engine, &stats);
-    total.components += stats.components;
-    total.fast_components += stats.fast_components;
-    if (engine.status == RunResult::Status::kError) {
-      std::cerr << engine.message << "\n";
-      return 2;
+    RunResult engine;
+    if (use_engine) {
+      EngineStats stats;
+      EngineOptions eo = o.engine;
+      eo.capture_tree = o.both || o.show_tree;
+      engine = RunInEngine(s, eo, &stats);
+      total.components += stats.components;
+      total.fast_components += stats.fast_components;
+      if (engine.status == RunResult::Status::kError) {
+        std::cerr << engine.message << "\n";
+        return 2;
+      }
     }
-    if (o.cross_check) {
+    RunResult kernel;
+    if (use_kernel) {
+      if (!session) {
+        kernel.status = RunResult::Status::kSkipped;
+        kernel.message = kernel_unavailable;
+      } else {
+        KernelOptions ko;
+        ko.capture_tree = o.both || o.show_tree;
+        kernel = session->Run(s, ko);
+      }
+      if (kernel.status == RunResult::Status::kError) {
+        std::cerr << kernel.message << "\n";
+        kernel_error = true;
+        continue;
+      }
+      if (kernel.status == RunResult::Status::kSkipped) {
+        ++skipped_files;
+        if (!o.json) fmt::print("{} {}: {}\n", paint("SKIP", "33"), s.file, kernel.message);
+        if (o.kernel) continue;
+      }
+    }
+    const bool have_kernel = use_kernel && kernel.status == RunResult::Status::kRan;
+    if (o.both && have_kernel) {
+      // The final trees must agree too: modes, owners, ACLs, links, sizes.
+      for (const std::string& d : DiffTrees(engine.tree, kernel.tree)) {
+        ++failed;
+        if (o.json) {
+          std::cout << nlohmann::json{{"file", s.file}, {"tree", d}, {"pass", false}}.dump() << "\n";
+        } else {
+          fmt::print("{} {}: final trees differ: {}\n", paint("FAIL", "1;31"), s.file, d);
+        }
+      }
+    }
+    if (o.cross_check && use_engine) {
       // Every variant must give the same result and the same reason.
       for (bool fast : {true, false}) {
         for (LayerLayout layout : {LayerLayout::kByLayer, LayerLayout::kByAccess}) {
@@ -139,25 +227,43 @@ int RunCheck(const CheckOptions& o) {
     }
     if (!o.json && !o.quiet && !s.description.empty())
       fmt::print("{} -- {}\n", s.file, s.description);
+    if (o.show_tree && !o.json) {
+      const RunResult& shown = o.kernel ? kernel : engine;
+      for (const TreeEntry& e : shown.tree) fmt::print("  {} {}\n", e.path, Describe(e));
+    }
     for (size_t i = 0; i < s.steps.size(); ++i) {
       const StepSpec& st = s.steps[i];
-      const StepResult& r = engine.steps[i];
-      const bool pass = r.err == st.expect;
+      const int got_engine = use_engine ? engine.steps[i].err : 0;
+      const int got_kernel = have_kernel ? kernel.steps[i].err : 0;
+      const std::string reason = use_engine ? engine.steps[i].reason : std::string();
+      bool pass = true;
+      if (use_engine) pass = pass && got_engine == st.expect;
+      if (have_kernel) pass = pass && got_kernel == st.expect;
+      const int got = o.kernel ? got_kernel : got_engine;
       ++steps;
       if (!pass) ++failed;
       if (o.json) {
         nlohmann::json j = {{"file", s.file},          {"step", i + 1},
                             {"op", OpName(st.op)},     {"as", st.as},
-                            {"expect", ErrnoName(st.expect)}, {"got", ErrnoName(r.err)},
-                            {"pass", pass},            {"reason", r.reason}};
+                            {"expect", ErrnoName(st.expect)}, {"got", ErrnoName(got)},
+                            {"pass", pass},            {"reason", reason}};
+        if (o.both) {
+          j["got_engine"] = ErrnoName(got_engine);
+          j["got_kernel"] = have_kernel ? ErrnoName(got_kernel) : "skipped";
+        }
         std::cout << j.dump() << "\n";
         continue;
       }
       if (o.quiet && pass) continue;
-      fmt::print("{} {}:{} [{}] {} = {} (expect {}): {}\n",
+      std::string result = ErrnoName(got);
+      if (o.both && have_kernel && got_engine != got_kernel)
+        result = fmt::format("engine {}, kernel {}", ErrnoName(got_engine), ErrnoName(got_kernel));
+      else if (o.both && have_kernel)
+        result += " (engine and kernel)";
+      fmt::print("{} {}:{} [{}] {} = {} (expect {}){}{}\n",
                  pass ? paint("PASS", "32") : paint("FAIL", "1;31"), s.file, i + 1, st.as,
-                 DescribeStep(st), ErrnoName(r.err), ErrnoName(st.expect),
-                 r.reason.empty() ? "ok" : r.reason);
+                 DescribeStep(st), result, ErrnoName(st.expect), use_engine ? ": " : "",
+                 use_engine ? (reason.empty() ? "ok" : reason) : "");
     }
   }
   if (!o.json) {
@@ -170,6 +276,7 @@ int RunCheck(const CheckOptions& o) {
                  100.0 * total.fast_components / total.components,
                  o.engine.fast_search ? "" : " -- switched off");
   }
+  if (kernel_error) return 2;
   if (failed) return 1;
   if (!files.empty() && skipped_files == files.size()) return 77;
   return 0;

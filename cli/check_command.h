@@ -19,8 +19,17 @@ struct CheckOptions {
   // Run the engine in every configuration (fast search on and off, both
   // layer-mask layouts) and fail on any difference in result or reason.
   bool cross_check = false;
+  // Print the final tree of each file (the kernel's with --kernel).
+  bool show_tree = false;
   EngineOptions engine;
 };
+
+// DiffTrees()
+//
+// One line per object that differs between two final trees (sorted by
+// path), naming both sides.
+std::vector<std::string> DiffTrees(const std::vector<TreeEntry>& engine,
+                                   const std::vector<TreeEntry>& kernel);
 
 // RunCheck()
 //

@@ -14,11 +14,16 @@ int main(int argc, char** argv) {
   auto* cmd = app.add_subcommand("check", "run scenario files and report each step");
   cmd->add_option("FILE", check.files, "scenario files (.toml, or .json)")->required();
   cmd->add_flag("--json", check.json, "one JSON object per step");
+  auto* kernel = cmd->add_flag("--kernel", check.kernel, "run the steps on the real kernel instead");
+  cmd->add_flag("--both", check.both,
+                "run engine and kernel; a step passes when both give the expectation")
+      ->excludes(kernel);
   cmd->add_flag("-q,--quiet", check.quiet, "print only failures and the summary");
   cmd->add_flag("--no-fast-search", no_fast_search,
                 "do not skip the search check for directories everyone may search");
   cmd->add_option("--layout", layout, "Landlock layer-mask layout")
       ->check(CLI::IsMember({"by-layer", "by-access"}));
+  cmd->add_flag("--show-tree", check.show_tree, "print the final tree of each file");
   cmd->add_flag("--cross-check", check.cross_check,
                 "also run every engine variant (fast search on/off, both layouts) and "
                 "fail on any difference in result or reason");

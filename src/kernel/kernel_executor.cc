@@ -7,6 +7,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -22,15 +26,42 @@ namespace pathwarden {
 namespace kernel_internal {
 namespace {
 
+// The device majors with a driver registered (/proc/devices), char and
+// block.
+struct RegisteredMajors {
+  std::set<uint32_t> chr, blk;
+};
+
+RegisteredMajors ReadRegisteredMajors() {
+  RegisteredMajors r;
+  std::ifstream in("/proc/devices");
+  std::string line;
+  std::set<uint32_t>* section = nullptr;
+  while (std::getline(in, line)) {
+    if (line == "Character devices:") {
+      section = &r.chr;
+    } else if (line == "Block devices:") {
+      section = &r.blk;
+    } else if (section != nullptr) {
+      unsigned major = 0;
+      if (std::sscanf(line.c_str(), "%u", &major) == 1) section->insert(major);
+    }
+  }
+  return r;
+}
+
 // Devices harmless to open and to ioctl: char 1:3, 1:5, 1:7 (null, zero,
-// full). Anything else might be a watchdog (this machine has one), a disk
-// or a terminal of the host. Block 1:x is the RAM disk, whose driver an
-// open would autoload where the kernel can load modules; elsewhere the
-// open just fails.
-bool SafeDevice(NodeType t, uint32_t major, uint32_t minor, bool modules) {
+// full), whose drivers the engine models, and any major no driver has
+// registered, where an open can only fail with ENXIO -- provided the kernel
+// cannot load a module for it (request_module() on open). Anything else
+// might be a watchdog (this machine has one), a disk or a terminal.
+bool SafeDevice(NodeType t, uint32_t major, uint32_t minor, bool modules,
+                const RegisteredMajors& registered) {
   if (t != NodeType::kChar && t != NodeType::kBlock) return true;
-  if (t == NodeType::kBlock && modules) return false;
-  return major == 1 && (minor == 3 || minor == 5 || minor == 7);
+  if (t == NodeType::kChar && major == 1 && (minor == 3 || minor == 5 || minor == 7))
+    return true;
+  if (modules) return false;
+  return !(t == NodeType::kChar ? registered.chr : registered.blk).contains(major);
 }
 
 }  // namespace
@@ -53,17 +84,19 @@ std::string SkipReason(const Scenario& s, int abi, uint64_t caps_available) {
                            s.Where(p.loc), p.name, CapName(cap));
   }
   auto unsafe = [&](const SourceLoc& loc, uint32_t major, uint32_t minor) {
-    return fmt::format("{}: device {}:{} is not null, zero or full; opening it could "
-                       "reach (or load) a real driver of this machine",
+    return fmt::format("{}: device {}:{} is not null, zero or full and has (or could "
+                       "load) a driver on this machine; opening it could reach it",
                        s.Where(loc), major, minor);
   };
   // CONFIG_MODULES=n kernels have no kernel.modprobe.
   const bool modules = access("/proc/sys/kernel/modprobe", F_OK) == 0;
+  static const RegisteredMajors registered = ReadRegisteredMajors();
   for (const NodeSpec& n : s.nodes)
-    if (!SafeDevice(n.type, n.rdev_major, n.rdev_minor, modules))
+    if (!SafeDevice(n.type, n.rdev_major, n.rdev_minor, modules, registered))
       return unsafe(n.loc, n.rdev_major, n.rdev_minor);
   for (const StepSpec& st : s.steps)
-    if (st.op == Op::kMknod && !SafeDevice(st.mknod_type, st.rdev_major, st.rdev_minor, modules))
+    if (st.op == Op::kMknod &&
+        !SafeDevice(st.mknod_type, st.rdev_major, st.rdev_minor, modules, registered))
       return unsafe(st.loc, st.rdev_major, st.rdev_minor);
   return "";
 }

@@ -172,10 +172,6 @@ int DoRename(OpCtx& ctx) {
     ctx.Fail(Stage::kArgs, "RENAME_EXCHANGE cannot be combined with NOREPLACE or WHITEOUT");
     return EINVAL;
   }
-  if ((flags & RENAME_WHITEOUT) && !ctx.cred().Capable(kCapMknod)) {
-    ctx.Fail(Stage::kCapability, "RENAME_WHITEOUT needs CAP_MKNOD");
-    return EPERM;
-  }
   walk::ParentResult op, np;
   if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(st.path), st.path, 0, &op))
     return err;
