@@ -250,13 +250,17 @@ std::expected<void, std::string> Engine::BuildNode(const Scenario& s, const Node
   for (size_t i = 1; i < n.path.size(); ++i) {
     if (n.path[i] != '/') continue;
     std::string_view prefix(n.path.data(), i);
+    // Each prefix is looked at without following it: a symlink among the
+    // parents is an error, as is any other non-directory.
     PathPos at;
-    int err = walk::FilenameLookup(ctx.env, walk::Start{}, prefix, walk::kLookupFollow, &at);
+    int err = walk::FilenameLookup(ctx.env, walk::Start{}, prefix, 0, &at);
     if (err == ENOENT) {
       auto made = mkdir_plain(prefix);
       if (!made) return fail(made.error());
     } else if (err != 0) {
       return fail(fmt::format("parent \"{}\" cannot be reached: {}", prefix, ErrnoName(err)));
+    } else if (S_ISLNK(world_.inode_at(at.dentry).mode)) {
+      return fail(fmt::format("parent \"{}\" is a symlink", prefix));
     } else if (!S_ISDIR(world_.inode_at(at.dentry).mode)) {
       return fail(fmt::format("parent \"{}\" is not a directory", prefix));
     }

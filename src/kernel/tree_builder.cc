@@ -75,6 +75,16 @@ class TreeBuilder {
     return fmt::format("{}: internal: {}: {}", s_.Where(n.loc), what, ErrnoName(err));
   }
 
+  // A directory made for the tree (a missing parent, a mount point):
+  // exactly 0755 0:0 after mkdir, whatever a setgid parent or a default
+  // ACL gave it (an inherited ACL stays, its mask following the mode).
+  std::string MakeRootDir(const NodeSpec& n, const std::string& dir) {
+    if (mkdir(dir.c_str(), 0755) != 0) return Internal(n, fmt::format("mkdir {}", dir), errno);
+    if (chown(dir.c_str(), 0, 0) != 0) return Internal(n, fmt::format("chown {}", dir), errno);
+    if (chmod(dir.c_str(), 0755) != 0) return Internal(n, fmt::format("chmod {}", dir), errno);
+    return "";
+  }
+
   // Missing ancestors become 0755 0:0 directories; an ancestor of any
   // other type (a symlink too: it is not followed) is the file's fault.
   std::string MakeParents(const NodeSpec& n) {
@@ -89,8 +99,7 @@ class TreeBuilder {
         continue;
       }
       if (errno != ENOENT) return Internal(n, fmt::format("lstat {}", dir), errno);
-      if (mkdir(dir.c_str(), 0755) != 0)
-        return Internal(n, fmt::format("mkdir {}", dir), errno);
+      if (std::string e = MakeRootDir(n, dir); !e.empty()) return e;
     }
     return "";
   }
@@ -115,7 +124,9 @@ class TreeBuilder {
         break;
       case NodeType::kTmpfs: {
         if (exists && !S_ISDIR(st.st_mode)) return exists_error();
-        if (!exists && mkdir(path, 0755) != 0) return Internal(n, "mkdir", errno);
+        if (!exists) {
+          if (std::string e = MakeRootDir(n, n.path); !e.empty()) return e;
+        }
         std::string options = fmt::format("mode={:o},uid={},gid={}", mode, n.uid, n.gid);
         // `ro` waits for the end of the build: it binds the superblock.
         unsigned long flags = MsFlags(n.mount_flags & ~kMountRdonly);
@@ -163,11 +174,14 @@ class TreeBuilder {
         return FileError(n, fmt::format("bind source \"{}\" does not resolve: {}",
                                         n.source, ErrnoName(errno)));
       if (S_ISDIR(src.st_mode)) {
-        if (mkdir(path, 0755) != 0) return Internal(n, "mkdir mount point", errno);
+        if (std::string e = MakeRootDir(n, n.path); !e.empty()) return e;
       } else {
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) return Internal(n, "create mount point", errno);
+        const bool ok = fchown(fd, 0, 0) == 0 && fchmod(fd, 0644) == 0;
+        const int err = errno;
         close(fd);
+        if (!ok) return Internal(n, "chown/chmod mount point", err);
       }
     }
     if (mount(n.source.c_str(), path, nullptr, MS_BIND, nullptr) != 0)
