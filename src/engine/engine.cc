@@ -111,8 +111,12 @@ std::shared_ptr<OpenFile> Engine::NewFile(const Process& p, PathPos path, uint32
   f->cred_epoch = p.cred_epoch;
   if (!attach) return std::shared_ptr<OpenFile>(f);
   vfs::World::WriteGuard g(world_);
+  if (!world_.AddOpenCounts(f->inode, (f_mode & kFmodeRead) ? 1 : 0,
+                            (f_mode & kFmodeWrite) ? 1 : 0)) {
+    delete f;
+    return nullptr;
+  }
   world_.GetPath(path);
-  world_.AddOpenCounts(f->inode, (f_mode & kFmodeRead) ? 1 : 0, (f_mode & kFmodeWrite) ? 1 : 0);
   return std::shared_ptr<OpenFile>(f, [this](OpenFile* of) {
     vfs::World::WriteGuard guard(world_);
     world_.AddOpenCounts(of->inode, (of->f_mode & kFmodeRead) ? -1 : 0,

@@ -152,7 +152,8 @@ class Engine {
   //
   // An open file of `p` at `path`. With `attach`, it pins the path and
   // counts as a reader/writer of the inode until released; a dry run's
-  // file does neither.
+  // file does neither. Null when the inode has 65535 files open for
+  // reading or writing (the caller answers ENFILE).
   std::shared_ptr<OpenFile> NewFile(const Process& p, vfs::PathPos path,
                                     uint32_t f_mode, uint32_t f_flags,
                                     bool attach = true);

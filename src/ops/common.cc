@@ -54,7 +54,7 @@ bool CheckSticky(const OpCtx& ctx, InodeId dir, InodeId victim) {
 }
 
 bool IsLocalMountpoint(const vfs::World& w, DentryId d) {
-  return w.dentry(d).mounts != 0;
+  return w.dentry(d).mounts() != 0;
 }
 
 int MayCreate(const OpCtx& ctx, PathPos dir, DentryId child) {

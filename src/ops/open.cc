@@ -216,7 +216,7 @@ int OpenLastLookups(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
 // The model of a fifo_open() with O_NONBLOCK.
 int FifoOpen(const OpCtx& ctx, PathPos path, uint32_t f_mode) {
   const vfs::Inode& i = ctx.w.inode_at(path.dentry);
-  if ((f_mode & (kFmodeRead | kFmodeWrite)) == kFmodeWrite && i.readers == 0) {
+  if ((f_mode & (kFmodeRead | kFmodeWrite)) == kFmodeWrite && i.readers() == 0) {
     ctx.Fail(Stage::kVfs, fmt::format("{} is a FIFO with no reader: a non-blocking "
                                       "write-only open fails", ctx.PathOf(path)));
     return ENXIO;
@@ -235,6 +235,10 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags,
     if (int err = MntWantWrite(ctx, path)) return err;
   }
   auto file = ctx.e.NewFile(ctx.p, path, f_mode, f_flags, ctx.apply);
+  if (!file) {
+    ctx.Fail(Stage::kFd, "too many open files for this inode in the model");
+    return ENFILE;
+  }
   if (int err = security::FileOpen(ctx, *file)) return err;
   switch (mode & S_IFMT) {
     case S_IFIFO:
@@ -380,6 +384,7 @@ int DoOpen(OpCtx& ctx) {
     if (int err = walk::FilenameLookup(ctx.env, start, st.path, how.lookup, &pos))
       return err;
     file = ctx.e.NewFile(ctx.p, pos, kFmodePath, flags, ctx.apply);
+    if (!file) return ENFILE;
     ctx.Ok(Stage::kWalk, fmt::format("O_PATH: only search permission on the way to {}",
                                      ctx.PathOf(pos)));
   } else {
@@ -424,7 +429,7 @@ int DoExecCheck(OpCtx& ctx) {
   }
   // do_open_execat(): ETXTBSY while the file is open for writing.
   const vfs::Inode& i = ctx.w.inode(file->inode);
-  if (i.writers != 0) {
+  if (i.writers() != 0) {
     ctx.Fail(Stage::kVfs, fmt::format("{} is open for writing", ctx.PathOf(file->path)));
     return ETXTBSY;
   }

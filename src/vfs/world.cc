@@ -91,7 +91,6 @@ SbId World::NewSuperblock(uint32_t root_mode, uint32_t uid, uint32_t gid) {
   de.name = strings_.Intern("/");
   de.inode = root;
   de.flags = 0;
-  de.mounts = 0;
   de.refs = 1;  // held by the superblock for its lifetime
   inodes_[root].refs = 1;
   inodes_[root].dentry = d;
@@ -114,8 +113,7 @@ InodeId World::NewInode(SbId sb, uint32_t mode, uint32_t uid, uint32_t gid,
   i.nchildren = 0;
   i.dentry = kNone;
   i.refs = 0;
-  i.writers = 0;
-  i.readers = 0;
+  i.open_counts = 0;
   i.landlock_object = kNone;
   i.mode = mode;
   i.flags = FastSearch(mode, kNone);
@@ -152,10 +150,13 @@ void World::SetNlink(InodeId ino, uint32_t nlink) {
   inodes_[ino].nlink = nlink;
 }
 
-void World::AddOpenCounts(InodeId ino, int readers, int writers) {
+bool World::AddOpenCounts(InodeId ino, int readers, int writers) {
   Inode& i = inodes_[ino];
-  i.readers = i.readers + readers;
-  i.writers = i.writers + writers;
+  const int r = static_cast<int>(i.readers()) + readers;
+  const int w = static_cast<int>(i.writers()) + writers;
+  if (r < 0 || r > 0xffff || w < 0 || w > 0xffff) return false;
+  i.open_counts = static_cast<uint32_t>(w) << 16 | static_cast<uint32_t>(r);
+  return true;
 }
 
 void World::SetLandlockObject(InodeId ino, uint32_t object) {
@@ -164,8 +165,7 @@ void World::SetLandlockObject(InodeId ino, uint32_t object) {
 
 void World::Hash(DentryId d) {
   Dentry& de = dentries_[d];
-  de.hash = internal::MixHash(de.parent, strings_.Hash(de.name));
-  dhash_.Insert(de.hash, d);
+  dhash_.Insert(HashOf(d), d);
   de.flags = de.flags | kDentryHashed;
   inodes_[dentries_[de.parent].inode].nchildren =
       inodes_[dentries_[de.parent].inode].nchildren + 1;
@@ -178,7 +178,6 @@ DentryId World::Link(DentryId parent, std::string_view name, InodeId ino) {
   de.name = strings_.Intern(name);
   de.inode = ino;
   de.flags = 0;
-  de.mounts = 0;
   de.refs = 1;  // hashed
   DentryGet(parent);
   Inode& i = inodes_[ino];
@@ -191,7 +190,7 @@ DentryId World::Link(DentryId parent, std::string_view name, InodeId ino) {
 void World::Unhash(DentryId d) {
   Dentry& de = dentries_[d];
   if (!(de.flags & kDentryHashed)) return;
-  dhash_.Erase(de.hash, d);
+  dhash_.Erase(HashOf(d), d);
   de.flags = de.flags & ~kDentryHashed;
   Inode& parent = inodes_[dentries_[de.parent].inode];
   parent.nchildren = parent.nchildren - 1;
@@ -203,7 +202,7 @@ void World::Move(DentryId d, DentryId new_parent, std::string_view name) {
   bool hashed = de.flags & kDentryHashed;
   DentryId old_parent = de.parent;
   if (hashed) {
-    dhash_.Erase(de.hash, d);
+    dhash_.Erase(HashOf(d), d);
     de.flags = de.flags & ~kDentryHashed;
     Inode& op = inodes_[dentries_[old_parent].inode];
     op.nchildren = op.nchildren - 1;
@@ -221,16 +220,14 @@ void World::Exchange(DentryId a, DentryId b) {
   Dentry& db = dentries_[b];
   DentryId pa = da.parent, pb = db.parent;
   StrId na = da.name, nb = db.name;
-  dhash_.Erase(da.hash, a);
-  dhash_.Erase(db.hash, b);
+  dhash_.Erase(HashOf(a), a);
+  dhash_.Erase(HashOf(b), b);
   da.parent = pb;
   da.name = nb;
   db.parent = pa;
   db.name = na;
-  da.hash = internal::MixHash(pb, strings_.Hash(nb));
-  db.hash = internal::MixHash(pa, strings_.Hash(na));
-  dhash_.Insert(da.hash, a);
-  dhash_.Insert(db.hash, b);
+  dhash_.Insert(HashOf(a), a);
+  dhash_.Insert(HashOf(b), b);
   // Each parent keeps one child; the child reference moves with the name.
 }
 
@@ -314,7 +311,7 @@ MountId World::Attach(PathPos mp, SbId sb, DentryId root, uint32_t flags) {
   mt.attached = 1;
   DentryGet(root);
   DentryGet(mp.dentry);
-  dentries_[mp.dentry].mounts = dentries_[mp.dentry].mounts + 1;
+  dentries_[mp.dentry].flags = dentries_[mp.dentry].flags + (1u << kDentryMountShift);
   mounts_[mp.mnt].children = mounts_[mp.mnt].children + 1;
   sbs_[sb].mounts = sbs_[sb].mounts + 1;
   mhash_.Insert(internal::MixHash(mp.mnt, mp.dentry), m);
@@ -327,7 +324,7 @@ void World::Detach(MountId m) {
   mhash_.Erase(internal::MixHash(mt.parent, mt.mountpoint), m);
   mt.attached = 0;
   Dentry& mp = dentries_[mt.mountpoint];
-  mp.mounts = mp.mounts - 1;
+  mp.flags = mp.flags - (1u << kDentryMountShift);
   mounts_[mt.parent].children = mounts_[mt.parent].children - 1;
   sbs_[mt.sb].mounts = sbs_[mt.sb].mounts - 1;
   DentryId mp_dentry = mt.mountpoint;

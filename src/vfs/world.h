@@ -51,8 +51,10 @@ inline constexpr uint32_t kMntNosymfollow = 1u << 4;
 // Superblock::flags
 inline constexpr uint32_t kSbReadonly = 1u << 0;
 
-// Dentry::flags
+// Dentry::flags: bit 0, and the number of mounts on the dentry above
+// kDentryMountShift.
 inline constexpr uint32_t kDentryHashed = 1u << 0;  // linked under its parent
+inline constexpr uint32_t kDentryMountShift = 8;
 
 // Inode
 //
@@ -73,9 +75,12 @@ struct Inode {
   Relaxed<uint32_t> nchildren;  // directories: hashed children
   Relaxed<uint32_t> dentry;     // directories: their one dentry
   Relaxed<uint32_t> refs;       // live dentries pointing here
-  Relaxed<uint32_t> writers;    // open files with FMODE_WRITE
-  Relaxed<uint32_t> readers;    // open files with FMODE_READ
+  // Open files with FMODE_READ (low 16 bits) and FMODE_WRITE (high 16).
+  Relaxed<uint32_t> open_counts;
   Relaxed<uint32_t> landlock_object;  // kNone until a rule tags it
+
+  uint32_t readers() const noexcept { return open_counts & 0xffff; }
+  uint32_t writers() const noexcept { return open_counts >> 16; }
 };
 
 // Dentry
@@ -86,11 +91,12 @@ struct Inode {
 struct Dentry {
   Relaxed<uint32_t> parent;  // itself for the root of a filesystem
   Published<StrId> name;
-  Relaxed<uint32_t> hash;    // MixHash(parent, name hash) while hashed
   Relaxed<uint32_t> inode;
-  Relaxed<uint32_t> flags;   // kDentry*
-  Relaxed<uint32_t> mounts;  // mounts whose mountpoint this is
+  Relaxed<uint32_t> flags;   // kDentry*, and the mount count
   Relaxed<uint32_t> refs;
+
+  // Mounts whose mountpoint this is.
+  uint32_t mounts() const noexcept { return flags >> kDentryMountShift; }
 };
 
 // Mount
@@ -223,7 +229,10 @@ class World {
   void SetFlags(InodeId ino, uint32_t set, uint32_t clear);
   void SetData(InodeId ino, StrId data);
   void SetNlink(InodeId ino, uint32_t nlink);
-  void AddOpenCounts(InodeId ino, int readers, int writers);
+  // AddOpenCounts()
+  //
+  // False (and no change) when a count would leave 0..65535.
+  bool AddOpenCounts(InodeId ino, int readers, int writers);
   void SetLandlockObject(InodeId ino, uint32_t object);
 
   // Link()
@@ -282,6 +291,9 @@ class World {
     std::unique_ptr<const PosixAcl> ptr;
   };
 
+  uint32_t HashOf(DentryId d) const {
+    return internal::MixHash(dentries_[d].parent, strings_.Hash(dentries_[d].name));
+  }
   void DentryGet(DentryId d);
   void DentryPut(DentryId d);
   void InodePut(InodeId i);

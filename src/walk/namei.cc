@@ -156,7 +156,7 @@ int CheckName(const WalkEnv& env, std::string_view name, bool allow_empty) {
 
 void TraverseMounts(const World& w, PathPos* p) {
   for (uint32_t guard = 0; guard < 1u << 20; ++guard) {
-    if (w.dentry(p->dentry).mounts == 0) return;
+    if (w.dentry(p->dentry).mounts() == 0) return;
     vfs::MountId m = w.LookupMount(p->mnt, p->dentry);
     if (m == vfs::kNone) return;
     *p = {m, w.mount(m).root};
