@@ -204,24 +204,37 @@ int RunCheck(const CheckOptions& o) {
       }
     }
     if (o.cross_check && use_engine) {
-      // Every variant must give the same result and the same reason.
-      for (bool fast : {true, false}) {
-        for (LayerLayout layout : {LayerLayout::kByLayer, LayerLayout::kByAccess}) {
-          EngineOptions v = o.engine;
-          v.fast_search = fast;
-          v.layout = layout;
-          RunResult other = RunInEngine(s, v);
-          const std::string name = fmt::format(
-              "{}, {}", fast ? "fast search" : "no fast search",
-              layout == LayerLayout::kByLayer ? "by-layer" : "by-access");
-          for (size_t i = 0; i < s.steps.size() && i < other.steps.size(); ++i) {
-            const StepResult& a = engine.steps[i];
-            const StepResult& b = other.steps[i];
-            if (a.err == b.err && a.reason == b.reason) continue;
-            ++failed;
-            fmt::print("FAIL {}:{} variants differ ({}): {} \"{}\" vs {} \"{}\"\n", s.file,
-                       i + 1, name, ErrnoName(a.err), a.reason, ErrnoName(b.err), b.reason);
-          }
+      // Every variant must give the same result, and with reasons the
+      // same reason: fast search on and off, both layer-mask layouts, the
+      // memoized evaluation on and off, and the unexplained hot path.
+      struct Variant {
+        bool fast, memo, explain;
+        LayerLayout layout;
+      };
+      std::vector<Variant> variants;
+      for (bool fast : {true, false})
+        for (bool memo : {true, false})
+          for (LayerLayout layout : {LayerLayout::kByLayer, LayerLayout::kByAccess})
+            variants.push_back({fast, memo, true, layout});
+      for (bool memo : {true, false}) variants.push_back({true, memo, false, LayerLayout::kByLayer});
+      for (const Variant& var : variants) {
+        EngineOptions v = o.engine;
+        v.fast_search = var.fast;
+        v.memo = var.memo;
+        v.explain = var.explain;
+        v.layout = var.layout;
+        RunResult other = RunInEngine(s, v);
+        const std::string name = fmt::format(
+            "{}, {}, {}{}", var.fast ? "fast search" : "no fast search",
+            var.layout == LayerLayout::kByLayer ? "by-layer" : "by-access",
+            var.memo ? "memo" : "no memo", var.explain ? "" : ", no reasons");
+        for (size_t i = 0; i < s.steps.size() && i < other.steps.size(); ++i) {
+          const StepResult& a = engine.steps[i];
+          const StepResult& b = other.steps[i];
+          if (a.err == b.err && (!var.explain || a.reason == b.reason)) continue;
+          ++failed;
+          fmt::print("FAIL {}:{} variants differ ({}): {} \"{}\" vs {} \"{}\"\n", s.file,
+                     i + 1, name, ErrnoName(a.err), a.reason, ErrnoName(b.err), b.reason);
         }
       }
     }

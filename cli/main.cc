@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
 
   pathwarden::cli::CheckOptions check;
   std::string layout = "by-layer";
-  bool no_fast_search = false;
+  bool no_fast_search = false, no_memo = false;
   auto* cmd = app.add_subcommand("check", "run scenario files and report each step");
   cmd->add_option("FILE", check.files, "scenario files (.toml, or .json)")->required();
   cmd->add_flag("--json", check.json, "one JSON object per step");
@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
                 "do not skip the search check for directories everyone may search");
   cmd->add_option("--layout", layout, "Landlock layer-mask layout")
       ->check(CLI::IsMember({"by-layer", "by-access"}));
+  cmd->add_flag("--no-memo", no_memo, "walk to the root on every Landlock check");
   cmd->add_flag("--show-tree", check.show_tree, "print the final tree of each file");
   cmd->add_flag("--cross-check", check.cross_check,
                 "also run every engine variant (fast search on/off, both layouts) and "
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) {
     check.engine.fast_search = !no_fast_search;
+    check.engine.memo = !no_memo;
     check.engine.layout = layout == "by-access" ? pathwarden::LayerLayout::kByAccess
                                                 : pathwarden::LayerLayout::kByLayer;
     return pathwarden::cli::RunCheck(check);

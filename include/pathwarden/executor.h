@@ -73,6 +73,8 @@ struct EngineOptions {
   LayerLayout layout = LayerLayout::kByLayer;
   // Memoized Landlock evaluation (results identical to the walk).
   bool memo = true;
+  // Build a reason for each step (the hot path builds none without).
+  bool explain = true;
   bool capture_tree = false;
   // Explain allowed decisions too (which rule granted each right).
   bool explain_allowed = false;

@@ -18,26 +18,27 @@
 
 namespace pathwarden::internal {
 
-// Relaxed<T>
+// SeqField<T>
 //
-// A field that readers load while the single writer may store it. Loads and
-// stores are relaxed atomics; ordering comes from the SeqCount around them.
+// A field that readers load while the single writer may store it. Loads
+// are acquire, so a reader's final load of the SeqCount cannot move before
+// them; stores are release.
 template <typename T>
-class Relaxed {
+class SeqField {
  public:
-  constexpr Relaxed() noexcept : v_(T{}) {}
-  constexpr Relaxed(T v) noexcept : v_(v) {}  // NOLINT: implicit by design
-  Relaxed(const Relaxed& o) noexcept : v_(o.get()) {}
-  Relaxed& operator=(const Relaxed& o) noexcept {
+  constexpr SeqField() noexcept : v_(T{}) {}
+  constexpr SeqField(T v) noexcept : v_(v) {}  // NOLINT: implicit by design
+  SeqField(const SeqField& o) noexcept : v_(o.get()) {}
+  SeqField& operator=(const SeqField& o) noexcept {
     set(o.get());
     return *this;
   }
-  Relaxed& operator=(T v) noexcept {
+  SeqField& operator=(T v) noexcept {
     set(v);
     return *this;
   }
-  T get() const noexcept { return v_.load(std::memory_order_relaxed); }
-  void set(T v) noexcept { v_.store(v, std::memory_order_relaxed); }
+  T get() const noexcept { return v_.load(std::memory_order_acquire); }
+  void set(T v) noexcept { v_.store(v, std::memory_order_release); }
   operator T() const noexcept { return get(); }  // NOLINT: implicit by design
 
  private:
@@ -48,7 +49,8 @@ class Relaxed {
 //
 // A field that points at data written before it (an interned string, an
 // ACL): stored with release, loaded with acquire, so a reader that sees the
-// new value also sees the data it names.
+// new value also sees the data it names. (The same orders as SeqField; the
+// name says what the field is for.)
 template <typename T>
 class Published {
  public:
@@ -75,7 +77,8 @@ class Published {
 // Odd while the writer is inside a change. Readers call ReadBegin() and, at
 // the end, ReadRetry(); writers bracket a change with WriteBegin()/WriteEnd().
 // Linux: include/linux/seqlock.h (seqcount_t); the C++ form follows Boehm,
-// "Can Seqlocks Get Along With Programming Language Memory Models?".
+// "Can Seqlocks Get Along With Programming Language Memory Models?", with
+// acquire field loads and read-modify-writes in place of fences.
 class SeqCount {
  public:
   uint64_t ReadBegin() const noexcept {
@@ -85,19 +88,14 @@ class SeqCount {
       Pause();
     }
   }
+  // The fields read since ReadBegin() were loaded with acquire: this load
+  // cannot move before any of them.
   bool ReadRetry(uint64_t start) const noexcept {
-    std::atomic_thread_fence(std::memory_order_acquire);
-    return seq_.load(std::memory_order_relaxed) != start;
+    return seq_.load(std::memory_order_acquire) != start;
   }
-  void WriteBegin() noexcept {
-    seq_.store(seq_.load(std::memory_order_relaxed) + 1,
-               std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-  }
-  void WriteEnd() noexcept {
-    seq_.store(seq_.load(std::memory_order_relaxed) + 1,
-               std::memory_order_release);
-  }
+  // acq_rel: the field stores of the change cannot move before it.
+  void WriteBegin() noexcept { seq_.fetch_add(1, std::memory_order_acq_rel); }
+  void WriteEnd() noexcept { seq_.fetch_add(1, std::memory_order_release); }
   uint64_t Current() const noexcept {
     return seq_.load(std::memory_order_acquire);
   }

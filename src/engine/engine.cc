@@ -11,6 +11,7 @@
 
 #include "pathwarden/errno.h"
 #include "src/landlock/landlock.h"
+#include "src/landlock/memo.h"
 #include "src/ops/common.h"
 #include "src/ops/ops.h"
 
@@ -423,6 +424,37 @@ int Engine::Step(const StepSpec& st, Explainer* ex) {
   Process& p = *procs_[idx];
   vfs::World::WriteGuard g(world_);
   OpCtx ctx{*this, world_, p, st, ex, WalkEnvFor(p, ex), true};
+  return Dispatch(ctx);
+}
+
+int Engine::Evaluate(const StepSpec& st, Explainer* ex, EngineStats* stats) const {
+  const int idx = FindProcess(st.as);
+  if (idx < 0) return ESRCH;
+  // A dry run writes nothing shared: casting away const is for the
+  // operations' common signature.
+  Engine& self = const_cast<Engine&>(*this);
+  Process& p = *self.procs_[idx];
+  for (;;) {
+    const uint64_t start = world_.seq().ReadBegin();
+    EngineStats local;
+    OpCtx ctx{self, self.world_, p, st, ex, self.WalkEnvFor(p, ex), false};
+    ctx.env.stats = &local;
+    const int err = self.Dispatch(ctx);
+    if (!world_.seq().ReadRetry(start)) {
+      if (stats) {
+        stats->components += local.components;
+        stats->fast_components += local.fast_components;
+      }
+      return err;
+    }
+    // Raced a write: what this thread memoized may mix two states.
+    landlock::MemoClearThread();
+    if (ex) ex->Clear();
+  }
+}
+
+int Engine::Dispatch(OpCtx& ctx) {
+  const StepSpec& st = ctx.st;
   switch (st.op) {
     case Op::kOpen: return ops::DoOpen(ctx);
     case Op::kClose: return ops::DoClose(ctx);

@@ -123,8 +123,18 @@ class Engine {
 
   // Step()
   //
-  // Runs one operation as its process; returns 0 or the errno.
+  // Runs one operation as its process; returns 0 or the errno. The world's
+  // single writer.
   int Step(const StepSpec& st, Explainer* ex);
+
+  // Evaluate()
+  //
+  // What `st` would give, changing nothing: safe from any number of
+  // threads while one thread runs Step() (on other processes' state: a
+  // process's own cwd, root, fds and domain must not change meanwhile).
+  // Retries an evaluation that raced a write, so the answer never mixes
+  // two states.
+  int Evaluate(const StepSpec& st, Explainer* ex, EngineStats* stats = nullptr) const;
 
   // Snapshot()
   //
@@ -164,6 +174,7 @@ class Engine {
   void SetRoot(Process& p, vfs::PathPos pos);
 
  private:
+  int Dispatch(OpCtx& ctx);
   std::expected<void, std::string> BuildNode(const Scenario& s,
                                              const NodeSpec& n);
   std::expected<void, std::string> StartProcess(const Scenario& s,

@@ -23,7 +23,7 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
   for (const StepSpec& st : s.steps) {
     Explainer ex;
     StepResult sr;
-    sr.err = e.Step(st, &ex);
+    sr.err = e.Step(st, options.explain ? &ex : nullptr);
     sr.reason = ex.Line();
     r.steps.push_back(std::move(sr));
   }

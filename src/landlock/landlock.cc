@@ -16,6 +16,7 @@
 
 #include "src/landlock/fs_walk.h"
 #include "src/landlock/layer_masks.h"
+#include "src/landlock/memo.h"
 
 namespace pathwarden::landlock {
 namespace {
@@ -287,9 +288,23 @@ int Landlock::Restrict(Process& p, const Ruleset& rs, std::string* why) const {
 int Landlock::CheckPath(OpCtx& ctx, vfs::PathPos path, AccessMask request, std::string_view what) {
   const Domain* d = ctx.p.domain.get();
   if (!HandlesFs(d, request)) return 0;
-  if (options_.layout == LayerLayout::kByAccess)
-    return CheckPathT<ByAccess>(*this, ctx, *d, path, request, what, options_.explain_allowed);
-  return CheckPathT<ByLayer>(*this, ctx, *d, path, request, what, options_.explain_allowed);
+  if (options_.memo && !ctx.explain())
+    return MemoDeny(*d, MemoGrants(w_, *d, path), request, nullptr) ? EACCES : 0;
+  const int err = options_.layout == LayerLayout::kByAccess
+                      ? CheckPathT<ByAccess>(*this, ctx, *d, path, request, what,
+                                             options_.explain_allowed)
+                      : CheckPathT<ByLayer>(*this, ctx, *d, path, request, what,
+                                            options_.explain_allowed);
+  if (options_.memo) {
+    // Explaining needs the walk; the memo must agree with it, or the
+    // engine fails closed.
+    const bool memo_denies = MemoDeny(*d, MemoGrants(w_, *d, path), request, nullptr) != 0;
+    if (memo_denies != (err != 0)) {
+      ctx.Fail(Stage::kLandlock, "internal: the memoized evaluation disagrees with the walk");
+      return EACCES;
+    }
+  }
+  return err;
 }
 
 int Landlock::CheckRefer(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
@@ -305,19 +320,48 @@ int Landlock::CheckRefer(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
 
 namespace {
 
-template <class M>
-int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, bool explain_allowed) {
-  const vfs::Inode& i = ctx.w.inode(f.inode);
-  AccessMask open_req = 0;
-  if (f.f_mode & kFmodeRead) open_req = S_ISDIR(i.mode) ? kFsReadDir : kFsReadFile;
+// The rights an open asks for (get_required_file_open_access()) and,
+// beyond them, the optional ones frozen into the file (truncate, and
+// ioctl_dev for devices).
+struct OpenRequest {
+  AccessMask open = 0;
+  AccessMask full = 0;
+};
+
+OpenRequest OpenRequestFor(const vfs::World& w, const OpenFile& f) {
+  const vfs::Inode& i = w.inode(f.inode);
+  OpenRequest r;
+  if (f.f_mode & kFmodeRead) r.open = S_ISDIR(i.mode) ? kFsReadDir : kFsReadFile;
   if (!S_ISDIR(i.mode) || !(f.f_mode & kFmodeRead)) {
-    if (f.f_mode & kFmodeWrite) open_req |= kFsWriteFile;
-    if (f.f_mode & kFmodeExec) open_req |= kFsExecute;
+    if (f.f_mode & kFmodeWrite) r.open |= kFsWriteFile;
+    if (f.f_mode & kFmodeExec) r.open |= kFsExecute;
   }
   AccessMask optional = kFsTruncate;
-  const bool device = S_ISCHR(i.mode) || S_ISBLK(i.mode);
-  if (device) optional |= kFsIoctlDev;
-  const AccessMask full = open_req | optional;
+  if (S_ISCHR(i.mode) || S_ISBLK(i.mode)) optional |= kFsIoctlDev;
+  r.full = r.open | optional;
+  return r;
+}
+
+// Stores the rights an open keeps, and for the optional ones the youngest
+// layer denying each (landlock_get_deny_masks()).
+void FreezeRights(OpenFile& f, AccessMask allowed, const LayerGrants& denied_per_layer,
+                  int layers) {
+  f.ll_allowed = allowed;
+  f.ll_deny_truncate = 0;
+  f.ll_deny_ioctl = 0;
+  for (int i = layers - 1; i >= 0; --i) {
+    if (!f.ll_deny_truncate && (denied_per_layer[i] & kFsTruncate))
+      f.ll_deny_truncate = static_cast<uint8_t>(i + 1);
+    if (!f.ll_deny_ioctl && (denied_per_layer[i] & kFsIoctlDev))
+      f.ll_deny_ioctl = static_cast<uint8_t>(i + 1);
+  }
+}
+
+template <class M>
+int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, bool explain_allowed) {
+  const OpenRequest req = OpenRequestFor(ctx.w, f);
+  const AccessMask open_req = req.open;
+  const AccessMask full = req.full;
   M m;
   const AccessMask handled = m.Init(d, full, true);
   FsTrace trace;
@@ -326,9 +370,9 @@ int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, bool explain_allowed) {
   if (!IsAccessToPathsAllowed<M>(ctx.w, d, f.path, handled, &m, vfs::kNone, 0, nullptr,
                                  vfs::kNone, t))
     allowed = full & ~m.Union();
-  f.ll_allowed = allowed;
-  f.ll_deny_truncate = static_cast<uint8_t>(YoungestDenying(m, kFsTruncate).first);
-  f.ll_deny_ioctl = static_cast<uint8_t>(YoungestDenying(m, kFsIoctlDev).first);
+  LayerGrants per_layer{};
+  for (int i = 0; i < d.num_layers(); ++i) per_layer[i] = m.LayerDenies(i);
+  FreezeRights(f, allowed, per_layer, d.num_layers());
   if (AccessMaskSubset(open_req, allowed)) {
     if (explain_allowed && t)
       ctx.Ok(Stage::kLandlock, fmt::format("open {}: {}", ctx.PathOf(f.path),
@@ -344,9 +388,39 @@ int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, bool explain_allowed) {
 int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
   const Domain* d = ctx.p.domain.get();
   if (!HandlesFs(d, kFsAll)) return 0;
-  if (options_.layout == LayerLayout::kByAccess)
-    return FileOpenT<ByAccess>(ctx, *d, file, options_.explain_allowed);
-  return FileOpenT<ByLayer>(ctx, *d, file, options_.explain_allowed);
+  const OpenRequest req = OpenRequestFor(ctx.w, file);
+  if (options_.memo && !ctx.explain()) {
+    LayerGrants per_layer{};
+    const AccessMask deny = MemoDeny(*d, MemoGrants(w_, *d, file.path), req.full, &per_layer);
+    FreezeRights(file, req.full & ~deny, per_layer, d->num_layers());
+    return AccessMaskSubset(req.open, file.ll_allowed) ? 0 : EACCES;
+  }
+  const int err = options_.layout == LayerLayout::kByAccess
+                      ? FileOpenT<ByAccess>(ctx, *d, file, options_.explain_allowed)
+                      : FileOpenT<ByLayer>(ctx, *d, file, options_.explain_allowed);
+  if (options_.memo) {
+    const AccessMask deny = MemoDeny(*d, MemoGrants(w_, *d, file.path), req.full, nullptr);
+    if ((req.full & ~deny) != file.ll_allowed) {
+      ctx.Fail(Stage::kLandlock, "internal: the memoized evaluation disagrees with the walk");
+      file.ll_allowed = 0;
+      return EACCES;
+    }
+  }
+  return err;
+}
+
+int Landlock::FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode) {
+  const Domain* d = ctx.p.domain.get();
+  if (!HandlesFs(d, kFsAll)) return 0;
+  // A new regular file has no rule of its own: its walk is its parent's.
+  AccessMask open = 0;
+  if (f_mode & kFmodeRead) open |= kFsReadFile;
+  if (f_mode & kFmodeWrite) open |= kFsWriteFile;
+  const AccessMask allowed = AllowedAt(*d, dir, open);
+  if (AccessMaskSubset(open, allowed)) return 0;
+  ctx.Fail(Stage::kLandlock, fmt::format("{} would be created but not opened: {} missing",
+                                         ctx.PathOf(dir), FsAuditNames(open & ~allowed)));
+  return EACCES;
 }
 
 AccessMask Landlock::AllowedAt(const Domain& d, vfs::PathPos path, AccessMask request) {

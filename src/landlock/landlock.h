@@ -44,6 +44,11 @@ class Landlock {
   int CheckRefer(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir, vfs::DentryId new_dentry,
                  bool removable, bool exchange);
   int FileOpen(OpCtx& ctx, OpenFile& file);
+  // FileOpenNew()
+  //
+  // The open of a regular file a dry run would create in `dir` (it does
+  // not exist, so it has no rule: the walk is its parent's).
+  int FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode);
   int FileTruncate(OpCtx& ctx, const OpenFile& file);
   int FileIoctl(OpCtx& ctx, const OpenFile& file, uint32_t cmd);
   int TopologyChange(OpCtx& ctx);

@@ -269,10 +269,17 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   const uint32_t open_flag = how.open_flag;
   const bool created = st.f_mode & kFmodeCreated;
   if (created && !ctx.apply) {
-    // A dry run created nothing: what follows would act on a fresh,
-    // empty file the caller owns. Landlock's verdict on it is the
-    // parent's walk; the model answers from the hook on the parent.
-    return 0;
+    // A dry run created nothing: what follows would act on a fresh, empty
+    // file the caller owns, in nd.path (the parent). Every check of
+    // do_open() passes for it but the LSM's open hook.
+    uint32_t f_mode = 0;
+    switch (open_flag & O_ACCMODE) {
+      case O_RDONLY: f_mode = kFmodeRead; break;
+      case O_WRONLY: f_mode = kFmodeWrite; break;
+      case O_RDWR: f_mode = kFmodeRead | kFmodeWrite; break;
+      default: break;
+    }
+    return security::FileOpenNew(ctx, nd.path, f_mode);
   }
   const PathPos path = nd.path;
   const InodeId ino = ctx.w.inode_of(path.dentry);

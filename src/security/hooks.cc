@@ -67,6 +67,11 @@ int FileOpen(OpCtx& ctx, OpenFile& file) {
   return ctx.e.landlock().FileOpen(ctx, file);
 }
 
+int FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode) {
+  if (!ctx.p.domain) return 0;
+  return ctx.e.landlock().FileOpenNew(ctx, dir, f_mode);
+}
+
 int FileTruncate(OpCtx& ctx, const OpenFile& file) {
   // The rights frozen at open decide, whoever truncates now.
   return ctx.e.landlock().FileTruncate(ctx, file);

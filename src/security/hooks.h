@@ -31,6 +31,8 @@ int PathTruncate(OpCtx& ctx, vfs::PathPos file);
 
 // security_file_open(): also freezes the file's Landlock rights.
 int FileOpen(OpCtx& ctx, OpenFile& file);
+// The open of a regular file a dry run would have created in `dir`.
+int FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode);
 int FileTruncate(OpCtx& ctx, const OpenFile& file);
 int FileIoctl(OpCtx& ctx, const OpenFile& file, uint32_t cmd);
 

@@ -198,6 +198,7 @@ void World::Unhash(DentryId d) {
 }
 
 void World::Move(DentryId d, DentryId new_parent, std::string_view name) {
+  shape_gen_ = shape_gen_ + 1;
   Dentry& de = dentries_[d];
   bool hashed = de.flags & kDentryHashed;
   DentryId old_parent = de.parent;
@@ -216,6 +217,7 @@ void World::Move(DentryId d, DentryId new_parent, std::string_view name) {
 }
 
 void World::Exchange(DentryId a, DentryId b) {
+  shape_gen_ = shape_gen_ + 1;
   Dentry& da = dentries_[a];
   Dentry& db = dentries_[b];
   DentryId pa = da.parent, pb = db.parent;
@@ -249,6 +251,7 @@ void World::DentryPut(DentryId d) {
     de.name = 0;
     de.flags = 0;
     dentries_.Free(d);
+    shape_gen_ = shape_gen_ + 1;
     if (ino != kNone) {
       if (inodes_[ino].dentry == d) inodes_[ino].dentry = kNone;
       InodePut(ino);
@@ -299,6 +302,7 @@ MountId World::NewRootMount(SbId sb) {
 }
 
 MountId World::Attach(PathPos mp, SbId sb, DentryId root, uint32_t flags) {
+  shape_gen_ = shape_gen_ + 1;
   MountId m = mounts_.Alloc();
   Mount& mt = mounts_[m];
   mt.parent = mp.mnt;
@@ -321,6 +325,7 @@ MountId World::Attach(PathPos mp, SbId sb, DentryId root, uint32_t flags) {
 void World::Detach(MountId m) {
   Mount& mt = mounts_[m];
   if (!mt.attached) return;
+  shape_gen_ = shape_gen_ + 1;
   mhash_.Erase(internal::MixHash(mt.parent, mt.mountpoint), m);
   mt.attached = 0;
   Dentry& mp = dentries_[mt.mountpoint];

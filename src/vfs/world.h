@@ -23,7 +23,7 @@
 namespace pathwarden::vfs {
 
 using internal::Published;
-using internal::Relaxed;
+using internal::SeqField;
 using internal::StrId;
 
 using InodeId = uint32_t;
@@ -62,22 +62,22 @@ inline constexpr uint32_t kDentryMountShift = 8;
 // writer changes it (see src/base/seqlock.h); `mode` and the ACLs change
 // only through World::SetModeAndAcl(), which keeps kInodeFastSearch exact.
 struct Inode {
-  Relaxed<uint32_t> mode;   // S_IFMT | 07777; 0 for a free slot
-  Relaxed<uint32_t> uid;
-  Relaxed<uint32_t> gid;
-  Relaxed<uint32_t> nlink;
-  Relaxed<uint32_t> rdev;   // makedev() of devices
+  SeqField<uint32_t> mode;   // S_IFMT | 07777; 0 for a free slot
+  SeqField<uint32_t> uid;
+  SeqField<uint32_t> gid;
+  SeqField<uint32_t> nlink;
+  SeqField<uint32_t> rdev;   // makedev() of devices
   Published<AclId> acl;     // access ACL, kNone when none
   Published<AclId> default_acl;
-  Relaxed<uint32_t> sb;
-  Relaxed<uint32_t> flags;  // kInode*
+  SeqField<uint32_t> sb;
+  SeqField<uint32_t> flags;  // kInode*
   Published<StrId> data;    // symlink body, or regular file content
-  Relaxed<uint32_t> nchildren;  // directories: hashed children
-  Relaxed<uint32_t> dentry;     // directories: their one dentry
-  Relaxed<uint32_t> refs;       // live dentries pointing here
+  SeqField<uint32_t> nchildren;  // directories: hashed children
+  SeqField<uint32_t> dentry;     // directories: their one dentry
+  SeqField<uint32_t> refs;       // live dentries pointing here
   // Open files with FMODE_READ (low 16 bits) and FMODE_WRITE (high 16).
-  Relaxed<uint32_t> open_counts;
-  Relaxed<uint32_t> landlock_object;  // kNone until a rule tags it
+  SeqField<uint32_t> open_counts;
+  SeqField<uint32_t> landlock_object;  // kNone until a rule tags it
 
   uint32_t readers() const noexcept { return open_counts & 0xffff; }
   uint32_t writers() const noexcept { return open_counts >> 16; }
@@ -89,11 +89,11 @@ struct Inode {
 // open file, a working directory or a child still refers to them, keeping
 // their last parent, as Linux's do.
 struct Dentry {
-  Relaxed<uint32_t> parent;  // itself for the root of a filesystem
+  SeqField<uint32_t> parent;  // itself for the root of a filesystem
   Published<StrId> name;
-  Relaxed<uint32_t> inode;
-  Relaxed<uint32_t> flags;   // kDentry*, and the mount count
-  Relaxed<uint32_t> refs;
+  SeqField<uint32_t> inode;
+  SeqField<uint32_t> flags;   // kDentry*, and the mount count
+  SeqField<uint32_t> refs;
 
   // Mounts whose mountpoint this is.
   uint32_t mounts() const noexcept { return flags >> kDentryMountShift; }
@@ -105,20 +105,20 @@ struct Dentry {
 // is attached (parent mount and mountpoint dentry in the parent's
 // filesystem). The root mount has parent kNone.
 struct Mount {
-  Relaxed<uint32_t> parent;
-  Relaxed<uint32_t> mountpoint;
-  Relaxed<uint32_t> root;
-  Relaxed<uint32_t> sb;
-  Relaxed<uint32_t> flags;     // kMnt*
-  Relaxed<uint32_t> refs;      // open files, working and root directories
-  Relaxed<uint32_t> children;  // mounts attached to this one
-  Relaxed<uint32_t> attached;  // 1 while in the mount tree
+  SeqField<uint32_t> parent;
+  SeqField<uint32_t> mountpoint;
+  SeqField<uint32_t> root;
+  SeqField<uint32_t> sb;
+  SeqField<uint32_t> flags;     // kMnt*
+  SeqField<uint32_t> refs;      // open files, working and root directories
+  SeqField<uint32_t> children;  // mounts attached to this one
+  SeqField<uint32_t> attached;  // 1 while in the mount tree
 };
 
 struct Superblock {
-  Relaxed<uint32_t> flags;  // kSb*
-  Relaxed<uint32_t> root;   // root dentry
-  Relaxed<uint32_t> mounts; // mounts of this superblock
+  SeqField<uint32_t> flags;  // kSb*
+  SeqField<uint32_t> root;   // root dentry
+  SeqField<uint32_t> mounts; // mounts of this superblock
 };
 
 // PathPos
@@ -182,6 +182,14 @@ class World {
   std::string PathOf(PathPos p) const { return PathOf(p, root()); }
 
   const internal::SeqCount& seq() const noexcept { return seq_; }
+
+  // shape_gen()
+  //
+  // Moves whenever the tree's shape changes in a way that could change the
+  // walk up from some position: a rename, a dentry freed (its id may be
+  // reused), a mount or an unmount. Caches of per-position walk results
+  // (the memoized Landlock evaluation) are valid for one generation.
+  uint64_t shape_gen() const noexcept { return shape_gen_; }
 
   // Writers.
 
@@ -316,6 +324,7 @@ class World {
   std::unordered_map<std::string, AclId> acl_index_;
   MountId root_mnt_ = kNone;
   int write_depth_ = 0;
+  SeqField<uint64_t> shape_gen_{1};
   void (*on_inode_free_)(void*, InodeId) = nullptr;
   void* on_inode_free_arg_ = nullptr;
 };

@@ -1,0 +1,61 @@
+// Memoized Landlock evaluation. The kernel walks to the root on every
+// check; the engine need not. For a domain and a position, the rights each
+// layer's rules grant along the whole evaluated walk to the real root (the
+// union per layer) decide any simple check at that position:
+//
+//   layer i denies  request & handled(i) & ~grants(i)
+//
+// which is exactly what the walk computes (it stops early only when that
+// is already empty). Grants are filled lazily, position by position from
+// the top, so a repeated check costs O(1) in the depth; they are valid for
+// one World::shape_gen() (renames, freed dentries, mounts change walks).
+// Per thread: readers never share (or lock) a memo.
+
+#ifndef PATHWARDEN_SRC_LANDLOCK_MEMO_H_
+#define PATHWARDEN_SRC_LANDLOCK_MEMO_H_
+
+#include <array>
+#include <cstdint>
+
+#include "src/landlock/domain.h"
+#include "src/vfs/world.h"
+
+namespace pathwarden::landlock {
+
+using LayerGrants = std::array<AccessMask, kMaxLayers>;
+
+// MemoGrants()
+//
+// The per-layer grants of the walk from `pos` (entries past
+// d.num_layers() are zero).
+LayerGrants MemoGrants(const vfs::World& w, const Domain& d, vfs::PathPos pos);
+
+// MemoDeny()
+//
+// Per layer, what `request` still lacks at `pos`; the OR of all is 0 when
+// the access is allowed.
+inline AccessMask MemoDeny(const Domain& d, const LayerGrants& g, AccessMask request,
+                           LayerGrants* per_layer) {
+  AccessMask any = 0;
+  for (int i = 0; i < d.num_layers(); ++i) {
+    const AccessMask deny = request & d.FsMaskForCheck(i) & ~g[i];
+    if (per_layer) (*per_layer)[i] = deny;
+    any |= deny;
+  }
+  return any;
+}
+
+// MemoClearThread()
+//
+// Drops this thread's memos: after an evaluation that raced a write, what
+// it memoized may mix two states.
+void MemoClearThread();
+
+// MemoEntries()
+//
+// This thread's memoized positions, all domains (for tests).
+size_t MemoEntries();
+
+}  // namespace pathwarden::landlock
+
+#endif  // PATHWARDEN_SRC_LANDLOCK_MEMO_H_
