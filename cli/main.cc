@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_command.h"
 #include "cli/check_command.h"
 
 int main(int argc, char** argv) {
@@ -31,7 +32,20 @@ int main(int argc, char** argv) {
   cmd->add_flag("--explain-allowed", check.engine.explain_allowed,
                 "explain allowed Landlock decisions too (which rule granted what)");
 
+  pathwarden::bench::Options bench;
+  std::string which = "all";
+  auto* bcmd = app.add_subcommand("bench", "benchmarks: the seed experiments, engine against kernel");
+  bcmd->add_option("WHICH", which, "landlock, lookup, import, threads or all")
+      ->check(CLI::IsMember({"landlock", "lookup", "import", "threads", "all"}));
+  bcmd->add_flag("--kernel", bench.kernel, "measure the real kernel in the same run");
+  bcmd->add_flag("--quick", bench.quick, "small sizes, short timings (under a minute)");
+  bcmd->add_flag("--smoke", bench.smoke, "tiny sizes: only that it works");
+  bcmd->add_flag("--json", bench.json, "one JSON object per line and measurement");
+  bcmd->add_option("--plot", bench.plot_dir, "write PNG charts into this directory");
+  bcmd->add_option("--usr", bench.usr, "the host tree to snapshot (default /usr)");
+
   CLI11_PARSE(app, argc, argv);
+  if (bcmd->parsed()) return pathwarden::cli::RunBench(which, bench);
   if (cmd->parsed()) {
     check.engine.fast_search = !no_fast_search;
     check.engine.memo = !no_memo;

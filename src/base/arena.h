@@ -28,7 +28,7 @@ class StableArena {
   static constexpr uint32_t kMaxIds = 1u << 26;
   static constexpr uint32_t kMaxChunks = kMaxIds >> kChunkBits;
 
-  StableArena() : chunks_(new std::atomic<T*>[kMaxChunks]) {
+  StableArena() {
     for (uint32_t i = 0; i < kMaxChunks; ++i) chunks_[i].store(nullptr);
     uint32_t zero = Alloc();
     (void)zero;
@@ -39,14 +39,40 @@ class StableArena {
   StableArena(const StableArena&) = delete;
   StableArena& operator=(const StableArena&) = delete;
 
+  // The chunk pointer may be loaded relaxed: a chunk is published before
+  // any id inside it, and a reader only holds ids it loaded (acquire) from
+  // fields stored (release) after that.
   T& operator[](uint32_t id) noexcept {
     return chunks_[(id >> kChunkBits) & (kMaxChunks - 1)].load(
-        std::memory_order_acquire)[id & (kChunkSize - 1)];
+        std::memory_order_relaxed)[id & (kChunkSize - 1)];
   }
   const T& operator[](uint32_t id) const noexcept {
     return chunks_[(id >> kChunkBits) & (kMaxChunks - 1)].load(
-        std::memory_order_acquire)[id & (kChunkSize - 1)];
+        std::memory_order_relaxed)[id & (kChunkSize - 1)];
   }
+
+  // Cursor
+  //
+  // Reads objects by id, remembering the last chunk: a chain of ids
+  // within one chunk (a walk up a path) then costs one load per object,
+  // not two dependent ones.
+  class Cursor {
+   public:
+    explicit Cursor(const StableArena& a) : a_(a) {}
+    const T& operator()(uint32_t id) noexcept {
+      const uint32_t c = (id >> kChunkBits) & (kMaxChunks - 1);
+      if (c != chunk_) {
+        chunk_ = c;
+        base_ = a_.chunks_[c].load(std::memory_order_relaxed);
+      }
+      return base_[id & (kChunkSize - 1)];
+    }
+
+   private:
+    const StableArena& a_;
+    uint32_t chunk_ = ~0u;
+    const T* base_ = nullptr;
+  };
 
   // Alloc()
   //
@@ -85,7 +111,9 @@ class StableArena {
   }
 
  private:
-  std::unique_ptr<std::atomic<T*>[]> chunks_;
+  // Inline, so an access is one load of the chunk pointer and one of the
+  // element.
+  std::atomic<T*> chunks_[kMaxChunks];
   std::vector<uint32_t> free_;
   uint32_t next_ = 0;
   uint32_t live_ = 0;

@@ -143,6 +143,9 @@ class Engine {
 
   vfs::World& world() { return world_; }
   const EngineOptions& options() const { return options_; }
+  // For benchmarks that compare variants on one world; not while other
+  // threads evaluate.
+  EngineOptions& mutable_options() { return options_; }
   EngineStats& stats() { return stats_; }
   const std::array<int, 4>& sysctl() const { return sysctl_; }
   int abi() const { return abi_; }

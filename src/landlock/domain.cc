@@ -41,10 +41,11 @@ class DomainBuilder {
         d->layers_[i] = parent->layers_[i];
         d->nodes_[i] = parent->nodes_[i];
       }
-      for (const Domain::Slot& s : parent->fs_slots_) {
-        if (s.key == 0) continue;
-        auto& v = fs[s.key];
-        for (uint32_t j = 0; j < s.count; ++j) v.push_back(parent->fs_entries_[s.offset + j]);
+      for (uint32_t obj = 0; obj < parent->fs_index_.size(); ++obj) {
+        const Domain::RuleRef r = parent->fs_index_[obj];
+        if (r.count == 0) continue;
+        auto& v = fs[obj];
+        for (uint32_t j = 0; j < r.count; ++j) v.push_back(parent->fs_entries_[r.offset + j]);
       }
       for (const Domain::NetRule& r : parent->net_rules_) {
         auto& v = net[r.port];
@@ -73,19 +74,11 @@ class DomainBuilder {
     for (auto& [port, acc] : layer_net)
       net[port].push_back({static_cast<uint8_t>(level), acc});
 
-    size_t cap = 16;
-    while (cap < fs.size() * 2) cap *= 2;
-    d->fs_slots_.assign(cap, {});
+    if (!fs.empty()) d->fs_index_.assign(fs.rbegin()->first + 1, {});
     for (auto& [obj, v] : fs) {
       const uint32_t off = static_cast<uint32_t>(d->fs_entries_.size());
       d->fs_entries_.insert(d->fs_entries_.end(), v.begin(), v.end());
-      const uint32_t mask = static_cast<uint32_t>(cap - 1);
-      for (uint32_t i = Domain::Hash(obj) & mask;; i = (i + 1) & mask) {
-        if (d->fs_slots_[i].key == 0) {
-          d->fs_slots_[i] = {obj, off, static_cast<uint32_t>(v.size())};
-          break;
-        }
-      }
+      d->fs_index_[obj] = {off, static_cast<uint32_t>(v.size())};
       d->objects_.push_back(obj);
     }
     for (auto& [port, v] : net) {

@@ -76,15 +76,13 @@ class Domain {
 
   // FindFsRule()
   //
-  // The grants of the rule on `object` (empty when none).
+  // The grants of the rule on `object` (empty when none). Objects are
+  // small dense ids (one per tagged inode, numbered by the engine), so the
+  // rule is found by index, with no hashing.
   std::span<const LayerAccess> FindFsRule(uint32_t object) const {
-    if (object == 0 || fs_slots_.empty()) return {};
-    const uint32_t mask = static_cast<uint32_t>(fs_slots_.size() - 1);
-    for (uint32_t i = Hash(object) & mask;; i = (i + 1) & mask) {
-      const Slot& s = fs_slots_[i];
-      if (s.key == object) return {fs_entries_.data() + s.offset, s.count};
-      if (s.key == 0) return {};
-    }
+    if (object >= fs_index_.size()) return {};
+    const RuleRef r = fs_index_[object];
+    return {fs_entries_.data() + r.offset, r.count};
   }
   std::span<const LayerAccess> FindNetRule(uint16_t port) const {
     for (const NetRule& r : net_rules_)
@@ -109,27 +107,19 @@ class Domain {
   friend class DomainBuilder;
 
  private:
-  struct Slot {
-    uint32_t key = 0;  // object id; 0 = empty
+  struct RuleRef {
     uint32_t offset = 0;
-    uint32_t count = 0;
+    uint32_t count = 0;  // 0: no rule
   };
   struct NetRule {
     uint16_t port;
     uint32_t offset;
     uint32_t count;
   };
-  static uint32_t Hash(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352d;
-    x ^= x >> 15;
-    return x;
-  }
-
   int num_layers_ = 0;
   std::array<Layer, kMaxLayers> layers_{};
   AccessMask union_fs_ = 0;
-  std::vector<Slot> fs_slots_;
+  std::vector<RuleRef> fs_index_;  // by object id
   std::vector<LayerAccess> fs_entries_;
   std::vector<NetRule> net_rules_;
   std::vector<LayerAccess> net_entries_;

@@ -55,6 +55,14 @@ inline AccessMask GetModeAccess(uint32_t mode) {
   }
 }
 
+// ObjectOfInode()
+//
+// The Landlock object of the inode of `dentry` (0 when none).
+inline uint32_t ObjectOfInode(const vfs::World& w, vfs::DentryId dentry) {
+  const vfs::InodeId ino = w.inode_of(dentry);
+  return ino == vfs::kNone ? 0 : w.inode(ino).landlock_object.get();
+}
+
 // FindRule()
 //
 // The rule of `d` on the inode of `dentry` (its Landlock object).
@@ -91,6 +99,38 @@ bool NoMoreAccess(const M& p1, const M& c1, bool c1_dir, const M& p2, const M* c
 
 }  // namespace fs_internal
 
+// SimpleWalk()
+//
+// The walk of a single, untraced request: the same positions as
+// IsAccessToPathsAllowed() below (which calls it for that case), in a
+// loop with nothing else in it -- the hot path of every check.
+template <class M>
+bool SimpleWalk(const vfs::World& w, const Domain& d, vfs::PathPos walker, M* m) {
+  uint32_t object = ObjectOfInode(w, walker.dentry);
+  vfs::World::DentryCursor dentry = w.dentry_cursor();
+  const vfs::Dentry* cur = &dentry(walker.dentry);
+  vfs::DentryId mnt_root = w.mount(walker.mnt).root;
+  const uint64_t limit = uint64_t{w.dentry_end()} + w.mount_end() + 2;
+  for (uint64_t steps = 0; steps < limit; ++steps) {
+    if (m->Unmask(d.FindFsRule(object))) return true;
+    if (walker.dentry == mnt_root) {
+      for (;;) {
+        const vfs::Mount& mnt = w.mount(walker.mnt);
+        if (walker.dentry != mnt.root) break;
+        if (mnt.parent == vfs::kNone) return false;  // the real root
+        walker = {mnt.parent, mnt.mountpoint};
+      }
+      mnt_root = w.mount(walker.mnt).root;
+      cur = &dentry(walker.dentry);
+    }
+    const vfs::DentryId parent = cur->parent;
+    walker.dentry = parent == walker.dentry ? mnt_root : parent;
+    cur = &dentry(walker.dentry);
+    object = cur->dir_object;
+  }
+  return false;
+}
+
 // IsAccessToPathsAllowed()
 //
 // Walks from `path` to the real root: through mount roots to their
@@ -105,6 +145,8 @@ bool IsAccessToPathsAllowed(const vfs::World& w, const Domain& d, vfs::PathPos p
                             AccessMask req2, M* m2, vfs::DentryId child2,
                             FsTrace* t1 = nullptr, FsTrace* t2 = nullptr) {
   if (!req1 && !req2) return true;
+  if (m2 == nullptr && t1 == nullptr && child1 == vfs::kNone)
+    return m1->Allowed() || SimpleWalk<M>(w, d, path, m1);
   bool allowed1 = m1->Allowed();
   bool allowed2 = true;
   bool is_dom_check = false;
@@ -126,6 +168,12 @@ bool IsAccessToPathsAllowed(const vfs::World& w, const Domain& d, vfs::PathPos p
   if (t1) t1->start = path;
   if (t2) t2->start = path;
   vfs::PathPos walker = path;
+  // The first position may be a file (whose rule is on its inode: a file
+  // can have several dentries); every later one is a directory, whose
+  // dentry mirrors its inode's Landlock object.
+  uint32_t object = ObjectOfInode(w, walker.dentry);
+  const vfs::Dentry* cur = &w.dentry(walker.dentry);
+  vfs::DentryId mnt_root = w.mount(walker.mnt).root;
   // Bounded: a reader racing a rename could otherwise loop.
   const uint64_t limit = uint64_t{w.dentry_end()} + w.mount_end() + 2;
   for (uint64_t steps = 0; steps < limit; ++steps) {
@@ -138,35 +186,39 @@ bool IsAccessToPathsAllowed(const vfs::World& w, const Domain& d, vfs::PathPos p
       allowed2 = allowed2 || m2->ScopeTo(masked2);
       if (allowed1 && allowed2) break;
     }
-    const vfs::InodeId ino = w.inode_of(walker.dentry);
-    const uint32_t object = ino != vfs::kNone ? w.inode(ino).landlock_object.get() : 0;
     const std::span<const LayerAccess> rule = d.FindFsRule(object);
-    if (t1) t1->end = walker;
-    if (t2) t2->end = walker;
-    if (!allowed1) allowed1 = fs_internal::UnmaskTraced(m1, rule, t1, walker, object);
-    if (!allowed2 && m2 != nullptr)
-      allowed2 = fs_internal::UnmaskTraced(m2, rule, t2, walker, object);
+    if (t1 == nullptr && t2 == nullptr) {
+      if (!allowed1) allowed1 = m1->Unmask(rule);
+      if (!allowed2) allowed2 = m2->Unmask(rule);
+    } else {
+      if (t1) t1->end = walker;
+      if (t2) t2->end = walker;
+      if (!allowed1) allowed1 = fs_internal::UnmaskTraced(m1, rule, t1, walker, object);
+      if (!allowed2) allowed2 = fs_internal::UnmaskTraced(m2, rule, t2, walker, object);
+    }
     if (allowed1 && allowed2) break;
     // jump_up: from a mount's root to where it is mounted.
-    bool at_real_root = false;
-    for (;;) {
-      const vfs::Mount& mnt = w.mount(walker.mnt);
-      if (walker.dentry != mnt.root) break;
-      if (mnt.parent == vfs::kNone) {
-        at_real_root = true;
-        break;
+    if (walker.dentry == mnt_root) {
+      bool at_real_root = false;
+      for (;;) {
+        const vfs::Mount& mnt = w.mount(walker.mnt);
+        if (walker.dentry != mnt.root) break;
+        if (mnt.parent == vfs::kNone) {
+          at_real_root = true;
+          break;
+        }
+        walker = {mnt.parent, mnt.mountpoint};
       }
-      walker = {mnt.parent, mnt.mountpoint};
+      if (at_real_root) break;
+      mnt_root = w.mount(walker.mnt).root;
+      cur = &w.dentry(walker.dentry);
     }
-    if (at_real_root) break;
-    const vfs::DentryId parent = w.dentry(walker.dentry).parent;
-    if (parent == walker.dentry) {
-      // A disconnected directory: continue with the mount it was reached
-      // through.
-      walker.dentry = w.mount(walker.mnt).root;
-    } else {
-      walker.dentry = parent;
-    }
+    // A disconnected directory continues with the mount it was reached
+    // through.
+    const vfs::DentryId parent = cur->parent;
+    walker.dentry = parent == walker.dentry ? mnt_root : parent;
+    cur = &w.dentry(walker.dentry);
+    object = cur->dir_object;
   }
   return allowed1 && allowed2;
 }
@@ -181,8 +233,8 @@ bool CollectDomainAccesses(const vfs::World& w, const Domain& d, vfs::DentryId m
   if (!masks->Init(d, kFsAll, true)) return true;
   const uint64_t limit = uint64_t{w.dentry_end()} + 1;
   for (uint64_t steps = 0; steps < limit; ++steps) {
-    const vfs::InodeId ino = w.inode_of(dir);
-    const uint32_t object = ino != vfs::kNone ? w.inode(ino).landlock_object.get() : 0;
+    // (Usually a directory; the root of a file bind mount is not.)
+    const uint32_t object = ObjectOfInode(w, dir);
     if (fs_internal::UnmaskTraced(masks, d.FindFsRule(object), t, {mnt, dir}, object))
       return true;
     const vfs::DentryId parent = w.dentry(dir).parent;

@@ -43,32 +43,34 @@ class ByLayer {
   AccessMask Init(const Domain& d, AccessMask request, bool fs) {
     n_ = d.num_layers();
     AccessMask handled = 0;
-    for (int i = 0; i < n_; ++i) {
-      a_[i] = request & (fs ? d.FsMaskForCheck(i) : d.layer(i).handled_net);
+    pending_ = 0;
+    for (int i = 0; i < kMaxLayers; ++i) {
+      a_[i] = i < n_ ? request & (fs ? d.FsMaskForCheck(i) : d.layer(i).handled_net) : 0;
       handled |= a_[i];
+      if (a_[i]) pending_ |= static_cast<uint16_t>(1u << i);
     }
-    for (int i = n_; i < kMaxLayers; ++i) a_[i] = 0;
     return handled;
   }
 
   // Unmask()
   //
-  // Clears what the rule's layers grant; true when nothing is left.
+  // Clears what the rule's layers grant; true when nothing is left. The
+  // set of layers still denying something is kept as a bit mask, so the
+  // test costs nothing per layer.
   bool Unmask(std::span<const LayerAccess> rule) {
-    if (rule.empty()) return false;
-    for (const LayerAccess& l : rule) a_[l.level - 1] &= ~l.access;
-    return Allowed();
+    for (const LayerAccess& l : rule) {
+      const int i = l.level - 1;
+      a_[i] &= ~l.access;
+      if (a_[i] == 0) pending_ &= static_cast<uint16_t>(~(1u << i));
+    }
+    return !rule.empty() && pending_ == 0;
   }
 
-  bool Allowed() const {
-    AccessMask any = 0;
-    for (int i = 0; i < n_; ++i) any |= a_[i];
-    return any == 0;
-  }
+  bool Allowed() const { return pending_ == 0; }
   // Rights still denied by at least one layer.
   AccessMask Union() const {
     AccessMask any = 0;
-    for (int i = 0; i < n_; ++i) any |= a_[i];
+    for (int i = 0; i < kMaxLayers; ++i) any |= a_[i];
     return any;
   }
   AccessMask LayerDenies(int i) const { return a_[i]; }
@@ -76,12 +78,16 @@ class ByLayer {
 
   // scope_to_request()
   bool ScopeTo(AccessMask request) {
-    for (int i = 0; i < n_; ++i) a_[i] &= request;
+    pending_ = 0;
+    for (int i = 0; i < kMaxLayers; ++i) {
+      a_[i] &= request;
+      if (a_[i]) pending_ |= static_cast<uint16_t>(1u << i);
+    }
     return Allowed();
   }
   // is_eacces(): a requested right other than REFER is still denied.
   bool IsEacces(AccessMask request) const {
-    for (int i = 0; i < n_; ++i)
+    for (int i = 0; i < kMaxLayers; ++i)
       if (a_[i] & request & ~kFsRefer) return true;
     return false;
   }
@@ -103,6 +109,7 @@ class ByLayer {
 
  private:
   std::array<AccessMask, kMaxLayers> a_{};
+  uint16_t pending_ = 0;  // layers with a_[i] != 0
   int n_ = 0;
 };
 

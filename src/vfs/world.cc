@@ -92,6 +92,7 @@ SbId World::NewSuperblock(uint32_t root_mode, uint32_t uid, uint32_t gid) {
   de.inode = root;
   de.flags = 0;
   de.refs = 1;  // held by the superblock for its lifetime
+  de.dir_object = 0;
   inodes_[root].refs = 1;
   inodes_[root].dentry = d;
   sbs_[sb].root = d;
@@ -161,6 +162,8 @@ bool World::AddOpenCounts(InodeId ino, int readers, int writers) {
 
 void World::SetLandlockObject(InodeId ino, uint32_t object) {
   inodes_[ino].landlock_object = object;
+  if (S_ISDIR(inodes_[ino].mode) && inodes_[ino].dentry != kNone)
+    dentries_[inodes_[ino].dentry].dir_object = object;
 }
 
 void World::Hash(DentryId d) {
@@ -182,7 +185,11 @@ DentryId World::Link(DentryId parent, std::string_view name, InodeId ino) {
   DentryGet(parent);
   Inode& i = inodes_[ino];
   i.refs = i.refs + 1;
-  if (S_ISDIR(i.mode)) i.dentry = d;
+  de.dir_object = 0;
+  if (S_ISDIR(i.mode)) {
+    i.dentry = d;
+    de.dir_object = i.landlock_object;
+  }
   Hash(d);
   return d;
 }
@@ -250,6 +257,7 @@ void World::DentryPut(DentryId d) {
     de.parent = kNone;
     de.name = 0;
     de.flags = 0;
+    de.dir_object = 0;
     dentries_.Free(d);
     shape_gen_ = shape_gen_ + 1;
     if (ino != kNone) {

@@ -94,6 +94,10 @@ struct Dentry {
   SeqField<uint32_t> inode;
   SeqField<uint32_t> flags;   // kDentry*, and the mount count
   SeqField<uint32_t> refs;
+  // For a directory's dentry: its inode's Landlock object, mirrored so a
+  // Landlock walk up the directories reads one object per level. (Files
+  // may have several dentries; walks read their inode.)
+  SeqField<uint32_t> dir_object;
 
   // Mounts whose mountpoint this is.
   uint32_t mounts() const noexcept { return flags >> kDentryMountShift; }
@@ -151,6 +155,9 @@ class World {
   const PosixAcl* acl(AclId id) const noexcept { return acls_[id].ptr.get(); }
   std::string_view str(StrId id) const noexcept { return strings_.Get(id); }
   InodeId inode_of(DentryId d) const noexcept { return dentries_[d].inode; }
+  // For walks reading many dentries by id (see StableArena::Cursor).
+  using DentryCursor = internal::StableArena<Dentry>::Cursor;
+  DentryCursor dentry_cursor() const noexcept { return DentryCursor(dentries_); }
   const Inode& inode_at(DentryId d) const noexcept {
     return inodes_[dentries_[d].inode];
   }
@@ -278,9 +285,10 @@ class World {
   void SetMountFlags(MountId m, uint32_t flags);
   void SetSbFlags(SbId sb, uint32_t flags);
 
-  // Sizes for the import benchmark.
+  // Sizes for the import benchmark: inode and dentry arenas and the live
+  // dentry hash (names excluded).
   size_t bytes_inodes() const { return inodes_.bytes(); }
-  size_t bytes_dentries() const { return dentries_.bytes() + dhash_.bytes(); }
+  size_t bytes_dentries() const { return dentries_.bytes() + dhash_.live_bytes(); }
   size_t bytes_strings() const { return strings_.bytes(); }
   uint32_t live_inodes() const { return inodes_.live(); }
   uint32_t live_dentries() const { return dentries_.live(); }

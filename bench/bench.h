@@ -1,0 +1,68 @@
+// pathwarden bench: the two seed experiments, in the engine and on the
+// kernel in the same run, and the engine's own costs (import, threads).
+
+#ifndef PATHWARDEN_BENCH_BENCH_H_
+#define PATHWARDEN_BENCH_BENCH_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pathwarden::bench {
+
+struct Options {
+  bool kernel = false;  // also measure the real kernel
+  bool quick = false;   // small sizes, short timings (a full run under a minute)
+  bool smoke = false;   // tiny sizes: only that it works (ctest)
+  bool json = false;
+  std::string plot_dir;   // PNG charts when not empty
+  std::string usr = "/usr";  // the tree the lookup and import benchmarks snapshot
+};
+
+// Reporter
+//
+// Collects measurements: one JSON object each (printed as a line with
+// --json), and a table on stdout otherwise.
+class Reporter {
+ public:
+  explicit Reporter(bool json) : json_(json) {}
+  void Add(nlohmann::json m);
+  void Note(const std::string& text);  // a line of context (not in JSON)
+  const std::vector<nlohmann::json>& all() const { return all_; }
+
+ private:
+  bool json_;
+  std::vector<nlohmann::json> all_;
+};
+
+// NsPerOp()
+//
+// The best of `rounds` timings of `fn` run in batches until each round
+// takes at least `min_seconds`: nanoseconds per call. The best, not the
+// mean, because these machines are shared and noisy.
+double NsPerOp(const std::function<void()>& fn, double min_seconds, int rounds = 3);
+
+// The benchmarks.
+void RunLandlock(const Options& o, Reporter& r);
+void RunLookup(const Options& o, Reporter& r);
+void RunImport(const Options& o, Reporter& r);
+void RunThreads(const Options& o, Reporter& r);
+
+// Plot()
+//
+// PNG charts of what `r` holds into `dir`, with gnuplot.
+std::string Plot(const Reporter& r, const std::string& dir);
+
+// The kernel's side (bench/kernel_side.cc). Each forks a child so that no
+// Landlock domain or namespace leaks into this process. Negative on
+// failure (with the reason in *why).
+double KernelLandlockNs(int depth, int iterations, std::string* why);
+double KernelStatNs(const std::string& path, int iterations, bool faccessat, std::string* why);
+
+}  // namespace pathwarden::bench
+
+#endif  // PATHWARDEN_BENCH_BENCH_H_

@@ -1,0 +1,141 @@
+// Benchmark 2: "permission check avoidance during lookup" -- resolving and
+// stat()ing /usr/include/linux/fs.h in a snapshot of the host's /usr with
+// the fast search check on and off, against the kernel's stat() and
+// faccessat() of the same path; and the fraction of all components over
+// the snapshot that take the fast path. Benchmark 3 (import) shares the
+// snapshot.
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "bench/bench.h"
+#include "bench/fixtures.h"
+
+namespace pathwarden::bench {
+namespace {
+
+// Every path of the snapshot below `top` (directories included).
+std::vector<std::string> AllPaths(const vfs::World& w, vfs::PathPos top, const std::string& prefix) {
+  std::unordered_map<vfs::DentryId, std::vector<vfs::DentryId>> children;
+  for (vfs::DentryId d = 1; d < w.dentry_end(); ++d) {
+    const vfs::Dentry& de = w.dentry(d);
+    if ((de.flags & vfs::kDentryHashed) && de.parent != d) children[de.parent].push_back(d);
+  }
+  std::vector<std::string> out;
+  std::vector<std::pair<vfs::DentryId, std::string>> stack{{top.dentry, prefix}};
+  while (!stack.empty()) {
+    auto [d, p] = std::move(stack.back());
+    stack.pop_back();
+    out.push_back(p);
+    auto it = children.find(d);
+    if (it == children.end()) continue;
+    for (vfs::DentryId c : it->second) stack.push_back({c, p + "/" + std::string(w.str(w.dentry(c).name))});
+  }
+  return out;
+}
+
+}  // namespace
+
+void RunLookup(const Options& o, Reporter& r) {
+  vfs::ImportStats stats;
+  double import_s = 0;
+  std::string why;
+  auto e = UsrEngine(o.usr, EngineOptions{}, &stats, &import_s, &why);
+  if (!e) {
+    r.Note("lookup: " + why);
+    return;
+  }
+  std::string target = "/usr/include/linux/fs.h";
+  struct stat st;
+  if (o.usr != "/usr" || stat(target.c_str(), &st) != 0) {
+    // Another tree: the deepest regular file of its first few entries.
+    for (const std::string& p : AllPaths(e->world(), e->world().root(), "")) {
+      StepSpec probe;
+      probe.as = "user";
+      probe.op = Op::kStat;
+      probe.path = p;
+      if (p.size() > target.size() / 2 && e->Evaluate(probe, nullptr) == 0) {
+        target = p;
+        break;
+      }
+    }
+  }
+  StepSpec step;
+  step.as = "user";
+  step.op = Op::kStat;
+  step.path = target;
+  const double seconds = o.smoke ? 0.002 : o.quick ? 0.1 : 0.5;
+  double kernel_stat = -1;
+  if (o.kernel) {
+    // The host path behind the snapshot's.
+    const std::string host = o.usr + target.substr(4);
+    const int iterations = o.smoke ? 1000 : o.quick ? 100000 : 1000000;
+    kernel_stat = KernelStatNs(host, iterations, false, &why);
+    if (kernel_stat > 0) {
+      r.Add({{"bench", "lookup"}, {"variant", "kernel-stat"}, {"path", host},
+             {"ops_per_s", 1e9 / kernel_stat}});
+      const double facc = KernelStatNs(host, iterations, true, &why);
+      if (facc > 0)
+        r.Add({{"bench", "lookup"}, {"variant", "kernel-faccessat"}, {"path", host},
+               {"ops_per_s", 1e9 / facc}});
+    } else {
+      r.Note("kernel: " + why);
+    }
+  }
+  double fast_ns = 0, slow_ns = 0;
+  for (bool fast : {true, false}) {
+    e->mutable_options().fast_search = fast;
+    if (e->Evaluate(step, nullptr) != 0) r.Note(fmt::format("stat {} fails in the engine", target));
+    const double ns = NsPerOp([&] { (void)e->Evaluate(step, nullptr); }, seconds, 5);
+    (fast ? fast_ns : slow_ns) = ns;
+    nlohmann::json m = {{"bench", "lookup"}, {"variant", fast ? "engine-fast" : "engine-slow"},
+                        {"path", target}, {"ops_per_s", 1e9 / ns}};
+    if (kernel_stat > 0) m["over_kernel_stat"] = kernel_stat / ns;
+    r.Add(std::move(m));
+  }
+  r.Add({{"bench", "lookup"}, {"fast_over_slow", slow_ns / fast_ns}});
+  // The fast path over every path of the snapshot, as a user walks it.
+  e->mutable_options().fast_search = true;
+  std::vector<std::string> paths =
+      AllPaths(e->world(), {e->world().root().mnt, e->world().Lookup(e->world().root().dentry, "usr")},
+               "/usr");
+  if (o.smoke && paths.size() > 2000) paths.resize(2000);
+  EngineStats total;
+  uint64_t ok = 0;
+  for (const std::string& p : paths) {
+    step.path = p;
+    if (e->Evaluate(step, nullptr, &total) == 0) ++ok;
+  }
+  r.Add({{"bench", "lookup"},
+         {"fast_path_fraction", total.components ? double(total.fast_components) / total.components : 0},
+         {"paths", paths.size()},
+         {"resolved", ok},
+         {"components", total.components}});
+}
+
+void RunImport(const Options& o, Reporter& r) {
+  vfs::ImportStats stats;
+  double seconds = 0;
+  std::string why;
+  auto e = UsrEngine(o.usr, EngineOptions{}, &stats, &seconds, &why);
+  if (!e) {
+    r.Note("import: " + why);
+    return;
+  }
+  const vfs::World& w = e->world();
+  const double per = double(w.bytes_inodes() + w.bytes_dentries()) / double(stats.entries);
+  r.Add({{"bench", "import"},
+         {"entries", stats.entries},
+         {"seconds", seconds},
+         {"bytes_per_inode", per},
+         {"inodes", w.live_inodes()},
+         {"dentries", w.live_dentries()},
+         {"hard_links", stats.hard_links},
+         {"name_bytes", w.bytes_strings()}});
+}
+
+}  // namespace pathwarden::bench
