@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <map>
 
 namespace pathwarden::landlock {
@@ -42,10 +43,9 @@ class DomainBuilder {
         d->nodes_[i] = parent->nodes_[i];
       }
       for (uint32_t obj = 0; obj < parent->fs_index_.size(); ++obj) {
-        const Domain::RuleRef r = parent->fs_index_[obj];
-        if (r.count == 0) continue;
-        auto& v = fs[obj];
-        for (uint32_t j = 0; j < r.count; ++j) v.push_back(parent->fs_entries_[r.offset + j]);
+        const std::span<const LayerAccess> r = parent->FindFsRule(obj);
+        if (r.empty()) continue;
+        fs[obj].assign(r.begin(), r.end());
       }
       for (const Domain::NetRule& r : parent->net_rules_) {
         auto& v = net[r.port];
@@ -74,11 +74,14 @@ class DomainBuilder {
     for (auto& [port, acc] : layer_net)
       net[port].push_back({static_cast<uint8_t>(level), acc});
 
-    if (!fs.empty()) d->fs_index_.assign(fs.rbegin()->first + 1, {});
+    if (!fs.empty()) d->fs_index_.assign(fs.rbegin()->first + 1, 0);
     for (auto& [obj, v] : fs) {
       const uint32_t off = static_cast<uint32_t>(d->fs_entries_.size());
+      // Offsets beyond 2^27 entries do not fit: refuse to build a domain
+      // the index would misread (fail closed rather than corrupt).
+      if (off >> (32 - Domain::kCountBits)) std::abort();
       d->fs_entries_.insert(d->fs_entries_.end(), v.begin(), v.end());
-      d->fs_index_[obj] = {off, static_cast<uint32_t>(v.size())};
+      d->fs_index_[obj] = off << Domain::kCountBits | static_cast<uint32_t>(v.size());
       d->objects_.push_back(obj);
     }
     for (auto& [port, v] : net) {

@@ -80,10 +80,26 @@ class Domain {
   // small dense ids (one per tagged inode, numbered by the engine), so the
   // rule is found by index, with no hashing.
   std::span<const LayerAccess> FindFsRule(uint32_t object) const {
-    if (object >= fs_index_.size()) return {};
-    const RuleRef r = fs_index_[object];
-    return {fs_entries_.data() + r.offset, r.count};
+    return fs_rules().Find(object);
   }
+  // FsRules
+  //
+  // The rule index as plain pointers, for a loop that looks up many
+  // objects (the compiler then keeps them in registers).
+  struct FsRules {
+    const uint32_t* index;  // per object: offset << kCountBits | count
+    uint32_t size;
+    const LayerAccess* entries;
+    std::span<const LayerAccess> Find(uint32_t object) const {
+      if (object >= size) return {};
+      const uint32_t ref = index[object];
+      return {entries + (ref >> kCountBits), ref & ((1u << kCountBits) - 1)};
+    }
+  };
+  FsRules fs_rules() const {
+    return {fs_index_.data(), static_cast<uint32_t>(fs_index_.size()), fs_entries_.data()};
+  }
+
   std::span<const LayerAccess> FindNetRule(uint16_t port) const {
     for (const NetRule& r : net_rules_)
       if (r.port == port) return {net_entries_.data() + r.offset, r.count};
@@ -107,10 +123,10 @@ class Domain {
   friend class DomainBuilder;
 
  private:
-  struct RuleRef {
-    uint32_t offset = 0;
-    uint32_t count = 0;  // 0: no rule
-  };
+  // A rule in the index: offset << kCountBits | count (count 0: no
+  // rule). A rule has at most one entry per layer, so 5 bits count it.
+  static constexpr uint32_t kCountBits = 5;
+  static_assert(kMaxLayers < (1u << kCountBits));
   struct NetRule {
     uint16_t port;
     uint32_t offset;
@@ -119,7 +135,7 @@ class Domain {
   int num_layers_ = 0;
   std::array<Layer, kMaxLayers> layers_{};
   AccessMask union_fs_ = 0;
-  std::vector<RuleRef> fs_index_;  // by object id
+  std::vector<uint32_t> fs_index_;  // by object id
   std::vector<LayerAccess> fs_entries_;
   std::vector<NetRule> net_rules_;
   std::vector<LayerAccess> net_entries_;

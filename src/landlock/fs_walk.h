@@ -110,9 +110,10 @@ bool SimpleWalk(const vfs::World& w, const Domain& d, vfs::PathPos walker, M* m)
   vfs::World::DentryCursor dentry = w.dentry_cursor();
   const vfs::Dentry* cur = &dentry(walker.dentry);
   vfs::DentryId mnt_root = w.mount(walker.mnt).root;
+  const Domain::FsRules rules = d.fs_rules();
   const uint64_t limit = uint64_t{w.dentry_end()} + w.mount_end() + 2;
   for (uint64_t steps = 0; steps < limit; ++steps) {
-    if (m->Unmask(d.FindFsRule(object))) return true;
+    if (m->Unmask(rules.Find(object))) return true;
     if (walker.dentry == mnt_root) {
       for (;;) {
         const vfs::Mount& mnt = w.mount(walker.mnt);

@@ -60,8 +60,12 @@ class ByLayer {
   bool Unmask(std::span<const LayerAccess> rule) {
     for (const LayerAccess& l : rule) {
       const int i = l.level - 1;
-      a_[i] &= ~l.access;
-      if (a_[i] == 0) pending_ &= static_cast<uint16_t>(~(1u << i));
+      // Most rules met on a walk clear nothing still pending: write only
+      // when they do (no store-to-load chain from level to level).
+      if (a_[i] & l.access) {
+        a_[i] &= ~l.access;
+        if (a_[i] == 0) pending_ &= static_cast<uint16_t>(~(1u << i));
+      }
     }
     return !rule.empty() && pending_ == 0;
   }
