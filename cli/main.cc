@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/check_command.h"
+#include "cli/fuzz_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pathwarden: what Linux answers when a process touches a path, and why"};
@@ -30,7 +31,27 @@ int main(int argc, char** argv) {
   cmd->add_flag("--explain-allowed", check.engine.explain_allowed,
                 "explain allowed Landlock decisions too (which rule granted what)");
 
+  pathwarden::cli::FuzzCommandOptions fuzz;
+  uint64_t only_case = 0;
+  auto* fz = app.add_subcommand("fuzz", "compare the engine with the kernel on random scenarios");
+  fz->add_option("--seed", fuzz.seed, "the run's seed (case i's own seed derives from it and i)");
+  fz->add_option("--cases", fuzz.cases, "how many scenarios");
+  auto* case_opt = fz->add_option("--case", only_case, "run only this case of the seed (a replay)");
+  fz->add_option("--out", fuzz.out_dir, "write each shrunk disagreement here as <seed>-<case>.toml");
+  fz->add_option("--save-all", fuzz.save_all_dir,
+                 "also write every case run, with the kernel's answers as expectations");
+  fz->add_option("--jobs", fuzz.jobs, "scenarios on the kernel at once")->check(CLI::Range(1, 64));
+  fz->add_option("--steps-min", fuzz.steps_min, "fewest steps per scenario")->check(CLI::Range(1, 1000));
+  fz->add_option("--steps-max", fuzz.steps_max, "most steps per scenario")->check(CLI::Range(1, 1000));
+  fz->add_option("--shrink-tries", fuzz.shrink_tries, "candidates tried per shrink");
+  fz->add_flag("--no-shrink", fuzz.no_shrink, "write disagreements as found");
+  fz->add_flag("-q,--quiet", fuzz.quiet, "print only the final line");
+
   CLI11_PARSE(app, argc, argv);
+  if (fz->parsed()) {
+    if (case_opt->count() > 0) fuzz.only_case = only_case;
+    return pathwarden::cli::RunFuzzCommand(fuzz);
+  }
   if (cmd->parsed()) {
     check.engine.fast_search = !no_fast_search;
     check.engine.layout = layout == "by-access" ? pathwarden::LayerLayout::kByAccess

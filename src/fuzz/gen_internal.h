@@ -61,8 +61,9 @@ enum class Want { kAny, kFile, kDir, kSymlink, kNew, kMount, kExisting };
 
 // gen_tree.cc
 void GenerateTree(GenState& g);
-// Re-reads `g.tree` from the engine's view of the built nodes.
-void LoadTree(GenState& g);
+// Reads `g.tree` from the engine's view of the built nodes; false (and
+// nothing read) when the nodes do not build.
+bool LoadTree(GenState& g);
 
 // gen_process.cc
 void GenerateProcesses(GenState& g);

@@ -139,54 +139,62 @@ void GenerateProcesses(GenState& g) {
     if (g.options.caps_available & CapBit(c)) caps.push_back(c);
   const int count = 1 + static_cast<int>(rng.Weighted(std::initializer_list<int>{30, 35, 25, 10}));
   for (int i = 0; i < count; ++i) {
-    for (int attempt = 0; attempt < 4; ++attempt) {
-      ProcessSpec p;
-      ProcInfo info;
-      p.name = "p" + std::to_string(i + 1);
-      info.name = p.name;
-      const ProcInfo* parent = nullptr;
-      if (!s.processes.empty() && rng.Percent(20)) {
-        const size_t pi = 1 + rng.Below(g.procs.size() - 1);
-        parent = &g.procs[pi];
-        p.parent = g.procs[pi].name;
-        info.uid = parent->uid;
-        info.cwd = parent->cwd;
-      } else {
-        p.uid = rng.Percent(20) ? 0 : rng.Pick(kUids);
-        p.gid = rng.Percent(70) ? p.uid == 0 ? 0 : rng.Pick(kGids) : rng.Pick(kGids);
-        info.uid = p.uid;
-        const int ngroups = static_cast<int>(rng.Weighted(std::initializer_list<int>{55, 30, 15}));
-        for (int k = 0; k < ngroups; ++k) {
-          uint32_t gid = rng.Pick(kGids);
-          if (std::find(p.groups.begin(), p.groups.end(), gid) == p.groups.end()) p.groups.push_back(gid);
-        }
-        const bool give_caps = p.uid == 0 ? rng.Percent(60) : rng.Percent(35);
-        if (give_caps) {
-          uint64_t set = 0;
-          const int n = rng.Range(p.uid == 0 ? 0 : 1, 3);
-          for (int k = 0; k < n && !caps.empty(); ++k) set |= CapBit(caps[rng.Below(caps.size())]);
-          p.caps = set;
-        }
+    ProcessSpec p;
+    ProcInfo info;
+    p.name = "p" + std::to_string(i + 1);
+    info.name = p.name;
+    if (!s.processes.empty() && rng.Percent(20)) {
+      const size_t pi = 1 + rng.Below(g.procs.size() - 1);
+      p.parent = g.procs[pi].name;
+      info.uid = g.procs[pi].uid;
+      info.cwd = g.procs[pi].cwd;
+    } else {
+      p.uid = rng.Percent(20) ? 0 : rng.Pick(kUids);
+      p.gid = rng.Percent(70) ? p.uid == 0 ? 0 : rng.Pick(kGids) : rng.Pick(kGids);
+      info.uid = p.uid;
+      const int ngroups = static_cast<int>(rng.Weighted(std::initializer_list<int>{55, 30, 15}));
+      for (int k = 0; k < ngroups; ++k) {
+        uint32_t gid = rng.Pick(kGids);
+        if (std::find(p.groups.begin(), p.groups.end(), gid) == p.groups.end()) p.groups.push_back(gid);
       }
-      if (rng.Percent(40)) p.umask = rng.Percent(20) ? static_cast<uint32_t>(rng.Below(01000)) : rng.Pick(kUmasks);
-      if (attempt < 3 && rng.Percent(35)) {
-        const Known* k = PickKnown(g, Want::kDir);
-        if (k != nullptr && k->type == "dir") {
-          p.cwd = k->path;
-          info.cwd = k->path;
-        }
+      const bool give_caps = p.uid == 0 ? rng.Percent(60) : rng.Percent(35);
+      if (give_caps) {
+        uint64_t set = 0;
+        const int n = rng.Range(p.uid == 0 ? 0 : 1, 3);
+        for (int k = 0; k < n && !caps.empty(); ++k) set |= CapBit(caps[rng.Below(caps.size())]);
+        p.caps = set;
       }
-      if (attempt < 2) {
-        const int layers = static_cast<int>(rng.Weighted(std::initializer_list<int>{40, 30, 15, 10, 5}));
-        for (int k = 0; k < layers; ++k) p.layers.push_back(RandomLayer(g, info, false));
-      }
-      s.processes.push_back(p);
-      if (attempt == 3 || EngineBuildError(s).empty()) {
-        g.procs.push_back(info);
-        break;
-      }
-      s.processes.pop_back();
     }
+    if (rng.Percent(40)) p.umask = rng.Percent(20) ? static_cast<uint32_t>(rng.Below(01000)) : rng.Pick(kUmasks);
+    if (rng.Percent(35)) {
+      const Known* k = PickKnown(g, Want::kDir);
+      if (k != nullptr && k->type == "dir") {
+        p.cwd = k->path;
+        info.cwd = k->path;
+      }
+    }
+    const int layers = static_cast<int>(rng.Weighted(std::initializer_list<int>{40, 30, 15, 10, 5}));
+    for (int k = 0; k < layers; ++k) p.layers.push_back(RandomLayer(g, info, false));
+    s.processes.push_back(p);
+    g.procs.push_back(info);
+  }
+  // One build checks them all (a forked process may lack the search
+  // rights its cwd or a relative rule path needs). When it fails, each
+  // process that does not build loses its cwd and layers, in file order.
+  if (EngineBuildError(s).empty()) return;
+  std::vector<ProcessSpec> all = std::move(s.processes);
+  s.processes.clear();
+  for (size_t i = 0; i < all.size(); ++i) {
+    s.processes.push_back(all[i]);
+    if (EngineBuildError(s).empty()) continue;
+    s.processes.back().cwd.reset();
+    s.processes.back().layers.clear();
+    // Its children inherit the cwd it no longer has.
+    std::string cwd = "/";
+    if (!all[i].parent.empty())
+      for (const ProcInfo& pi : g.procs)
+        if (pi.name == all[i].parent) cwd = pi.cwd;
+    g.procs[i + 1].cwd = cwd;
   }
 }
 

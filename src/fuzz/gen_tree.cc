@@ -5,6 +5,7 @@
 // and ACLs from small pools, inode attributes and sysctls now and then.
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "pathwarden/acl.h"
@@ -142,7 +143,16 @@ struct TreeBuilder {
                                       : std::span<const WeightedMode>(kFileModes));
       MaybeOwner(rng, &n);
       MaybeAcl(rng, &n, is_dir);
-      if (n.type == NodeType::kTmpfs) n.mount_flags = MountFlags(rng);
+      if (n.type == NodeType::kTmpfs) {
+        n.mount_flags = MountFlags(rng);
+        // The mount point first, explicitly: the executors differ on the
+        // objects they make on their own (see ValidateScenario()).
+        NodeSpec point;
+        point.path = path;
+        point.type = NodeType::kDir;
+        if (rng.Percent(50)) point.mode = PickMode(rng, kDirModes);
+        g.s->nodes.push_back(point);
+      }
       if (n.type == NodeType::kFile) n.content = Content(rng);
       if ((n.type == NodeType::kFile || n.type == NodeType::kDir) && rng.Percent(4))
         n.attrs = rng.Percent(50) ? kAttrImmutable : kAttrAppend;
@@ -223,31 +233,45 @@ void GenerateTree(GenState& g) {
     const NodeSpec* src = sources[rng.Below(sources.size())];
     std::string parent = b.dirs[rng.Below(b.dirs.size())];
     if (IsUnder(parent, src->path)) parent = "/";
+    NodeSpec point;
+    point.path = (parent == "/" ? "" : parent) + "/bind" + std::to_string(i);
+    point.type = src->type == NodeType::kFile ? NodeType::kFile : NodeType::kDir;
+    s.nodes.push_back(point);
     NodeSpec n;
     n.type = NodeType::kBind;
     n.source = src->path;
-    n.path = (parent == "/" ? "" : parent) + "/bind" + std::to_string(i);
+    n.path = point.path;
     n.mount_flags = MountFlags(rng);
     s.nodes.push_back(n);
   }
-  // A tree that does not build (a node under a file a symlink replaced,
-  // say) loses nodes from the end until it does.
-  while (!s.nodes.empty() && !EngineBuildError(s).empty()) s.nodes.pop_back();
-  LoadTree(g);
+  // A tree that does not build (none should) loses nodes from the end
+  // until it does.
+  while (!LoadTree(g)) s.nodes.pop_back();
+  // Attributes and mount flags on what a later mount hides: the executors
+  // cannot both apply them, so none are given.
+  std::set<std::string> visible;
+  for (const Known& k : g.tree) visible.insert(k.path);
+  for (NodeSpec& n : s.nodes)
+    if (!visible.contains(n.path)) {
+      n.attrs = 0;
+      n.mount_flags = 0;
+    }
 }
 
-void LoadTree(GenState& g) {
+bool LoadTree(GenState& g) {
   Scenario nodes_only;
   nodes_only.nodes = g.s->nodes;
   nodes_only.sysctl = g.s->sysctl;
   EngineOptions o;
   o.capture_tree = true;
   RunResult r = RunInEngine(nodes_only, o);
+  if (r.status != RunResult::Status::kRan && !g.s->nodes.empty()) return false;
   g.tree.clear();
   g.mounts.clear();
   for (const TreeEntry& e : r.tree) g.tree.push_back({e.path, e.type, e.target});
   for (const NodeSpec& n : g.s->nodes)
     if (n.type == NodeType::kTmpfs || n.type == NodeType::kBind) g.mounts.push_back(n.path);
+  return true;
 }
 
 }  // namespace pathwarden::fuzz::gen_internal
