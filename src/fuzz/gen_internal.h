@@ -8,6 +8,7 @@
 #define PATHWARDEN_SRC_FUZZ_GEN_INTERNAL_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,14 @@ struct GenState {
 
 // What a path should reach.
 enum class Want { kAny, kFile, kDir, kSymlink, kNew, kMount, kExisting };
+
+// generator.cc
+// The objects the nodes of `s` make, as the root sees them once built
+// (path, and whether a directory), mounts hiding what they cover and
+// binds showing their sources; nodes relying on an object the executor
+// would make on its own are left out, the first one described in
+// `*error` (when given).
+std::map<std::string, bool> NodeView(const Scenario& s, std::string* error);
 
 // gen_tree.cc
 void GenerateTree(GenState& g);

@@ -223,23 +223,24 @@ void GenerateTree(GenState& g) {
     if (n.type == NodeType::kSymlink) n.target = b.SymlinkTarget(n.path);
   // Bind mounts last, of directories (or files) made above, on new names.
   const int binds = rng.Percent(30) ? rng.Range(1, 2) : 0;
-  for (int i = 0; i < binds && !b.dirs.empty(); ++i) {
-    std::vector<const NodeSpec*> sources;
-    for (const NodeSpec& n : s.nodes)
-      if (n.type == NodeType::kDir || n.type == NodeType::kTmpfs ||
-          (n.type == NodeType::kFile && rng.Percent(20)))
-        sources.push_back(&n);
+  for (int i = 0; i < binds; ++i) {
+    const std::map<std::string, bool> view = NodeView(s, nullptr);
+    std::vector<std::string> dirs, sources;
+    for (const auto& [path, dir] : view) {
+      if (dir) dirs.push_back(path);
+      if (path != "/" && (dir || rng.Percent(20))) sources.push_back(path);
+    }
     if (sources.empty()) break;
-    const NodeSpec* src = sources[rng.Below(sources.size())];
-    std::string parent = b.dirs[rng.Below(b.dirs.size())];
-    if (IsUnder(parent, src->path)) parent = "/";
+    const std::string src = sources[rng.Below(sources.size())];
+    std::string parent = dirs[rng.Below(dirs.size())];
+    if (IsUnder(parent, src)) parent = "/";
     NodeSpec point;
     point.path = (parent == "/" ? "" : parent) + "/bind" + std::to_string(i);
-    point.type = src->type == NodeType::kFile ? NodeType::kFile : NodeType::kDir;
+    point.type = view.at(src) ? NodeType::kDir : NodeType::kFile;
     s.nodes.push_back(point);
     NodeSpec n;
     n.type = NodeType::kBind;
-    n.source = src->path;
+    n.source = src;
     n.path = point.path;
     n.mount_flags = MountFlags(rng);
     s.nodes.push_back(n);

@@ -25,16 +25,33 @@ Scenario GenerateScenario(uint64_t case_seed, const GenOptions& options) {
   return s;
 }
 
-std::string ImplicitObject(const Scenario& s) {
+namespace gen_internal {
+
+std::map<std::string, bool> NodeView(const Scenario& s, std::string* error) {
   // Node paths made so far, and whether each is a directory.
   std::map<std::string, bool> made{{"/", true}};
   for (const NodeSpec& n : s.nodes) {
-    const std::string parent = gen_internal::Dirname(n.path);
+    const std::string parent = Dirname(n.path);
     auto p = made.find(parent);
-    if (n.path != "/" && (p == made.end() || !p->second))
-      return fmt::format("node {}: its parent {} is no earlier directory node", n.path, parent);
-    if ((n.type == NodeType::kTmpfs || n.type == NodeType::kBind) && !made.contains(n.path))
-      return fmt::format("node {}: its mount point is no earlier node", n.path);
+    if (n.path != "/" && (p == made.end() || !p->second)) {
+      if (error && error->empty())
+        *error = fmt::format("node {}: its parent {} is no earlier directory node", n.path, parent);
+      continue;
+    }
+    if (n.type == NodeType::kTmpfs || n.type == NodeType::kBind) {
+      if (!made.contains(n.path)) {
+        if (error && error->empty()) *error = fmt::format("node {}: its mount point is no earlier node", n.path);
+        continue;
+      }
+      // A mount hides what was beneath; a bind shows its source's nodes.
+      std::vector<std::pair<std::string, bool>> shown;
+      if (n.type == NodeType::kBind)
+        for (const auto& [path, dir] : made)
+          if (path != n.source && IsUnder(path, n.source))
+            shown.emplace_back((n.path == "/" ? "" : n.path) + path.substr(n.source == "/" ? 0 : n.source.size()), dir);
+      std::erase_if(made, [&](const auto& e) { return e.first != n.path && IsUnder(e.first, n.path); });
+      made.insert(shown.begin(), shown.end());
+    }
     auto [it, fresh] = made.try_emplace(n.path, false);
     if (n.type == NodeType::kDir || n.type == NodeType::kTmpfs) it->second = true;
     if (n.type == NodeType::kBind) {
@@ -42,7 +59,15 @@ std::string ImplicitObject(const Scenario& s) {
       it->second = src != made.end() && src->second;
     }
   }
-  return "";
+  return made;
+}
+
+}  // namespace gen_internal
+
+std::string ImplicitObject(const Scenario& s) {
+  std::string error;
+  gen_internal::NodeView(s, &error);
+  return error;
 }
 
 std::string ValidateScenario(const Scenario& s, bool build) {
