@@ -26,6 +26,7 @@ int RunFuzzCommand(const FuzzCommandOptions& c) {
   o.gen.steps_max = c.steps_max;
   o.shrink = !c.no_shrink;
   o.shrink_options.max_tries = c.shrink_tries;
+  o.shrink_per_signature = c.shrink_per_signature;
   const bool live = !c.quiet && isatty(STDERR_FILENO);
   bool line_open = false;
   auto clear_line = [&] {

@@ -19,6 +19,7 @@ struct FuzzCommandOptions {
   int steps_min = 10;
   int steps_max = 40;
   int shrink_tries = 600;
+  int shrink_per_signature = 5;
   bool no_shrink = false;
   bool quiet = false;
 };

@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
   fz->add_option("--steps-min", fuzz.steps_min, "fewest steps per scenario")->check(CLI::Range(1, 1000));
   fz->add_option("--steps-max", fuzz.steps_max, "most steps per scenario")->check(CLI::Range(1, 1000));
   fz->add_option("--shrink-tries", fuzz.shrink_tries, "candidates tried per shrink");
+  fz->add_option("--shrink-per-signature", fuzz.shrink_per_signature,
+                 "shrink at most this many disagreements of one kind (operation and errnos)");
   fz->add_flag("--no-shrink", fuzz.no_shrink, "write disagreements as found");
   fz->add_flag("-q,--quiet", fuzz.quiet, "print only the final line");
 

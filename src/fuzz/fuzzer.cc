@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <future>
 #include <thread>
 
@@ -147,7 +148,7 @@ class Fuzzer {
     m.signature = d.Signature();
     m.steps_before = original.steps.size();
     Scenario best = original;
-    if (o_.shrink) {
+    if (o_.shrink && shrunk_[m.signature]++ < o_.shrink_per_signature) {
       auto keep = [&](const Scenario& c) {
         if (!ValidateScenario(c, /*build=*/false).empty()) return false;
         RunResult e = Engine(c);
@@ -180,6 +181,7 @@ class Fuzzer {
     m.summary = final.Summary(best);
     m.engine_reason = final.engine_reason;
     m.steps_after = best.steps.size();
+    if (m.shrink_tries == 0 && o_.shrink) m.summary += " (not shrunk: seen before)";
     best.description = m.summary;
     if (k.status == RunResult::Status::kRan)
       for (size_t i = 0; i < best.steps.size() && i < k.steps.size(); ++i) best.steps[i].expect = k.steps[i].err;
@@ -204,6 +206,7 @@ class Fuzzer {
 
   const FuzzOptions& o_;
   KernelSession& session_;
+  std::map<std::string, int> shrunk_;  // by signature
   FuzzResult r_;
 };
 

@@ -59,6 +59,9 @@ struct FuzzOptions {
   GenOptions gen;
   bool shrink = true;
   ShrinkOptions shrink_options;
+  // Disagreements of a signature already shrunk this often in the run are
+  // written as found (shrinking the same bug again costs much, tells little).
+  int shrink_per_signature = 5;
   // Called after every batch, and once at the end.
   std::function<void(const FuzzProgress&)> on_progress;
   // Called for each disagreement once it is shrunk and written.

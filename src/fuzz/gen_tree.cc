@@ -202,7 +202,7 @@ struct TreeBuilder {
 void GenerateTree(GenState& g) {
   Rng& rng = g.rng;
   Scenario& s = *g.s;
-  if (rng.Percent(25)) {
+  if (rng.Percent(40)) {
     s.sysctl[0] = rng.Range(0, 1);
     s.sysctl[1] = rng.Range(0, 1);
     s.sysctl[2] = rng.Range(0, 2);
@@ -219,6 +219,32 @@ void GenerateTree(GenState& g) {
   TreeBuilder b{g, rng, rng.Range(8, 30), {}, {}};
   b.dirs.push_back("/");
   b.Dir("/", 0);
+  // Now and then a shared sticky directory holding other users' files,
+  // fifos and symlinks: what the sticky and protected_* rules are about.
+  if (rng.Percent(35)) {
+    static constexpr uint32_t kStickyModes[] = {01777, 01777, 01773, 01770, 0777};
+    NodeSpec dir;
+    dir.path = "/st";
+    dir.type = NodeType::kDir;
+    dir.mode = rng.Pick(kStickyModes);
+    MaybeOwner(rng, &dir);
+    s.nodes.push_back(dir);
+    b.dirs.push_back(dir.path);
+    const int n = rng.Range(2, 5);
+    for (int i = 0; i < n; ++i) {
+      NodeSpec f;
+      f.path = "/st/o" + std::to_string(i);
+      static constexpr NodeType kTypes[] = {NodeType::kFile, NodeType::kFile, NodeType::kFifo, NodeType::kSymlink};
+      f.type = rng.Pick(kTypes);
+      static constexpr uint32_t kModes[] = {0666, 0644, 0600, 0622, 0660};
+      if (f.type != NodeType::kSymlink) f.mode = rng.Pick(kModes);
+      f.has_owner = true;
+      f.uid = rng.Pick(kUids);
+      f.gid = rng.Pick(kGids);
+      s.nodes.push_back(f);
+      b.paths.push_back(f.path);
+    }
+  }
   for (NodeSpec& n : s.nodes)
     if (n.type == NodeType::kSymlink) n.target = b.SymlinkTarget(n.path);
   // Bind mounts last, of directories (or files) made above, on new names.
