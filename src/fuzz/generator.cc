@@ -30,6 +30,7 @@ namespace gen_internal {
 std::map<std::string, bool> NodeView(const Scenario& s, std::string* error) {
   // Node paths made so far, and whether each is a directory.
   std::map<std::string, bool> made{{"/", true}};
+  std::vector<std::string> mount_points;
   for (const NodeSpec& n : s.nodes) {
     const std::string parent = Dirname(n.path);
     auto p = made.find(parent);
@@ -44,11 +45,19 @@ std::map<std::string, bool> NodeView(const Scenario& s, std::string* error) {
         continue;
       }
       // A mount hides what was beneath; a bind shows its source's nodes.
+      // The bind is not recursive: what mounts inside the source cover
+      // stays covered (and unknown), their points show as directories.
       std::vector<std::pair<std::string, bool>> shown;
+      auto under_inner_mount = [&](const std::string& path) {
+        for (const std::string& m : mount_points)
+          if (m != n.source && IsUnder(m, n.source) && path != m && IsUnder(path, m)) return true;
+        return false;
+      };
       if (n.type == NodeType::kBind)
         for (const auto& [path, dir] : made)
-          if (path != n.source && IsUnder(path, n.source))
+          if (path != n.source && IsUnder(path, n.source) && !under_inner_mount(path))
             shown.emplace_back((n.path == "/" ? "" : n.path) + path.substr(n.source == "/" ? 0 : n.source.size()), dir);
+      mount_points.push_back(n.path);
       std::erase_if(made, [&](const auto& e) { return e.first != n.path && IsUnder(e.first, n.path); });
       made.insert(shown.begin(), shown.end());
     }
