@@ -4,6 +4,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
+#include "cli/fuzz_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pathwarden: what Linux answers when a process touches a path, and why"};
@@ -44,8 +45,31 @@ int main(int argc, char** argv) {
   bcmd->add_option("--plot", bench.plot_dir, "write PNG charts into this directory");
   bcmd->add_option("--usr", bench.usr, "the host tree to snapshot (default /usr)");
 
+
+  pathwarden::cli::FuzzCommandOptions fuzz;
+  uint64_t only_case = 0;
+  auto* fz = app.add_subcommand("fuzz", "compare the engine with the kernel on random scenarios");
+  fz->add_option("--seed", fuzz.seed, "the run's seed (case i's own seed derives from it and i)");
+  fz->add_option("--cases", fuzz.cases, "how many scenarios");
+  auto* case_opt = fz->add_option("--case", only_case, "run only this case of the seed (a replay)");
+  fz->add_option("--out", fuzz.out_dir, "write each shrunk disagreement here as <seed>-<case>.toml");
+  fz->add_option("--save-all", fuzz.save_all_dir,
+                 "also write every case run, with the kernel's answers as expectations");
+  fz->add_option("--jobs", fuzz.jobs, "scenarios on the kernel at once")->check(CLI::Range(1, 64));
+  fz->add_option("--steps-min", fuzz.steps_min, "fewest steps per scenario")->check(CLI::Range(1, 1000));
+  fz->add_option("--steps-max", fuzz.steps_max, "most steps per scenario")->check(CLI::Range(1, 1000));
+  fz->add_option("--shrink-tries", fuzz.shrink_tries, "candidates tried per shrink");
+  fz->add_option("--shrink-per-signature", fuzz.shrink_per_signature,
+                 "shrink at most this many disagreements of one kind (operation and errnos)");
+  fz->add_flag("--no-shrink", fuzz.no_shrink, "write disagreements as found");
+  fz->add_flag("-q,--quiet", fuzz.quiet, "print only the final line");
+
   CLI11_PARSE(app, argc, argv);
   if (bcmd->parsed()) return pathwarden::cli::RunBench(which, bench);
+  if (fz->parsed()) {
+    if (case_opt->count() > 0) fuzz.only_case = only_case;
+    return pathwarden::cli::RunFuzzCommand(fuzz);
+  }
   if (cmd->parsed()) {
     check.engine.fast_search = !no_fast_search;
     check.engine.memo = !no_memo;

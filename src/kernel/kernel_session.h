@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <expected>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "pathwarden/executor.h"
 #include "pathwarden/scenario.h"
@@ -52,6 +54,19 @@ class KernelSession {
   // (opening another device could reach a real driver).
   RunResult Run(const Scenario& s, const KernelOptions& options);
 
+  // RunBatch()
+  //
+  // As Run() for each scenario of `batch`, up to `jobs` at a time (one
+  // server each, every server with its own network namespace); the
+  // results in the order of `batch`. Sysctls are global, so scenarios
+  // with other sysctl values never run at the same time: the batch runs
+  // in groups of equal values, one group after another. With kDirect, or
+  // `jobs` 1, the scenarios run one by one. Servers die with the thread
+  // that started them (PR_SET_PDEATHSIG), so call Run() and RunBatch()
+  // from a thread that lives as long as the session.
+  std::vector<RunResult> RunBatch(std::span<const Scenario* const> batch,
+                                  const KernelOptions& options, int jobs);
+
   // launch()
   //
   // How this session starts supervisors: kDirect after a server failed to
@@ -69,6 +84,8 @@ class KernelSession {
   // the host's sysctls come back.
   std::unique_ptr<SysctlGuard> sysctl_;
   std::unique_ptr<KernelServer> server_;
+  // RunBatch()'s servers besides server_.
+  std::vector<std::unique_ptr<KernelServer>> extra_servers_;
   SupervisorParams params_;
   int abi_;
   Launch launch_;
