@@ -152,7 +152,7 @@ int RunCheck(const CheckOptions& o) {
       kernel_unavailable = opened.error();
     }
   }
-  uint64_t steps = 0, failed = 0, skipped_files = 0;
+  uint64_t steps = 0, failed = 0, skipped_files = 0, tree_failures = 0, variant_failures = 0;
   bool kernel_error = false;
   EngineStats total;
   for (const Loaded& l : files) {
@@ -194,8 +194,14 @@ int RunCheck(const CheckOptions& o) {
     const bool have_kernel = use_kernel && kernel.status == RunResult::Status::kRan;
     if (o.both && have_kernel) {
       // The final trees must agree too: modes, owners, ACLs, links, sizes.
-      for (const std::string& d : DiffTrees(engine.tree, kernel.tree)) {
-        ++failed;
+      const std::vector<std::string> diffs = DiffTrees(engine.tree, kernel.tree);
+      if (!diffs.empty()) ++tree_failures;
+      size_t shown = 0;
+      for (const std::string& d : diffs) {
+        if (++shown > 10) {
+          if (!o.json) fmt::print("     ... and {} more differences\n", diffs.size() - 10);
+          break;
+        }
         if (o.json) {
           std::cout << nlohmann::json{{"file", s.file}, {"tree", d}, {"pass", false}}.dump() << "\n";
         } else {
@@ -232,7 +238,7 @@ int RunCheck(const CheckOptions& o) {
           const StepResult& a = engine.steps[i];
           const StepResult& b = other.steps[i];
           if (a.err == b.err && (!var.explain || a.reason == b.reason)) continue;
-          ++failed;
+          ++variant_failures;
           fmt::print("FAIL {}:{} variants differ ({}): {} \"{}\" vs {} \"{}\"\n", s.file,
                      i + 1, name, ErrnoName(a.err), a.reason, ErrnoName(b.err), b.reason);
         }
@@ -280,9 +286,11 @@ int RunCheck(const CheckOptions& o) {
     }
   }
   if (!o.json) {
-    fmt::print("check: {} file{}, {} steps, {} passed, {} failed{}\n", files.size(),
+    fmt::print("check: {} file{}, {} steps, {} passed, {} failed{}{}{}\n", files.size(),
                files.size() == 1 ? "" : "s", steps, steps - failed, failed,
-               skipped_files ? fmt::format(", {} skipped", skipped_files) : "");
+               tree_failures ? fmt::format(", {} final trees differ", tree_failures) : "",
+               variant_failures ? fmt::format(", {} variant differences", variant_failures) : "",
+               skipped_files ? fmt::format(", {} files skipped", skipped_files) : "");
     if (!o.quiet && total.components)
       fmt::print("fast search: {} of {} components searched took the fast path ({:.1f}%){}\n",
                  total.fast_components, total.components,
@@ -290,7 +298,7 @@ int RunCheck(const CheckOptions& o) {
                  o.engine.fast_search ? "" : " -- switched off");
   }
   if (kernel_error) return 2;
-  if (failed) return 1;
+  if (failed || tree_failures || variant_failures) return 1;
   if (!files.empty() && skipped_files == files.size()) return 77;
   return 0;
 }

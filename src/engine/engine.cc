@@ -78,8 +78,10 @@ Engine::Engine(const EngineOptions& options) : options_(options) {
 }
 
 Engine::~Engine() {
-  // Files first: their release touches the world.
+  // Files and processes first: releasing them touches the world, and
+  // their domains release Landlock objects.
   for (auto& p : procs_) p->fds.clear();
+  procs_.clear();
 }
 
 int Engine::FindProcess(std::string_view name) const {

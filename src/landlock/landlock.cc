@@ -187,19 +187,48 @@ Landlock::Landlock(vfs::World& w, const EngineOptions& options) : w_(w), options
 }
 
 void Landlock::OnInodeFree(void* self, vfs::InodeId ino) {
-  // The object dies with its inode; its id is never reused, so rules on
-  // it can never match again.
-  (void)self;
-  (void)ino;
+  // The object dies with its inode (which only happens once no domain
+  // holds it); its id is never reused, so rules on it never match again.
+  auto* ll = static_cast<Landlock*>(self);
+  const uint32_t obj = ll->w_.inode(ino).landlock_object;
+  if (obj != 0 && obj < ll->objects_.size()) ll->objects_[obj].ino = vfs::kNone;
 }
 
 uint32_t Landlock::ObjectFor(vfs::InodeId ino) {
   uint32_t obj = w_.inode(ino).landlock_object;
   if (obj == 0) {
-    obj = next_object_++;
+    obj = static_cast<uint32_t>(objects_.size());
+    objects_.push_back({ino, 0});
     w_.SetLandlockObject(ino, obj);
   }
   return obj;
+}
+
+std::shared_ptr<const Domain> Landlock::Hold(std::shared_ptr<const Domain> d) {
+  vfs::World::WriteGuard g(w_);
+  for (uint32_t obj : d->objects()) {
+    Object& o = objects_[obj];
+    if (o.holders++ == 0 && o.ino != vfs::kNone) w_.PinInode(o.ino);
+  }
+  const Domain* raw = d.get();
+  // The returned pointer shares ownership with `d` and releases the
+  // objects when the last holder of the domain goes.
+  auto keep = std::make_shared<std::shared_ptr<const Domain>>(std::move(d));
+  return std::shared_ptr<const Domain>(raw, [this, keep](const Domain* dom) {
+    Release(*dom);
+    keep->reset();
+  });
+}
+
+void Landlock::Release(const Domain& d) {
+  vfs::World::WriteGuard g(w_);
+  for (uint32_t obj : d.objects()) {
+    Object& o = objects_[obj];
+    if (--o.holders == 0 && o.ino != vfs::kNone) {
+      const vfs::InodeId ino = o.ino;
+      w_.UnpinInode(ino);  // may free it, and OnInodeFree() forgets it
+    }
+  }
 }
 
 int Landlock::CreateRuleset(int abi, const LayerSpec& spec, Ruleset* out,
@@ -275,12 +304,12 @@ int Landlock::AddPortRule(Ruleset& rs, const RuleSpec& rule, std::string* why) c
   return 0;
 }
 
-int Landlock::Restrict(Process& p, const Ruleset& rs, std::string* why) const {
+int Landlock::Restrict(Process& p, const Ruleset& rs, std::string* why) {
   if (p.domain && p.domain->num_layers() >= kMaxLayers) {
     if (why) *why = fmt::format("the domain already has {} layers", kMaxLayers);
     return E2BIG;
   }
-  p.domain = MergeRuleset(p.domain.get(), rs);
+  p.domain = Hold(MergeRuleset(p.domain.get(), rs));
   ++p.cred_epoch;
   return 0;
 }

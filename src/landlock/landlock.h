@@ -37,7 +37,7 @@ class Landlock {
   int AddPortRule(Ruleset& rs, const RuleSpec& rule, std::string* why) const;
   // Restrict(): E2BIG on the 17th layer; else the process gets a new
   // domain (and new credentials).
-  int Restrict(Process& p, const Ruleset& rs, std::string* why) const;
+  int Restrict(Process& p, const Ruleset& rs, std::string* why);
 
   // The hooks (see src/security/hooks.h).
   int CheckPath(OpCtx& ctx, vfs::PathPos path, AccessMask request, std::string_view what);
@@ -64,10 +64,19 @@ class Landlock {
 
  private:
   static void OnInodeFree(void* self, vfs::InodeId ino);
+  // A domain holds its rules' objects, and an object with holders pins its
+  // inode (security/landlock/object.c, fs.c get_inode_object()).
+  std::shared_ptr<const Domain> Hold(std::shared_ptr<const Domain> d);
+  void Release(const Domain& d);
+
+  struct Object {
+    vfs::InodeId ino = vfs::kNone;
+    uint32_t holders = 0;
+  };
 
   vfs::World& w_;
   const EngineOptions& options_;
-  uint32_t next_object_ = 1;
+  std::vector<Object> objects_{Object{}};  // by id; 0 is none
 };
 
 // The ioctl commands always allowed on devices

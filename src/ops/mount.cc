@@ -54,8 +54,9 @@ int Graft(OpCtx& ctx, PathPos mp, bool root_is_dir) {
     return ENOENT;
   }
   if (!w.mount(mp.mnt).attached) {
+    // do_lock_mount(): a mount no longer mounted is ENOENT in 6.18.
     ctx.Fail(Stage::kMount, fmt::format("{} is on a detached mount", ctx.PathOf(mp)));
-    return EINVAL;
+    return ENOENT;
   }
   if (S_ISDIR(w.inode_at(mp.dentry).mode) != root_is_dir) {
     ctx.Fail(Stage::kMount, fmt::format("{} and the mounted root differ in type "
@@ -65,18 +66,25 @@ int Graft(OpCtx& ctx, PathPos mp, bool root_is_dir) {
   return 0;
 }
 
-// Copies the mounts under `src` (inside mount `src_mnt`) onto `dst_mnt`:
-// MS_REC's copy_tree().
-void CopySubmounts(vfs::World& w, MountId src_mnt, DentryId src_root, MountId dst_mnt,
-                   int depth) {
+// copy_tree() for MS_REC: the mounts under `src_root` inside `src_mnt`,
+// and all mounted under them, in an order where every mount comes after
+// its parent; collected before anything is attached, so the new mount
+// never copies itself.
+struct SubmountCopy {
+  MountId src;
+  int parent;  // index into the list, or -1 for the new bind itself
+};
+
+void CollectSubmounts(const vfs::World& w, MountId src_mnt, DentryId src_root, int parent,
+                      std::vector<SubmountCopy>* out, int depth) {
   if (depth > 64) return;
   const MountId end = w.mount_end();
   for (MountId m = 1; m < end; ++m) {
     const vfs::Mount& mt = w.mount(m);
     if (!mt.attached || mt.parent != src_mnt) continue;
-    if (!w.IsDescendant(mt.mountpoint, src_root)) continue;
-    MountId copy = w.Attach({dst_mnt, mt.mountpoint}, mt.sb, mt.root, mt.flags);
-    CopySubmounts(w, m, mt.root, copy, depth + 1);
+    if (src_root != vfs::kNone && !w.IsDescendant(mt.mountpoint, src_root)) continue;
+    out->push_back({m, parent});
+    CollectSubmounts(w, m, vfs::kNone, static_cast<int>(out->size()) - 1, out, depth + 1);
   }
 }
 
@@ -126,9 +134,16 @@ int DoBindMount(OpCtx& ctx) {
   }
   if (int err = Graft(ctx, target, S_ISDIR(w.inode_at(src.dentry).mode))) return err;
   if (ctx.apply) {
+    std::vector<SubmountCopy> subs;
+    if (ctx.st.flags & MS_REC) CollectSubmounts(w, src.mnt, src.dentry, -1, &subs, 0);
     const vfs::Mount& sm = w.mount(src.mnt);
-    MountId m = w.Attach(target, sm.sb, src.dentry, sm.flags);
-    if (ctx.st.flags & MS_REC) CopySubmounts(w, src.mnt, src.dentry, m, 0);
+    const MountId m = w.Attach(target, sm.sb, src.dentry, sm.flags);
+    std::vector<MountId> copies;
+    for (const SubmountCopy& c : subs) {
+      const vfs::Mount& orig = w.mount(c.src);
+      const MountId onto = c.parent < 0 ? m : copies[c.parent];
+      copies.push_back(w.Attach({onto, orig.mountpoint}, orig.sb, orig.root, orig.flags));
+    }
   }
   ctx.Ok(Stage::kCapability, fmt::format("CAP_SYS_ADMIN binds {} on {}", ctx.PathOf(src),
                                           ctx.PathOf(target)));
@@ -143,6 +158,9 @@ int DoUmount(OpCtx& ctx) {
   if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path, lookup, &at))
     return err;
   vfs::World& w = ctx.w;
+  // LOOKUP_MOUNTPOINT: the mounts on the final position count, also where
+  // the walk did not step into them ("/", ".").
+  walk::TraverseMounts(w, &at);
   // can_umount()
   if (!ctx.cred().Capable(kCapSysAdmin)) {
     ctx.Fail(Stage::kCapability, "unmounting needs CAP_SYS_ADMIN");
@@ -160,16 +178,24 @@ int DoUmount(OpCtx& ctx) {
   // do_umount()
   if (int err = security::SbUmount(ctx)) return err;
   if (at.mnt == ctx.p.root.mnt && !(flags & MNT_DETACH)) {
-    // Unmounting one's own root remounts it read-only instead.
-    if (ctx.apply) w.SetSbFlags(m.sb, w.sb(m.sb).flags | vfs::kSbReadonly);
+    // Unmounting one's own root remounts it read-only instead
+    // (do_umount_root()), which files open for writing or pending removals
+    // on it refuse.
+    if (!(w.sb(m.sb).flags & vfs::kSbReadonly)) {
+      const std::string busy = w.RemountReadonlyBusy(m.sb);
+      if (!busy.empty()) {
+        ctx.Fail(Stage::kMount, fmt::format("{} is the process's root mount, to be remounted "
+                                            "read-only instead; but {}", ctx.PathOf(at), busy));
+        return EBUSY;
+      }
+      if (ctx.apply) w.SetSbFlags(m.sb, w.sb(m.sb).flags | vfs::kSbReadonly);
+    }
     ctx.Ok(Stage::kMount, fmt::format("{} is the process's root mount: the filesystem is "
                                       "remounted read-only instead", ctx.PathOf(at)));
     return 0;
   }
-  if (m.parent == vfs::kNone) {
-    ctx.Fail(Stage::kMount, "the root mount of the namespace cannot be unmounted");
-    return EINVAL;
-  }
+  // The namespace's root mount is mounted in a wider namespace (as the
+  // kernel executor's scenario root is): it may be detached too.
   if (flags & MNT_DETACH) {
     if (ctx.apply) DetachTree(w, at.mnt, 0);
     return 0;

@@ -216,6 +216,11 @@ int OpenLastLookups(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
 // The model of a fifo_open() with O_NONBLOCK.
 int FifoOpen(const OpCtx& ctx, PathPos path, uint32_t f_mode) {
   const vfs::Inode& i = ctx.w.inode_at(path.dentry);
+  if ((f_mode & (kFmodeRead | kFmodeWrite)) == 0) {
+    ctx.Fail(Stage::kVfs, fmt::format("{} is a FIFO: access mode 3 opens it neither for "
+                                      "reading nor for writing", ctx.PathOf(path)));
+    return EINVAL;
+  }
   if ((f_mode & (kFmodeRead | kFmodeWrite)) == kFmodeWrite && i.readers() == 0) {
     ctx.Fail(Stage::kVfs, fmt::format("{} is a FIFO with no reader: a non-blocking "
                                       "write-only open fails", ctx.PathOf(path)));

@@ -283,6 +283,22 @@ void World::InodePut(InodeId ino) {
   inodes_.Free(ino);
 }
 
+void World::PinInode(InodeId ino) { inodes_[ino].refs = inodes_[ino].refs + 1; }
+
+void World::UnpinInode(InodeId ino) { InodePut(ino); }
+
+std::string World::RemountReadonlyBusy(SbId sb) const {
+  for (InodeId i = 1; i < inodes_.end(); ++i) {
+    const Inode& in = inodes_[i];
+    if (in.mode == 0 || in.sb != sb) continue;
+    if (in.nlink == 0) return "an inode with no name left is still in use (a pending removal)";
+    const uint32_t type = in.mode & S_IFMT;
+    const bool special = type == S_IFCHR || type == S_IFBLK || type == S_IFIFO || type == S_IFSOCK;
+    if (!special && in.writers() != 0) return "a file on it is open for writing";
+  }
+  return {};
+}
+
 void World::GetPath(PathPos p) {
   DentryGet(p.dentry);
   mounts_[p.mnt].refs = mounts_[p.mnt].refs + 1;
@@ -341,6 +357,12 @@ void World::Detach(MountId m) {
   mounts_[mt.parent].children = mounts_[mt.parent].children - 1;
   sbs_[mt.sb].mounts = sbs_[mt.sb].mounts - 1;
   DentryId mp_dentry = mt.mountpoint;
+  if (mt.parent == kNone) {
+    // The namespace's root mount: the scenario's "/" is itself mounted in
+    // a wider namespace (as in the kernel executor), so it detaches too.
+    mt.attached = 0;
+    return;
+  }
   // A detached mount is its own parent (umount_tree()/unhash_mnt()): walks
   // and ".." stop at its root. The slot stays allocated: open files may
   // still name this mount.

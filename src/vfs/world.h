@@ -272,6 +272,20 @@ class World {
   // Swaps the names of two dentries (d_exchange).
   void Exchange(DentryId a, DentryId b);
 
+  // PinInode() / UnpinInode()
+  //
+  // An extra reference that keeps an inode alive with no name (a Landlock
+  // object holds its inode while rules use it, as Linux's does).
+  void PinInode(InodeId ino);
+  void UnpinInode(InodeId ino);
+
+  // RemountReadonlyBusy()
+  //
+  // Why superblock `sb` cannot turn read-only (sb_prepare_remount_
+  // readonly()): a file open for writing on it, or an inode with no name
+  // left that is still alive (a pending removal). Empty when it can.
+  std::string RemountReadonlyBusy(SbId sb) const;
+
   // GetPath() / PutPath()
   //
   // Pin or release a position (open file, working or root directory).
