@@ -321,6 +321,8 @@ std::expected<void, std::string> Engine::BuildNode(const Scenario& s, const Node
     PathPos mp;
     if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, n.path, walk::kLookupFollow, &mp))
       return fail(fmt::format("mount point \"{}\" cannot be reached: {}", n.path, ErrnoName(err)));
+    // As mount(2) does: on top of whatever is mounted there already.
+    walk::TraverseMounts(world_, &mp);
     if (n.type == NodeType::kTmpfs) {
       const vfs::SbId sb = world_.NewSuperblock(n.EffectiveMode(), n.uid, n.gid);
       world_.Attach(mp, sb, world_.sb(sb).root, MntFlags(n.mount_flags, false));

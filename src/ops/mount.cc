@@ -43,22 +43,29 @@ int MountHead(OpCtx& ctx, std::string_view target, PathPos* at) {
   return 0;
 }
 
-// lock_mount() and do_add_mount()/graft_tree(): a removed mount point, a
-// detached parent mount, a type mismatch.
-int Graft(OpCtx& ctx, PathPos mp, bool root_is_dir) {
+// lock_mount(): the mount goes on top of whatever is already mounted on
+// the target (the lookup of "/" or "." does not step into those mounts);
+// then a removed mount point or a detached parent mount is ENOENT.
+int LockMount(OpCtx& ctx, PathPos* mp) {
   const vfs::World& w = ctx.w;
-  if (!(w.dentry(mp.dentry).flags & vfs::kDentryHashed) &&
-      w.dentry(mp.dentry).parent != mp.dentry) {
+  walk::TraverseMounts(w, mp);
+  if (!(w.dentry(mp->dentry).flags & vfs::kDentryHashed) &&
+      w.dentry(mp->dentry).parent != mp->dentry) {
     ctx.Fail(Stage::kMount, fmt::format("{} was removed: nothing can be mounted on it",
-                                        ctx.PathOf(mp)));
+                                        ctx.PathOf(*mp)));
     return ENOENT;
   }
-  if (!w.mount(mp.mnt).attached) {
-    // do_lock_mount(): a mount no longer mounted is ENOENT in 6.18.
-    ctx.Fail(Stage::kMount, fmt::format("{} is on a detached mount", ctx.PathOf(mp)));
+  if (!w.mount(mp->mnt).attached) {
+    // Linux: fs/namespace.c do_lock_mount(): not mounted is ENOENT in 6.18.
+    ctx.Fail(Stage::kMount, fmt::format("{} is on a detached mount", ctx.PathOf(*mp)));
     return ENOENT;
   }
-  if (S_ISDIR(w.inode_at(mp.dentry).mode) != root_is_dir) {
+  return 0;
+}
+
+// graft_tree(): a directory goes on a directory, a file on a file.
+int GraftTypes(OpCtx& ctx, PathPos mp, bool root_is_dir) {
+  if (S_ISDIR(ctx.w.inode_at(mp.dentry).mode) != root_is_dir) {
     ctx.Fail(Stage::kMount, fmt::format("{} and the mounted root differ in type "
                                         "(directory vs file)", ctx.PathOf(mp)));
     return ENOTDIR;
@@ -106,7 +113,8 @@ int DoMountTmpfs(OpCtx& ctx) {
   if (int err = MountHead(ctx, ctx.st.path, &at)) return err;
   vfs::World& w = ctx.w;
   // A fresh tmpfs: root 1777 owned by the mounter.
-  if (int err = Graft(ctx, at, true)) return err;
+  if (int err = LockMount(ctx, &at)) return err;
+  if (int err = GraftTypes(ctx, at, true)) return err;
   if (ctx.apply) {
     vfs::SbId sb = w.NewSuperblock(01777, ctx.cred().fsuid, ctx.cred().fsgid);
     uint32_t flags = MntFlagsOf(ctx.st.flags);
@@ -128,11 +136,14 @@ int DoBindMount(OpCtx& ctx) {
   if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path, walk::kLookupFollow, &src))
     return err;
   vfs::World& w = ctx.w;
+  // do_loopback(): the target is locked before the source is checked.
+  if (int err = LockMount(ctx, &target)) return err;
   if (!w.mount(src.mnt).attached) {
+    // __do_loopback(): check_mnt() on the source.
     ctx.Fail(Stage::kMount, fmt::format("{} is on a detached mount", ctx.PathOf(src)));
     return EINVAL;
   }
-  if (int err = Graft(ctx, target, S_ISDIR(w.inode_at(src.dentry).mode))) return err;
+  if (int err = GraftTypes(ctx, target, S_ISDIR(w.inode_at(src.dentry).mode))) return err;
   if (ctx.apply) {
     std::vector<SubmountCopy> subs;
     if (ctx.st.flags & MS_REC) CollectSubmounts(w, src.mnt, src.dentry, -1, &subs, 0);
