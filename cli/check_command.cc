@@ -162,6 +162,7 @@ int RunCheck(const CheckOptions& o) {
       EngineStats stats;
       EngineOptions eo = o.engine;
       eo.capture_tree = o.both || o.show_tree;
+      eo.verify = o.cross_check;
       engine = RunInEngine(s, eo, &stats);
       total.components += stats.components;
       total.fast_components += stats.fast_components;
@@ -229,11 +230,17 @@ int RunCheck(const CheckOptions& o) {
         v.memo = var.memo;
         v.explain = var.explain;
         v.layout = var.layout;
+        v.verify = true;
         RunResult other = RunInEngine(s, v);
         const std::string name = fmt::format(
             "{}, {}, {}{}", var.fast ? "fast search" : "no fast search",
             var.layout == LayerLayout::kByLayer ? "by-layer" : "by-access",
             var.memo ? "memo" : "no memo", var.explain ? "" : ", no reasons");
+        if (other.status == RunResult::Status::kError) {
+          ++variant_failures;
+          fmt::print("FAIL {} ({}): {}\n", s.file, name, other.message);
+          continue;
+        }
         for (size_t i = 0; i < s.steps.size() && i < other.steps.size(); ++i) {
           const StepResult& a = engine.steps[i];
           const StepResult& b = other.steps[i];

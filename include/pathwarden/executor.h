@@ -78,6 +78,10 @@ struct EngineOptions {
   bool capture_tree = false;
   // Explain allowed decisions too (which rule granted each right).
   bool explain_allowed = false;
+  // After every step, check the engine's caches (the fast-search bits,
+  // the dentries' inode mirrors) against their definitions; a stale one
+  // stops the run with an internal error. For tests: it costs a scan.
+  bool verify = false;
 };
 
 // Counters of one engine run.

@@ -438,23 +438,36 @@ int Engine::Evaluate(const StepSpec& st, Explainer* ex, EngineStats* stats) cons
   // operations' common signature.
   Engine& self = const_cast<Engine&>(*this);
   Process& p = *self.procs_[idx];
-  for (;;) {
-    const uint64_t start = world_.seq().ReadBegin();
+  auto run = [&] {
     EngineStats local;
     OpCtx ctx{self, self.world_, p, st, ex, self.WalkEnvFor(p, ex), false};
     ctx.env.stats = &local;
     const int err = self.Dispatch(ctx);
+    return std::pair{err, local};
+  };
+  auto count = [&](const EngineStats& local) {
+    if (!stats) return;
+    stats->components += local.components;
+    stats->fast_components += local.fast_components;
+  };
+  // Optimistic reads, validated by the sequence counter; a reader that
+  // keeps racing a busy writer falls back to holding writers off.
+  constexpr int kOptimisticTries = 3;
+  for (int attempt = 0; attempt < kOptimisticTries; ++attempt) {
+    const uint64_t start = world_.seq().ReadBegin();
+    const auto [err, local] = run();
     if (!world_.seq().ReadRetry(start)) {
-      if (stats) {
-        stats->components += local.components;
-        stats->fast_components += local.fast_components;
-      }
+      count(local);
       return err;
     }
     // Raced a write: what this thread memoized may mix two states.
     landlock::MemoClearThread();
     if (ex) ex->Clear();
   }
+  vfs::World::ReadLock lock(world_);
+  const auto [err, local] = run();
+  count(local);
+  return err;
 }
 
 int Engine::Dispatch(OpCtx& ctx) {

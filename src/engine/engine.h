@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "pathwarden/cred.h"
@@ -70,6 +71,18 @@ struct Process {
 
 class Engine;
 
+// Render()
+//
+// The text of a reason: a string as it is, a callable's result.
+template <typename Text>
+std::string Render(Text&& text) {
+  if constexpr (std::is_invocable_v<Text>) {
+    return std::forward<Text>(text)();
+  } else {
+    return std::string(std::forward<Text>(text));
+  }
+}
+
 // OpCtx
 //
 // What one operation needs: the engine, the acting process, the request,
@@ -88,11 +101,18 @@ struct OpCtx {
 
   const Cred& cred() const { return cred_override ? *cred_override : p.cred; }
 
-  void Fail(Stage s, std::string text) const {
-    if (ex) ex->Fail(s, std::move(text));
+  // Fail(), Ok()
+  //
+  // Records the reason of a decision when someone listens. `text` is a
+  // string literal or a callable returning the sentence, so that the
+  // sentence (paths, modes, formatting) costs nothing when no one does.
+  template <typename Text>
+  void Fail(Stage s, Text&& text) const {
+    if (ex) ex->Fail(s, Render(std::forward<Text>(text)));
   }
-  void Ok(Stage s, std::string text) const {
-    if (ex) ex->Ok(s, std::move(text));
+  template <typename Text>
+  void Ok(Stage s, Text&& text) const {
+    if (ex) ex->Ok(s, Render(std::forward<Text>(text)));
   }
   bool explain() const { return ex != nullptr; }
   std::string PathOf(vfs::PathPos pos) const { return w.PathOf(pos, p.root); }

@@ -1,6 +1,9 @@
 // The engine as an executor of scenario files.
 
 #include "pathwarden/executor.h"
+
+#include <fmt/format.h>
+
 #include "src/engine/engine.h"
 
 namespace pathwarden {
@@ -26,6 +29,14 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
     sr.err = e.Step(st, options.explain ? &ex : nullptr);
     sr.reason = ex.Line();
     r.steps.push_back(std::move(sr));
+    if (options.verify) {
+      if (std::string bad = e.world().Verify(); !bad.empty()) {
+        r.status = RunResult::Status::kError;
+        r.message = fmt::format("{}: internal inconsistency after this step: {}", s.Where(st.loc),
+                                bad);
+        return r;
+      }
+    }
   }
   if (options.capture_tree) r.tree = e.Snapshot();
   if (stats) *stats = e.stats();

@@ -32,6 +32,7 @@ double Since(Clock::time_point t) {
 RunResult Engine(const Scenario& s) {
   EngineOptions o;
   o.capture_tree = true;
+  o.verify = true;
   return RunInEngine(s, o);
 }
 

@@ -100,11 +100,15 @@ int CheckPathT(const Landlock& ll, OpCtx& ctx, const Domain& d, vfs::PathPos pat
   if (IsAccessToPathsAllowed<M>(ctx.w, d, path, handled, &m, vfs::kNone, 0, nullptr,
                                 vfs::kNone, t)) {
     if (explain_allowed && t)
-      ctx.Ok(Stage::kLandlock, fmt::format("{} {}: {}", FsAuditNames(request), ctx.PathOf(path),
-                                           DescribeFsAllowed<M>(ctx, d, request, handled, trace)));
+      ctx.Ok(Stage::kLandlock, [&] {
+        return fmt::format("{} {}: {}", FsAuditNames(request), ctx.PathOf(path),
+                           DescribeFsAllowed<M>(ctx, d, request, handled, trace));
+      });
     return 0;
   }
-  if (t) ctx.Fail(Stage::kLandlock, DescribeFsDenial(ctx, d, m, handled, trace, what, path));
+  if (t)
+    ctx.Fail(Stage::kLandlock,
+             [&] { return DescribeFsDenial(ctx, d, m, handled, trace, what, path); });
   return EACCES;
 }
 
@@ -119,17 +123,19 @@ int CheckReferT(OpCtx& ctx, const Domain& d, vfs::PathPos old, vfs::PathPos new_
   const vfs::PathPos old_parent{old.mnt, ctx.w.dentry(old.dentry).parent};
   if (r.err == 0) {
     if (explain_allowed)
-      ctx.Ok(Stage::kLandlock,
-             r.same_dir ? fmt::format("same-directory {}: no refer needed; {}",
-                                      removable ? "rename" : "link",
-                                      DescribeFsAllowed<M>(ctx, d, r.req1, r.req1, t1))
-                        : fmt::format("reparenting {} allowed: {}", ctx.PathOf(old),
-                                      DescribeGrants(ctx, d, t1, kFsAll) + "; " +
-                                          DescribeGrants(ctx, d, t2, kFsAll)));
+      ctx.Ok(Stage::kLandlock, [&] {
+        return r.same_dir ? fmt::format("same-directory {}: no refer needed; {}",
+                                        removable ? "rename" : "link",
+                                        DescribeFsAllowed<M>(ctx, d, r.req1, r.req1, t1))
+                          : fmt::format("reparenting {} allowed: {}", ctx.PathOf(old),
+                                        DescribeGrants(ctx, d, t1, kFsAll) + "; " +
+                                            DescribeGrants(ctx, d, t2, kFsAll));
+      });
     return 0;
   }
   if (r.same_dir) {
-    ctx.Fail(Stage::kLandlock, DescribeFsDenial(ctx, d, r.m1, r.req1, t1, "in", new_dir));
+    ctx.Fail(Stage::kLandlock,
+             [&] { return DescribeFsDenial(ctx, d, r.m1, r.req1, t1, "in", new_dir); });
     return r.err;
   }
   // Both sides, as audit logs them: the source's parent and the
@@ -154,7 +160,7 @@ int CheckReferT(OpCtx& ctx, const Domain& d, vfs::PathPos old, vfs::PathPos new_
                     "cross-device move, so tools fall back to copying): {}",
                     ctx.PathOf(old), ctx.PathOf(new_dir), s);
   }
-  ctx.Fail(Stage::kLandlock, s);
+  ctx.Fail(Stage::kLandlock, [&] { return s; });
   return r.err;
 }
 
@@ -404,11 +410,15 @@ int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, bool explain_allowed) {
   FreezeRights(f, allowed, per_layer, d.num_layers());
   if (AccessMaskSubset(open_req, allowed)) {
     if (explain_allowed && t)
-      ctx.Ok(Stage::kLandlock, fmt::format("open {}: {}", ctx.PathOf(f.path),
-                                           DescribeFsAllowed<M>(ctx, d, full, handled, trace)));
+      ctx.Ok(Stage::kLandlock, [&] {
+        return fmt::format("open {}: {}", ctx.PathOf(f.path),
+                           DescribeFsAllowed<M>(ctx, d, full, handled, trace));
+      });
     return 0;
   }
-  if (t) ctx.Fail(Stage::kLandlock, DescribeFsDenial(ctx, d, m, open_req, trace, "for opening", f.path));
+  if (t)
+    ctx.Fail(Stage::kLandlock,
+             [&] { return DescribeFsDenial(ctx, d, m, open_req, trace, "for opening", f.path); });
   return EACCES;
 }
 
@@ -447,8 +457,10 @@ int Landlock::FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode) {
   if (f_mode & kFmodeWrite) open |= kFsWriteFile;
   const AccessMask allowed = AllowedAt(*d, dir, open);
   if (AccessMaskSubset(open, allowed)) return 0;
-  ctx.Fail(Stage::kLandlock, fmt::format("{} would be created but not opened: {} missing",
-                                         ctx.PathOf(dir), FsAuditNames(open & ~allowed)));
+  ctx.Fail(Stage::kLandlock, [&] {
+    return fmt::format("{} would be created but not opened: {} missing", ctx.PathOf(dir),
+                       FsAuditNames(open & ~allowed));
+  });
   return EACCES;
 }
 
@@ -463,10 +475,12 @@ AccessMask Landlock::AllowedAt(const Domain& d, vfs::PathPos path, AccessMask re
 
 int Landlock::FileTruncate(OpCtx& ctx, const OpenFile& file) {
   if (file.ll_allowed & kFsTruncate) return 0;
-  ctx.Fail(Stage::kLandlock,
-           fmt::format("the file was opened without fs.truncate (layer {} denied it at open "
-                       "time; rights are frozen in the open file)",
-                       file.ll_deny_truncate));
+  ctx.Fail(Stage::kLandlock, [&] {
+    return fmt::format(
+        "the file was opened without fs.truncate (layer {} denied it at open "
+        "time; rights are frozen in the open file)",
+        file.ll_deny_truncate);
+  });
   return EACCES;
 }
 
@@ -478,10 +492,12 @@ int Landlock::FileIoctl(OpCtx& ctx, const OpenFile& file, uint32_t cmd) {
     ctx.Ok(Stage::kLandlock, "this ioctl command is always allowed on devices");
     return 0;
   }
-  ctx.Fail(Stage::kLandlock,
-           fmt::format("the device was opened without fs.ioctl_dev (layer {} denied it at "
-                       "open time; rights are frozen in the open file)",
-                       file.ll_deny_ioctl));
+  ctx.Fail(Stage::kLandlock, [&] {
+    return fmt::format(
+        "the device was opened without fs.ioctl_dev (layer {} denied it at "
+        "open time; rights are frozen in the open file)",
+        file.ll_deny_ioctl);
+  });
   return EACCES;
 }
 
@@ -491,9 +507,12 @@ int Landlock::TopologyChange(OpCtx& ctx) {
   int layer = 0;
   for (int i = d->num_layers() - 1; i >= 0 && !layer; --i)
     if (d->layer(i).handled_fs) layer = i + 1;
-  ctx.Fail(Stage::kLandlock,
-           fmt::format("layer {} handles filesystem rights: fs.change_topology (mount, "
-                       "umount, pivot_root) is denied", layer));
+  ctx.Fail(Stage::kLandlock, [&] {
+    return fmt::format(
+        "layer {} handles filesystem rights: fs.change_topology (mount, "
+        "umount, pivot_root) is denied",
+        layer);
+  });
   return EPERM;
 }
 
@@ -506,14 +525,18 @@ int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
   ByLayer m;
   if (!m.Init(*d, request, false)) return 0;
   if (m.Unmask(d->FindNetRule(port))) {
-    ctx.Ok(Stage::kLandlock, fmt::format("a port rule for {} grants {}", port, NetAuditNames(request)));
+    ctx.Ok(Stage::kLandlock, [&] {
+      return fmt::format("a port rule for {} grants {}", port, NetAuditNames(request));
+    });
     return 0;
   }
   auto [layer, blockers] = YoungestDenying(m, request);
-  ctx.Fail(Stage::kLandlock, fmt::format("layer {} of {} denies {} for port {}: no rule of layer "
-                                         "{} grants it",
-                                         layer, d->num_layers(), NetAuditNames(blockers), port,
-                                         layer));
+  ctx.Fail(Stage::kLandlock, [&] {
+    return fmt::format(
+        "layer {} of {} denies {} for port {}: no rule of layer "
+        "{} grants it",
+        layer, d->num_layers(), NetAuditNames(blockers), port, layer);
+  });
   return EACCES;
 }
 
@@ -525,15 +548,17 @@ int Landlock::Scope(OpCtx& ctx, const Process& target, const Domain* server, Acc
     if (d->layer(i).scoped & scope) handle_layer = i + 1;
   if (!handle_layer) return 0;
   if (!DomainIsScoped(d, server, scope)) {
-    ctx.Ok(Stage::kLandlock, fmt::format("{} is in {}'s domain or below it", target.name,
-                                         ctx.p.name));
+    ctx.Ok(Stage::kLandlock, [&] {
+      return fmt::format("{} is in {}'s domain or below it", target.name, ctx.p.name);
+    });
     return 0;
   }
-  ctx.Fail(Stage::kLandlock,
-           fmt::format("layer {} of {} sets {}: {} is outside the domain of {} (not in it or "
-                       "below it)",
-                       handle_layer, d->num_layers(), ScopeAuditNames(scope), target.name,
-                       ctx.p.name));
+  ctx.Fail(Stage::kLandlock, [&] {
+    return fmt::format(
+        "layer {} of {} sets {}: {} is outside the domain of {} (not in it or "
+        "below it)",
+        handle_layer, d->num_layers(), ScopeAuditNames(scope), target.name, ctx.p.name);
+  });
   return EPERM;
 }
 

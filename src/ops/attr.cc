@@ -53,13 +53,15 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   // may_setattr()
   if ((a.set_mode || a.set_uid || a.set_gid || a.times_set) &&
       (i.flags & (vfs::kInodeImmutable | vfs::kInodeAppend))) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is {}", ctx.PathOf(at),
-                                      (i.flags & vfs::kInodeImmutable) ? "immutable" : "append-only"));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is {}", ctx.PathOf(at),
+                         (i.flags & vfs::kInodeImmutable) ? "immutable" : "append-only");
+    });
     return EPERM;
   }
   if (a.touch) {
     if (i.flags & vfs::kInodeImmutable) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} is immutable", ctx.PathOf(at)));
+      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is immutable", ctx.PathOf(at)); });
       return EPERM;
     }
     if (!perm::OwnerOrCapable(w, c, ino)) {
@@ -70,7 +72,9 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
     }
   }
   if (a.set_mode && S_ISLNK(i.mode)) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is a symlink: its mode cannot change", ctx.PathOf(at)));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is a symlink: its mode cannot change", ctx.PathOf(at));
+    });
     return EOPNOTSUPP;
   }
   // ATTR_KILL_S*ID become a mode change.
@@ -88,28 +92,43 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   }
   // setattr_prepare()
   if (a.set_uid && !ChownOk(ctx, i, a.uid)) {
-    ctx.Fail(Stage::kDac, fmt::format("only CAP_CHOWN gives {} (owner {}) away; uid {} "
-                                      "lacks it", ctx.PathOf(at), i.uid.get(), c.fsuid));
+    ctx.Fail(Stage::kDac, [&] {
+      return fmt::format(
+          "only CAP_CHOWN gives {} (owner {}) away; uid {} "
+          "lacks it",
+          ctx.PathOf(at), i.uid.get(), c.fsuid);
+    });
     return EPERM;
   }
   if (a.set_gid && !ChgrpOk(ctx, i, a.gid)) {
-    ctx.Fail(Stage::kDac, fmt::format("changing the group of {} ({}) to {} needs the owner "
-                                      "in that group, or CAP_CHOWN", ctx.PathOf(at),
-                                      DescribeInode(w, ino), a.gid));
+    ctx.Fail(Stage::kDac, [&] {
+      return fmt::format(
+          "changing the group of {} ({}) to {} needs the owner "
+          "in that group, or CAP_CHOWN",
+          ctx.PathOf(at), DescribeInode(w, ino), a.gid);
+    });
     return EPERM;
   }
   if (a.set_mode) {
     if (!perm::OwnerOrCapable(w, c, ino)) {
-      ctx.Fail(Stage::kDac, fmt::format("changing the mode of {} ({}) needs the owner or "
-                                        "CAP_FOWNER", ctx.PathOf(at), DescribeInode(w, ino)));
+      ctx.Fail(Stage::kDac, [&] {
+        return fmt::format(
+            "changing the mode of {} ({}) needs the owner or "
+            "CAP_FOWNER",
+            ctx.PathOf(at), DescribeInode(w, ino));
+      });
       return EPERM;
     }
     const uint32_t gid = a.set_gid ? a.gid : i.gid.get();
     if (!perm::InGroupOrCapable(c, gid)) a.mode &= ~S_ISGID;
   }
   if (a.times_set && !perm::OwnerOrCapable(w, c, ino)) {
-    ctx.Fail(Stage::kDac, fmt::format("setting explicit times on {} ({}) needs the owner or "
-                                      "CAP_FOWNER", ctx.PathOf(at), DescribeInode(w, ino)));
+    ctx.Fail(Stage::kDac, [&] {
+      return fmt::format(
+          "setting explicit times on {} ({}) needs the owner or "
+          "CAP_FOWNER",
+          ctx.PathOf(at), DescribeInode(w, ino));
+    });
     return EPERM;
   }
   if (!ctx.apply) return 0;
@@ -141,9 +160,10 @@ int DoChmod(OpCtx& ctx) {
   a.set_mode = true;
   a.mode = (st.mode & 07777) | (i.mode & S_IFMT);
   if (int err = NotifyChange(ctx, at, a)) return err;
-  ctx.Ok(Stage::kDac, fmt::format("uid {} {} {}", ctx.cred().fsuid,
-                                  i.uid == ctx.cred().fsuid ? "owns" : "has CAP_FOWNER for",
-                                  ctx.PathOf(at)));
+  ctx.Ok(Stage::kDac, [&] {
+    return fmt::format("uid {} {} {}", ctx.cred().fsuid,
+                       i.uid == ctx.cred().fsuid ? "owns" : "has CAP_FOWNER for", ctx.PathOf(at));
+  });
   return 0;
 }
 
@@ -175,7 +195,7 @@ int DoChown(OpCtx& ctx, bool nofollow) {
       a.kill_sgid = true;
   }
   if (int err = NotifyChange(ctx, at, a)) return err;
-  ctx.Ok(Stage::kDac, fmt::format("ownership of {} may change", ctx.PathOf(at)));
+  ctx.Ok(Stage::kDac, [&] { return fmt::format("ownership of {} may change", ctx.PathOf(at)); });
   return 0;
 }
 
@@ -187,11 +207,11 @@ int DoTruncate(OpCtx& ctx) {
   const InodeId ino = ctx.w.inode_of(at.dentry);
   const vfs::Inode& i = ctx.w.inode(ino);
   if (S_ISDIR(i.mode)) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is a directory", ctx.PathOf(at)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a directory", ctx.PathOf(at)); });
     return EISDIR;
   }
   if (!S_ISREG(i.mode)) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is not a regular file", ctx.PathOf(at)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not a regular file", ctx.PathOf(at)); });
     return EINVAL;
   }
   // Since about 6.14 the permission check (and a read-only superblock)
@@ -199,7 +219,7 @@ int DoTruncate(OpCtx& ctx) {
   if (int err = DacCheck(ctx, at, perm::kMayWrite, "write permission on")) return err;
   if (int err = MntWantWrite(ctx, at)) return err;
   if (i.flags & vfs::kInodeAppend) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is append-only", ctx.PathOf(at)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is append-only", ctx.PathOf(at)); });
     return EPERM;
   }
   if (int err = security::PathTruncate(ctx, at)) return err;
@@ -232,7 +252,7 @@ int DoUtimensat(OpCtx& ctx) {
     a.times_set = true;
   }
   if (int err = NotifyChange(ctx, at, a)) return err;
-  ctx.Ok(Stage::kDac, fmt::format("the times of {} may change", ctx.PathOf(at)));
+  ctx.Ok(Stage::kDac, [&] { return fmt::format("the times of {} may change", ctx.PathOf(at)); });
   return 0;
 }
 

@@ -18,11 +18,13 @@ using vfs::PathPos;
 int MntWantWrite(const OpCtx& ctx, PathPos at) {
   const vfs::Mount& m = ctx.w.mount(at.mnt);
   if (m.flags & vfs::kMntReadonly) {
-    ctx.Fail(Stage::kMount, fmt::format("{} is on a read-only mount", ctx.PathOf(at)));
+    ctx.Fail(Stage::kMount,
+             [&] { return fmt::format("{} is on a read-only mount", ctx.PathOf(at)); });
     return EROFS;
   }
   if (ctx.w.sb(m.sb).flags & vfs::kSbReadonly) {
-    ctx.Fail(Stage::kMount, fmt::format("{} is on a read-only filesystem", ctx.PathOf(at)));
+    ctx.Fail(Stage::kMount,
+             [&] { return fmt::format("{} is on a read-only filesystem", ctx.PathOf(at)); });
     return EROFS;
   }
   return 0;
@@ -36,9 +38,9 @@ int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what)
                                 DescribeCheck(ctx.w, ctx.cred(), at, ctx.p.root, pc));
     Stage st = pc.via == perm::PermCheck::Via::kReadonlySb ? Stage::kMount : Stage::kDac;
     if (pc.err) {
-      ctx.Fail(st, fmt::format("no {}", s));
+      ctx.Fail(st, [&] { return fmt::format("no {}", s); });
     } else {
-      ctx.Ok(st, s);
+      ctx.Ok(st, [&] { return s; });
     }
   }
   return pc.err;
@@ -59,11 +61,11 @@ bool IsLocalMountpoint(const vfs::World& w, DentryId d) {
 
 int MayCreate(const OpCtx& ctx, PathPos dir, DentryId child) {
   if (child != vfs::kNone) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} exists", ctx.PathOf({dir.mnt, child})));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} exists", ctx.PathOf({dir.mnt, child})); });
     return EEXIST;
   }
   if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(dir)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });
     return ENOENT;
   }
   return DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
@@ -81,38 +83,43 @@ int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
   const vfs::Inode& v = ctx.w.inode(vino);
   const PathPos vpos{dir.mnt, victim};
   if (d.flags & vfs::kInodeAppend) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is append-only", ctx.PathOf(dir)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is append-only", ctx.PathOf(dir)); });
     return EPERM;
   }
   if (CheckSticky(ctx, dino, vino)) {
-    ctx.Fail(Stage::kSticky,
-             fmt::format("{} is sticky ({}) and uid {} owns neither it nor {} "
-                         "(owner {}), without CAP_FOWNER",
-                         ctx.PathOf(dir), DescribeInode(ctx.w, dino),
-                         ctx.cred().fsuid, ctx.PathOf(vpos), v.uid.get()));
+    ctx.Fail(Stage::kSticky, [&] {
+      return fmt::format(
+          "{} is sticky ({}) and uid {} owns neither it nor {} "
+          "(owner {}), without CAP_FOWNER",
+          ctx.PathOf(dir), DescribeInode(ctx.w, dino), ctx.cred().fsuid, ctx.PathOf(vpos),
+          v.uid.get());
+    });
     return EPERM;
   }
   if (v.flags & (vfs::kInodeAppend | vfs::kInodeImmutable)) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is {}", ctx.PathOf(vpos),
-                                      (v.flags & vfs::kInodeImmutable) ? "immutable" : "append-only"));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is {}", ctx.PathOf(vpos),
+                         (v.flags & vfs::kInodeImmutable) ? "immutable" : "append-only");
+    });
     return EPERM;
   }
   const bool vdir = S_ISDIR(v.mode);
   if (isdir) {
     if (!vdir) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} is not a directory", ctx.PathOf(vpos)));
+      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not a directory", ctx.PathOf(vpos)); });
       return ENOTDIR;
     }
     if (ctx.w.dentry(victim).parent == victim) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} is the root of a filesystem", ctx.PathOf(vpos)));
+      ctx.Fail(Stage::kVfs,
+               [&] { return fmt::format("{} is the root of a filesystem", ctx.PathOf(vpos)); });
       return EBUSY;
     }
   } else if (vdir) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is a directory", ctx.PathOf(vpos)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a directory", ctx.PathOf(vpos)); });
     return EISDIR;
   }
   if (d.flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(dir)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });
     return ENOENT;
   }
   return 0;
@@ -123,9 +130,10 @@ int FilenameCreate(const OpCtx& ctx, std::string_view name,
   walk::ParentResult pr;
   if (int err = walk::FilenameParentat(ctx.env, start, name, 0, &pr)) return err;
   if (pr.type != walk::LastType::kNorm) {
-    ctx.Fail(Stage::kVfs,
-             fmt::format("\"{}\" names {} that always exists",
-                         name, pr.type == walk::LastType::kRoot ? "a root" : "a directory"));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("\"{}\" names {} that always exists", name,
+                         pr.type == walk::LastType::kRoot ? "a root" : "a directory");
+    });
     return EEXIST;
   }
   const int err2 = MntWantWrite(ctx, pr.parent);
@@ -134,23 +142,29 @@ int FilenameCreate(const OpCtx& ctx, std::string_view name,
   DentryId existing = ctx.w.Lookup(pr.parent.dentry, pr.last);
   if (existing == vfs::kNone) {
     if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(pr.parent)));
+      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });
       return ENOENT;
     }
     if (pr.last.size() > walk::kNameMax) {
-      ctx.Fail(Stage::kWalk, fmt::format("\"{}...\" is {} bytes; NAME_MAX is 255",
-                                         pr.last.substr(0, 16), pr.last.size()));
+      ctx.Fail(Stage::kWalk, [&] {
+        return fmt::format("\"{}...\" is {} bytes; NAME_MAX is 255", pr.last.substr(0, 16),
+                           pr.last.size());
+      });
       return ENAMETOOLONG;
     }
     if (pr.trailing_slash && !want_dir) {
-      ctx.Fail(Stage::kVfs,
-               fmt::format("a trailing slash asks for a directory, but only "
-                           "mkdir creates one ({} does not exist)",
-                           pr.last));
+      ctx.Fail(Stage::kVfs, [&] {
+        return fmt::format(
+            "a trailing slash asks for a directory, but only "
+            "mkdir creates one ({} does not exist)",
+            pr.last);
+      });
       return ENOENT;
     }
   } else {
-    ctx.Fail(Stage::kVfs, fmt::format("{} exists", ctx.PathOf({pr.parent.mnt, existing})));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} exists", ctx.PathOf({pr.parent.mnt, existing}));
+    });
     return EEXIST;
   }
   // EROFS only now: the name's own errors come first. (MntWantWrite()

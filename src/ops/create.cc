@@ -45,9 +45,10 @@ bool SafeHardlinkSource(const OpCtx& ctx, InodeId ino) {
 
 void CreatedOk(OpCtx& ctx, PathPos parent, std::string_view name) {
   if (!ctx.explain() || ctx.ex->stage() == Stage::kLandlock) return;
-  ctx.Ok(Stage::kDac, fmt::format("{}; created {}{}{}", ctx.ex->text(),
-                                  ctx.PathOf(parent),
-                                  ctx.PathOf(parent) == "/" ? "" : "/", name));
+  ctx.Ok(Stage::kDac, [&] {
+    return fmt::format("{}; created {}{}{}", ctx.ex->text(), ctx.PathOf(parent),
+                       ctx.PathOf(parent) == "/" ? "" : "/", name);
+  });
 }
 
 }  // namespace
@@ -134,18 +135,22 @@ int DoLink(OpCtx& ctx) {
   // The new name is relative to the cwd (the step's dirfd is for `path`).
   if (int err = FilenameCreate(ctx, st.path2, walk::Start{}, false, &c)) return err;
   if (old.mnt != c.parent.mnt) {
-    ctx.Fail(Stage::kMount, fmt::format("{} and {} are on different mounts",
-                                        ctx.PathOf(old), ctx.PathOf(c.parent)));
+    ctx.Fail(Stage::kMount, [&] {
+      return fmt::format("{} and {} are on different mounts", ctx.PathOf(old),
+                         ctx.PathOf(c.parent));
+    });
     return EXDEV;
   }
   const InodeId ino = ctx.w.inode_of(old.dentry);
   // may_linkat(): protected_hardlinks.
   if (ctx.e.sysctl()[1] && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) &&
       !SafeHardlinkSource(ctx, ino)) {
-    ctx.Fail(Stage::kProtected,
-             fmt::format("protected_hardlinks: uid {} neither owns {} ({}) nor may "
-                         "read and write it, or it is not a plain regular file",
-                         ctx.cred().fsuid, ctx.PathOf(old), DescribeInode(ctx.w, ino)));
+    ctx.Fail(Stage::kProtected, [&] {
+      return fmt::format(
+          "protected_hardlinks: uid {} neither owns {} ({}) nor may "
+          "read and write it, or it is not a plain regular file",
+          ctx.cred().fsuid, ctx.PathOf(old), DescribeInode(ctx.w, ino));
+    });
     return EPERM;
   }
   if (int err = security::PathLink(ctx, old, c.parent, vfs::kNone)) return err;
@@ -153,17 +158,20 @@ int DoLink(OpCtx& ctx) {
   if (int err = MayCreate(ctx, c.parent, vfs::kNone)) return err;
   const vfs::Inode& i = ctx.w.inode(ino);
   if (i.flags & (vfs::kInodeAppend | vfs::kInodeImmutable)) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is {}", ctx.PathOf(old),
-                                      (i.flags & vfs::kInodeImmutable) ? "immutable" : "append-only"));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is {}", ctx.PathOf(old),
+                         (i.flags & vfs::kInodeImmutable) ? "immutable" : "append-only");
+    });
     return EPERM;
   }
   if (S_ISDIR(i.mode)) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is a directory: no hard links to directories",
-                                      ctx.PathOf(old)));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is a directory: no hard links to directories", ctx.PathOf(old));
+    });
     return EPERM;
   }
   if (i.nlink == 0) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} has no links left", ctx.PathOf(old)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} has no links left", ctx.PathOf(old)); });
     return ENOENT;
   }
   if (ctx.apply) {

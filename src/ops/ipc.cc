@@ -27,8 +27,9 @@ const Process* Target(const OpCtx& ctx) {
 int DoIoctl(OpCtx& ctx) {
   OpenFile* f = ctx.Fd(ctx.st.fd);
   if (!f || (f->f_mode & kFmodePath)) {
-    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is {}", ctx.st.fd,
-                                     f ? "an O_PATH file" : "not open"));
+    ctx.Fail(Stage::kFd, [&] {
+      return fmt::format("\"{}\" is {}", ctx.st.fd, f ? "an O_PATH file" : "not open");
+    });
     return EBADF;
   }
   if (int err = security::FileIoctl(ctx, *f, ctx.st.cmd)) return err;
@@ -45,13 +46,15 @@ int DoSignal(OpCtx& ctx) {
     const bool ok = c.euid == tc.suid || c.euid == tc.ruid || c.ruid == tc.suid ||
                     c.ruid == tc.ruid || c.Capable(kCapKill);
     if (!ok) {
-      ctx.Fail(Stage::kUnix, fmt::format("uid {} may not signal {} (uid {}) without CAP_KILL",
-                                         c.euid, t->name, tc.ruid));
+      ctx.Fail(Stage::kUnix, [&] {
+        return fmt::format("uid {} may not signal {} (uid {}) without CAP_KILL", c.euid, t->name,
+                           tc.ruid);
+      });
       return EPERM;
     }
   }
   if (int err = security::TaskKill(ctx, *t)) return err;
-  ctx.Ok(Stage::kUnix, fmt::format("{} may signal {}", ctx.p.name, t->name));
+  ctx.Ok(Stage::kUnix, [&] { return fmt::format("{} may signal {}", ctx.p.name, t->name); });
   return 0;
 }
 
@@ -59,7 +62,9 @@ int DoConnectAbstract(OpCtx& ctx) {
   const Process* t = Target(ctx);
   if (!t) return ECONNREFUSED;
   if (int err = security::UnixStreamConnect(ctx, *t)) return err;
-  ctx.Ok(Stage::kUnix, fmt::format("{} may connect to {}'s abstract socket", ctx.p.name, t->name));
+  ctx.Ok(Stage::kUnix, [&] {
+    return fmt::format("{} may connect to {}'s abstract socket", ctx.p.name, t->name);
+  });
   return 0;
 }
 
@@ -67,18 +72,20 @@ int DoBindTcp(OpCtx& ctx) {
   const uint16_t port = static_cast<uint16_t>(ctx.st.port);
   if (int err = security::SocketBind(ctx, port)) return err;
   if (port != 0 && port < kUnprivilegedPortStart && !ctx.cred().Capable(kCapNetBindService)) {
-    ctx.Fail(Stage::kCapability,
-             fmt::format("port {} is below 1024: binding needs CAP_NET_BIND_SERVICE", port));
+    ctx.Fail(Stage::kCapability, [&] {
+      return fmt::format("port {} is below 1024: binding needs CAP_NET_BIND_SERVICE", port);
+    });
     return EACCES;
   }
-  ctx.Ok(Stage::kUnix, fmt::format("{} may bind TCP port {}", ctx.p.name, port));
+  ctx.Ok(Stage::kUnix, [&] { return fmt::format("{} may bind TCP port {}", ctx.p.name, port); });
   return 0;
 }
 
 int DoConnectTcp(OpCtx& ctx) {
   const uint16_t port = static_cast<uint16_t>(ctx.st.port);
   if (int err = security::SocketConnect(ctx, port)) return err;
-  ctx.Ok(Stage::kUnix, fmt::format("{} may connect to TCP port {}", ctx.p.name, port));
+  ctx.Ok(Stage::kUnix,
+         [&] { return fmt::format("{} may connect to TCP port {}", ctx.p.name, port); });
   return 0;
 }
 
@@ -86,13 +93,15 @@ int DoSendFd(OpCtx& ctx) {
   const int t = ctx.e.FindProcess(ctx.st.target);
   auto it = ctx.p.fds.find(ctx.st.fd);
   if (it == ctx.p.fds.end()) {
-    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is not open", ctx.st.fd));
+    ctx.Fail(Stage::kFd, [&] { return fmt::format("\"{}\" is not open", ctx.st.fd); });
     return EBADF;
   }
   if (t < 0) return ECONNREFUSED;
   if (ctx.apply) ctx.e.InstallFd(ctx.e.process(t), ctx.st.fd, it->second);
-  ctx.Ok(Stage::kFd, fmt::format("\"{}\" passed to {} (same open file, same frozen rights)",
-                                 ctx.st.fd, ctx.st.target));
+  ctx.Ok(Stage::kFd, [&] {
+    return fmt::format("\"{}\" passed to {} (same open file, same frozen rights)", ctx.st.fd,
+                       ctx.st.target);
+  });
   return 0;
 }
 

@@ -26,8 +26,10 @@ int DoStat(OpCtx& ctx, bool nofollow) {
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path, lookup, &at))
     return err;
-  ctx.Ok(Stage::kWalk, fmt::format("{} ({}) found; stat needs only search permission on the way",
-                                   ctx.PathOf(at), DescribeInode(ctx.w, ctx.w.inode_of(at.dentry))));
+  ctx.Ok(Stage::kWalk, [&] {
+    return fmt::format("{} ({}) found; stat needs only search permission on the way",
+                       ctx.PathOf(at), DescribeInode(ctx.w, ctx.w.inode_of(at.dentry)));
+  });
   return 0;
 }
 
@@ -80,13 +82,15 @@ int DoReadlink(OpCtx& ctx) {
                                      walk::kLookupEmpty, &at))
     return err;
   if (!S_ISLNK(ctx.w.inode_at(at.dentry).mode)) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is not a symlink", ctx.PathOf(at)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not a symlink", ctx.PathOf(at)); });
     // An empty name reaches the start itself: ENOENT, as before 6.x's
     // user_path_at_empty() removal.
     return st.path.empty() ? ENOENT : EINVAL;
   }
-  ctx.Ok(Stage::kWalk, fmt::format("{} is a symlink to \"{}\"", ctx.PathOf(at),
-                                   ctx.w.str(ctx.w.inode_at(at.dentry).data)));
+  ctx.Ok(Stage::kWalk, [&] {
+    return fmt::format("{} is a symlink to \"{}\"", ctx.PathOf(at),
+                       ctx.w.str(ctx.w.inode_at(at.dentry).data));
+  });
   return 0;
 }
 
@@ -104,11 +108,12 @@ int DoChdir(OpCtx& ctx) {
 int DoFchdir(OpCtx& ctx) {
   OpenFile* f = ctx.Fd(ctx.st.fd);
   if (!f) {
-    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is not open", ctx.st.fd));
+    ctx.Fail(Stage::kFd, [&] { return fmt::format("\"{}\" is not open", ctx.st.fd); });
     return EBADF;
   }
   if (!S_ISDIR(ctx.w.inode(f->inode).mode)) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is not a directory", ctx.PathOf(f->path)));
+    ctx.Fail(Stage::kVfs,
+             [&] { return fmt::format("{} is not a directory", ctx.PathOf(f->path)); });
     return ENOTDIR;
   }
   if (int err = DacCheck(ctx, f->path, perm::kMayExec | perm::kMayChdir, "search permission on"))

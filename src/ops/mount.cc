@@ -51,13 +51,15 @@ int LockMount(OpCtx& ctx, PathPos* mp) {
   walk::TraverseMounts(w, mp);
   if (!(w.dentry(mp->dentry).flags & vfs::kDentryHashed) &&
       w.dentry(mp->dentry).parent != mp->dentry) {
-    ctx.Fail(Stage::kMount, fmt::format("{} was removed: nothing can be mounted on it",
-                                        ctx.PathOf(*mp)));
+    ctx.Fail(Stage::kMount, [&] {
+      return fmt::format("{} was removed: nothing can be mounted on it", ctx.PathOf(*mp));
+    });
     return ENOENT;
   }
   if (!w.mount(mp->mnt).attached) {
     // Linux: fs/namespace.c do_lock_mount(): not mounted is ENOENT in 6.18.
-    ctx.Fail(Stage::kMount, fmt::format("{} is on a detached mount", ctx.PathOf(*mp)));
+    ctx.Fail(Stage::kMount,
+             [&] { return fmt::format("{} is on a detached mount", ctx.PathOf(*mp)); });
     return ENOENT;
   }
   return 0;
@@ -66,8 +68,12 @@ int LockMount(OpCtx& ctx, PathPos* mp) {
 // graft_tree(): a directory goes on a directory, a file on a file.
 int GraftTypes(OpCtx& ctx, PathPos mp, bool root_is_dir) {
   if (S_ISDIR(ctx.w.inode_at(mp.dentry).mode) != root_is_dir) {
-    ctx.Fail(Stage::kMount, fmt::format("{} and the mounted root differ in type "
-                                        "(directory vs file)", ctx.PathOf(mp)));
+    ctx.Fail(Stage::kMount, [&] {
+      return fmt::format(
+          "{} and the mounted root differ in type "
+          "(directory vs file)",
+          ctx.PathOf(mp));
+    });
     return ENOTDIR;
   }
   return 0;
@@ -121,7 +127,8 @@ int DoMountTmpfs(OpCtx& ctx) {
     if (ctx.st.flags & MS_RDONLY) w.SetSbFlags(sb, vfs::kSbReadonly);
     w.Attach(at, sb, w.sb(sb).root, flags);
   }
-  ctx.Ok(Stage::kCapability, fmt::format("CAP_SYS_ADMIN mounts a tmpfs on {}", ctx.PathOf(at)));
+  ctx.Ok(Stage::kCapability,
+         [&] { return fmt::format("CAP_SYS_ADMIN mounts a tmpfs on {}", ctx.PathOf(at)); });
   return 0;
 }
 
@@ -140,7 +147,8 @@ int DoBindMount(OpCtx& ctx) {
   if (int err = LockMount(ctx, &target)) return err;
   if (!w.mount(src.mnt).attached) {
     // __do_loopback(): check_mnt() on the source.
-    ctx.Fail(Stage::kMount, fmt::format("{} is on a detached mount", ctx.PathOf(src)));
+    ctx.Fail(Stage::kMount,
+             [&] { return fmt::format("{} is on a detached mount", ctx.PathOf(src)); });
     return EINVAL;
   }
   if (int err = GraftTypes(ctx, target, S_ISDIR(w.inode_at(src.dentry).mode))) return err;
@@ -156,8 +164,9 @@ int DoBindMount(OpCtx& ctx) {
       copies.push_back(w.Attach({onto, orig.mountpoint}, orig.sb, orig.root, orig.flags));
     }
   }
-  ctx.Ok(Stage::kCapability, fmt::format("CAP_SYS_ADMIN binds {} on {}", ctx.PathOf(src),
-                                          ctx.PathOf(target)));
+  ctx.Ok(Stage::kCapability, [&] {
+    return fmt::format("CAP_SYS_ADMIN binds {} on {}", ctx.PathOf(src), ctx.PathOf(target));
+  });
   return 0;
 }
 
@@ -179,11 +188,12 @@ int DoUmount(OpCtx& ctx) {
   }
   const vfs::Mount& m = w.mount(at.mnt);
   if (m.root != at.dentry) {
-    ctx.Fail(Stage::kMount, fmt::format("{} is not the root of a mount", ctx.PathOf(at)));
+    ctx.Fail(Stage::kMount,
+             [&] { return fmt::format("{} is not the root of a mount", ctx.PathOf(at)); });
     return EINVAL;
   }
   if (!m.attached) {
-    ctx.Fail(Stage::kMount, fmt::format("{} is no longer mounted", ctx.PathOf(at)));
+    ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is no longer mounted", ctx.PathOf(at)); });
     return EINVAL;
   }
   // do_umount()
@@ -195,14 +205,22 @@ int DoUmount(OpCtx& ctx) {
     if (!(w.sb(m.sb).flags & vfs::kSbReadonly)) {
       const std::string busy = w.RemountReadonlyBusy(m.sb);
       if (!busy.empty()) {
-        ctx.Fail(Stage::kMount, fmt::format("{} is the process's root mount, to be remounted "
-                                            "read-only instead; but {}", ctx.PathOf(at), busy));
+        ctx.Fail(Stage::kMount, [&] {
+          return fmt::format(
+              "{} is the process's root mount, to be remounted "
+              "read-only instead; but {}",
+              ctx.PathOf(at), busy);
+        });
         return EBUSY;
       }
       if (ctx.apply) w.SetSbFlags(m.sb, w.sb(m.sb).flags | vfs::kSbReadonly);
     }
-    ctx.Ok(Stage::kMount, fmt::format("{} is the process's root mount: the filesystem is "
-                                      "remounted read-only instead", ctx.PathOf(at)));
+    ctx.Ok(Stage::kMount, [&] {
+      return fmt::format(
+          "{} is the process's root mount: the filesystem is "
+          "remounted read-only instead",
+          ctx.PathOf(at));
+    });
     return 0;
   }
   // The namespace's root mount is mounted in a wider namespace (as the
@@ -212,9 +230,11 @@ int DoUmount(OpCtx& ctx) {
     return 0;
   }
   if (m.children != 0 || m.refs != 0) {
-    ctx.Fail(Stage::kMount, fmt::format("{} is busy ({})", ctx.PathOf(at),
-                                        m.children != 0 ? "something is mounted under it"
-                                                        : "open files or working directories use it"));
+    ctx.Fail(Stage::kMount, [&] {
+      return fmt::format("{} is busy ({})", ctx.PathOf(at),
+                         m.children != 0 ? "something is mounted under it"
+                                         : "open files or working directories use it");
+    });
     return EBUSY;
   }
   if (ctx.apply) w.Detach(at.mnt);

@@ -60,12 +60,13 @@ int MayCreateInSticky(const OpCtx& ctx, const walk::Nameidata& nd, InodeId ino) 
   if (i.uid == nd.dir_uid) return 0;
   if (i.uid == ctx.cred().fsuid) return 0;
   auto deny = [&](std::string_view why) {
-    ctx.Fail(Stage::kProtected,
-             fmt::format("{}: {} (owner {}) is in a sticky {} directory owned by "
-                         "{}, and uid {} owns neither",
-                         S_ISFIFO(i.mode) ? "protected_fifos" : "protected_regular",
-                         ctx.PathOf(nd.path), i.uid.get(), why, nd.dir_uid,
-                         ctx.cred().fsuid));
+    ctx.Fail(Stage::kProtected, [&] {
+      return fmt::format(
+          "{}: {} (owner {}) is in a sticky {} directory owned by "
+          "{}, and uid {} owns neither",
+          S_ISFIFO(i.mode) ? "protected_fifos" : "protected_regular", ctx.PathOf(nd.path),
+          i.uid.get(), why, nd.dir_uid, ctx.cred().fsuid);
+    });
     return EACCES;
   };
   if (dir_mode & 0002) return deny("world-writable");
@@ -85,36 +86,46 @@ int MayOpen(const OpCtx& ctx, PathPos path, uint32_t acc_mode, uint32_t flag) {
   const vfs::Mount& mnt = ctx.w.mount(path.mnt);
   switch (mode & S_IFMT) {
     case S_IFLNK:
-      ctx.Fail(Stage::kVfs, fmt::format("{} is a symlink that is not followed", ctx.PathOf(path)));
+      ctx.Fail(Stage::kVfs, [&] {
+        return fmt::format("{} is a symlink that is not followed", ctx.PathOf(path));
+      });
       return ELOOP;
     case S_IFDIR:
       if (acc_mode & perm::kMayWrite) {
-        ctx.Fail(Stage::kVfs, fmt::format("{} is a directory: no writing or truncating", ctx.PathOf(path)));
+        ctx.Fail(Stage::kVfs, [&] {
+          return fmt::format("{} is a directory: no writing or truncating", ctx.PathOf(path));
+        });
         return EISDIR;
       }
       if (acc_mode & perm::kMayExec) {
-        ctx.Fail(Stage::kVfs, fmt::format("{} is a directory: it cannot be executed", ctx.PathOf(path)));
+        ctx.Fail(Stage::kVfs, [&] {
+          return fmt::format("{} is a directory: it cannot be executed", ctx.PathOf(path));
+        });
         return EACCES;
       }
       break;
     case S_IFBLK:
     case S_IFCHR:
       if (mnt.flags & vfs::kMntNodev) {
-        ctx.Fail(Stage::kMount, fmt::format("{} is a device on a nodev mount", ctx.PathOf(path)));
+        ctx.Fail(Stage::kMount,
+                 [&] { return fmt::format("{} is a device on a nodev mount", ctx.PathOf(path)); });
         return EACCES;
       }
       [[fallthrough]];
     case S_IFIFO:
     case S_IFSOCK:
       if (acc_mode & perm::kMayExec) {
-        ctx.Fail(Stage::kVfs, fmt::format("{} is not a regular file: it cannot be executed", ctx.PathOf(path)));
+        ctx.Fail(Stage::kVfs, [&] {
+          return fmt::format("{} is not a regular file: it cannot be executed", ctx.PathOf(path));
+        });
         return EACCES;
       }
       flag &= ~O_TRUNC;
       break;
     case S_IFREG:
       if ((acc_mode & perm::kMayExec) && (mnt.flags & vfs::kMntNoexec)) {
-        ctx.Fail(Stage::kMount, fmt::format("{} is on a noexec mount", ctx.PathOf(path)));
+        ctx.Fail(Stage::kMount,
+                 [&] { return fmt::format("{} is on a noexec mount", ctx.PathOf(path)); });
         return EACCES;
       }
       break;
@@ -126,16 +137,21 @@ int MayOpen(const OpCtx& ctx, PathPos path, uint32_t acc_mode, uint32_t flag) {
   if (int err = DacCheck(ctx, path, perm::kMayOpen | acc_mode, what)) return err;
   if (i.flags & vfs::kInodeAppend) {
     if ((flag & O_ACCMODE) != O_RDONLY && !(flag & O_APPEND)) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} is append-only: write only with O_APPEND", ctx.PathOf(path)));
+      ctx.Fail(Stage::kVfs, [&] {
+        return fmt::format("{} is append-only: write only with O_APPEND", ctx.PathOf(path));
+      });
       return EPERM;
     }
     if (flag & O_TRUNC) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} is append-only: no O_TRUNC", ctx.PathOf(path)));
+      ctx.Fail(Stage::kVfs,
+               [&] { return fmt::format("{} is append-only: no O_TRUNC", ctx.PathOf(path)); });
       return EPERM;
     }
   }
   if ((flag & O_NOATIME) && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino)) {
-    ctx.Fail(Stage::kDac, fmt::format("O_NOATIME needs the owner of {} or CAP_FOWNER", ctx.PathOf(path)));
+    ctx.Fail(Stage::kDac, [&] {
+      return fmt::format("O_NOATIME needs the owner of {} or CAP_FOWNER", ctx.PathOf(path));
+    });
     return EPERM;
   }
   return 0;
@@ -148,7 +164,7 @@ int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
                bool got_write, OpenState* st, DentryId* found) {
   const PathPos dir = nd.path;
   if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(dir)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });
     return ENOENT;
   }
   DentryId d = ctx.w.Lookup(dir.dentry, nd.last);
@@ -171,7 +187,9 @@ int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
     if (create_error) open_flag &= ~O_CREAT;
   }
   if (nd.last.size() > walk::kNameMax) {
-    ctx.Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX (255)", nd.last.size()));
+    ctx.Fail(Stage::kWalk, [&] {
+      return fmt::format("a component of {} bytes exceeds NAME_MAX (255)", nd.last.size());
+    });
     return ENAMETOOLONG;
   }
   if (open_flag & O_CREAT) {
@@ -180,8 +198,10 @@ int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
     return 0;
   }
   if (create_error) return create_error;
-  ctx.Fail(Stage::kWalk, fmt::format("{}/{} does not exist",
-                                     ctx.PathOf(dir) == "/" ? "" : ctx.PathOf(dir), nd.last));
+  ctx.Fail(Stage::kWalk, [&] {
+    return fmt::format("{}/{} does not exist", ctx.PathOf(dir) == "/" ? "" : ctx.PathOf(dir),
+                       nd.last);
+  });
   return ENOENT;
 }
 
@@ -217,13 +237,21 @@ int OpenLastLookups(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
 int FifoOpen(const OpCtx& ctx, PathPos path, uint32_t f_mode) {
   const vfs::Inode& i = ctx.w.inode_at(path.dentry);
   if ((f_mode & (kFmodeRead | kFmodeWrite)) == 0) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is a FIFO: access mode 3 opens it neither for "
-                                      "reading nor for writing", ctx.PathOf(path)));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format(
+          "{} is a FIFO: access mode 3 opens it neither for "
+          "reading nor for writing",
+          ctx.PathOf(path));
+    });
     return EINVAL;
   }
   if ((f_mode & (kFmodeRead | kFmodeWrite)) == kFmodeWrite && i.readers() == 0) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is a FIFO with no reader: a non-blocking "
-                                      "write-only open fails", ctx.PathOf(path)));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format(
+          "{} is a FIFO with no reader: a non-blocking "
+          "write-only open fails",
+          ctx.PathOf(path));
+    });
     return ENXIO;
   }
   return 0;
@@ -250,13 +278,17 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags,
       if (int err = FifoOpen(ctx, path, f_mode)) return err;
       break;
     case S_IFSOCK:
-      ctx.Fail(Stage::kVfs, fmt::format("{} is a socket: open() gives no file for it", ctx.PathOf(path)));
+      ctx.Fail(Stage::kVfs, [&] {
+        return fmt::format("{} is a socket: open() gives no file for it", ctx.PathOf(path));
+      });
       return ENXIO;
     case S_IFCHR:
     case S_IFBLK:
       if (!HasDriver(mode, i.rdev)) {
-        ctx.Fail(Stage::kVfs, fmt::format("no driver for device {}:{} of {}", major(i.rdev),
-                                          minor(i.rdev), ctx.PathOf(path)));
+        ctx.Fail(Stage::kVfs, [&] {
+          return fmt::format("no driver for device {}:{} of {}", major(i.rdev), minor(i.rdev),
+                             ctx.PathOf(path));
+        });
         return ENXIO;
       }
       break;
@@ -291,17 +323,20 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   const uint32_t mode = ctx.w.inode(ino).mode;
   if (open_flag & O_CREAT) {
     if ((open_flag & O_EXCL) && !created) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} exists and O_EXCL was given", ctx.PathOf(path)));
+      ctx.Fail(Stage::kVfs,
+               [&] { return fmt::format("{} exists and O_EXCL was given", ctx.PathOf(path)); });
       return EEXIST;
     }
     if (S_ISDIR(mode)) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} is a directory: O_CREAT opens files", ctx.PathOf(path)));
+      ctx.Fail(Stage::kVfs, [&] {
+        return fmt::format("{} is a directory: O_CREAT opens files", ctx.PathOf(path));
+      });
       return EISDIR;
     }
     if (int err = MayCreateInSticky(ctx, nd, ino)) return err;
   }
   if ((nd.flags & walk::kLookupDirectory) && !S_ISDIR(mode)) {
-    ctx.Fail(Stage::kWalk, fmt::format("{} is not a directory", ctx.PathOf(path)));
+    ctx.Fail(Stage::kWalk, [&] { return fmt::format("{} is not a directory", ctx.PathOf(path)); });
     return ENOTDIR;
   }
   uint32_t acc_mode = how.acc_mode;
@@ -327,8 +362,9 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   std::shared_ptr<OpenFile> file;
   if (int err = DentryOpen(ctx, path, f_mode, open_flag, &file)) return err;
   if (created && ctx.explain() && ctx.ex->stage() != Stage::kLandlock)
-    ctx.Ok(Stage::kDac, fmt::format("created {} ({})", ctx.PathOf(path),
-                                    DescribeInode(ctx.w, ino)));
+    ctx.Ok(Stage::kDac, [&] {
+      return fmt::format("created {} ({})", ctx.PathOf(path), DescribeInode(ctx.w, ino));
+    });
   if (do_truncate) {
     // handle_truncate(): the LSM's frozen truncate right, then the size.
     if (int err = security::FileTruncate(ctx, *file)) return err;
@@ -397,8 +433,9 @@ int DoOpen(OpCtx& ctx) {
       return err;
     file = ctx.e.NewFile(ctx.p, pos, kFmodePath, flags, ctx.apply);
     if (!file) return ENFILE;
-    ctx.Ok(Stage::kWalk, fmt::format("O_PATH: only search permission on the way to {}",
-                                     ctx.PathOf(pos)));
+    ctx.Ok(Stage::kWalk, [&] {
+      return fmt::format("O_PATH: only search permission on the way to {}", ctx.PathOf(pos));
+    });
   } else {
     if (int err = PathOpenat(ctx, st.path, start, how, &file)) return err;
     if (!file) return 0;  // dry-run creation
@@ -409,11 +446,11 @@ int DoOpen(OpCtx& ctx) {
 
 int DoClose(OpCtx& ctx) {
   if (!ctx.Fd(ctx.st.fd)) {
-    ctx.Fail(Stage::kFd, fmt::format("no open file named \"{}\"", ctx.st.fd));
+    ctx.Fail(Stage::kFd, [&] { return fmt::format("no open file named \"{}\"", ctx.st.fd); });
     return EBADF;
   }
   if (ctx.apply) ctx.e.CloseFd(ctx.p, ctx.st.fd);
-  ctx.Ok(Stage::kFd, fmt::format("closed \"{}\"", ctx.st.fd));
+  ctx.Ok(Stage::kFd, [&] { return fmt::format("closed \"{}\"", ctx.st.fd); });
   return 0;
 }
 
@@ -442,29 +479,35 @@ int DoExecCheck(OpCtx& ctx) {
   // do_open_execat(): ETXTBSY while the file is open for writing.
   const vfs::Inode& i = ctx.w.inode(file->inode);
   if (i.writers() != 0) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is open for writing", ctx.PathOf(file->path)));
+    ctx.Fail(Stage::kVfs,
+             [&] { return fmt::format("{} is open for writing", ctx.PathOf(file->path)); });
     return ETXTBSY;
   }
-  ctx.Ok(Stage::kDac, fmt::format("may execute {} ({})", ctx.PathOf(file->path),
-                                  DescribeInode(ctx.w, file->inode)));
+  ctx.Ok(Stage::kDac, [&] {
+    return fmt::format("may execute {} ({})", ctx.PathOf(file->path),
+                       DescribeInode(ctx.w, file->inode));
+  });
   return 0;
 }
 
 int DoFtruncate(OpCtx& ctx) {
   OpenFile* f = ctx.Fd(ctx.st.fd);
   if (!f || (f->f_mode & kFmodePath)) {
-    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is {}", ctx.st.fd,
-                                     f ? "an O_PATH file" : "not open"));
+    ctx.Fail(Stage::kFd, [&] {
+      return fmt::format("\"{}\" is {}", ctx.st.fd, f ? "an O_PATH file" : "not open");
+    });
     return EBADF;
   }
   const vfs::Inode& i = ctx.w.inode(f->inode);
   if (!S_ISREG(i.mode) || !(f->f_mode & kFmodeWrite)) {
-    ctx.Fail(Stage::kFd, fmt::format("\"{}\" is {}", ctx.st.fd,
-                                     S_ISREG(i.mode) ? "not open for writing" : "not a regular file"));
+    ctx.Fail(Stage::kFd, [&] {
+      return fmt::format("\"{}\" is {}", ctx.st.fd,
+                         S_ISREG(i.mode) ? "not open for writing" : "not a regular file");
+    });
     return EINVAL;
   }
   if (i.flags & vfs::kInodeAppend) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is append-only", ctx.PathOf(f->path)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is append-only", ctx.PathOf(f->path)); });
     return EPERM;
   }
   if (int err = security::FileTruncate(ctx, *f)) return err;
@@ -473,7 +516,7 @@ int DoFtruncate(OpCtx& ctx) {
     uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
     if (m != i.mode) SetMode(ctx, f->inode, m);
   }
-  ctx.Ok(Stage::kFd, fmt::format("\"{}\" is open for writing", ctx.st.fd));
+  ctx.Ok(Stage::kFd, [&] { return fmt::format("\"{}\" is open for writing", ctx.st.fd); });
   return 0;
 }
 

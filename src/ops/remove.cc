@@ -25,22 +25,26 @@ int LookupVictim(const OpCtx& ctx, const walk::ParentResult& pr, DentryId* out) 
     return 0;
   }
   if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(pr.parent)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });
     return ENOENT;
   }
   if (pr.last.size() > walk::kNameMax) {
-    ctx.Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX (255)",
-                                       pr.last.size()));
+    ctx.Fail(Stage::kWalk, [&] {
+      return fmt::format("a component of {} bytes exceeds NAME_MAX (255)", pr.last.size());
+    });
     return ENAMETOOLONG;
   }
   std::string dir = ctx.PathOf(pr.parent);
-  ctx.Fail(Stage::kWalk, fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last));
+  ctx.Fail(Stage::kWalk, [&] {
+    return fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last);
+  });
   return ENOENT;
 }
 
 void RemovedOk(OpCtx& ctx, PathPos victim) {
   if (!ctx.explain() || ctx.ex->stage() == Stage::kLandlock) return;
-  ctx.Ok(Stage::kDac, fmt::format("{}; removed {}", ctx.ex->text(), ctx.PathOf(victim)));
+  ctx.Ok(Stage::kDac,
+         [&] { return fmt::format("{}; removed {}", ctx.ex->text(), ctx.PathOf(victim)); });
 }
 
 }  // namespace
@@ -51,7 +55,7 @@ int DoUnlink(OpCtx& ctx) {
   if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.st.path), ctx.st.path, 0, &pr))
     return err;
   if (pr.type != walk::LastType::kNorm) {
-    ctx.Fail(Stage::kVfs, fmt::format("\"{}\" names a directory", ctx.st.path));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("\"{}\" names a directory", ctx.st.path); });
     return EISDIR;
   }
   if (int err = MntWantWrite(ctx, pr.parent)) return err;
@@ -60,14 +64,16 @@ int DoUnlink(OpCtx& ctx) {
   const PathPos vpos{pr.parent.mnt, victim};
   if (pr.trailing_slash) {
     const bool dir = S_ISDIR(ctx.w.inode_at(victim).mode);
-    ctx.Fail(Stage::kVfs, fmt::format("{} has a trailing slash and {}", ctx.PathOf(vpos),
-                                      dir ? "is a directory" : "is not a directory"));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} has a trailing slash and {}", ctx.PathOf(vpos),
+                         dir ? "is a directory" : "is not a directory");
+    });
     return dir ? EISDIR : ENOTDIR;
   }
   if (int err = security::PathUnlink(ctx, pr.parent, victim)) return err;
   if (int err = MayDelete(ctx, pr.parent, victim, false)) return err;
   if (IsLocalMountpoint(ctx.w, victim)) {
-    ctx.Fail(Stage::kMount, fmt::format("{} is a mount point", ctx.PathOf(vpos)));
+    ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is a mount point", ctx.PathOf(vpos)); });
     return EBUSY;
   }
   RemovedOk(ctx, vpos);
@@ -99,11 +105,11 @@ int DoRmdir(OpCtx& ctx) {
   if (int err = security::PathRmdir(ctx, pr.parent, victim)) return err;
   if (int err = MayDelete(ctx, pr.parent, victim, true)) return err;
   if (IsLocalMountpoint(ctx.w, victim)) {
-    ctx.Fail(Stage::kMount, fmt::format("{} is a mount point", ctx.PathOf(vpos)));
+    ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is a mount point", ctx.PathOf(vpos)); });
     return EBUSY;
   }
   if (ctx.w.inode_at(victim).nchildren != 0) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is not empty", ctx.PathOf(vpos)));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not empty", ctx.PathOf(vpos)); });
     return ENOTEMPTY;
   }
   RemovedOk(ctx, vpos);

@@ -49,22 +49,27 @@ int LookupRenameSide(const OpCtx& ctx, const walk::ParentResult& pr,
   DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last);
   if (d == vfs::kNone) {
     if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} was removed", ctx.PathOf(pr.parent)));
+      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });
       return ENOENT;
     }
     if (pr.last.size() > walk::kNameMax) {
-      ctx.Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX (255)",
-                                         pr.last.size()));
+      ctx.Fail(Stage::kWalk, [&] {
+        return fmt::format("a component of {} bytes exceeds NAME_MAX (255)", pr.last.size());
+      });
       return ENAMETOOLONG;
     }
     if (must_exist) {
       std::string dir = ctx.PathOf(pr.parent);
-      ctx.Fail(Stage::kWalk, fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last));
+      ctx.Fail(Stage::kWalk, [&] {
+        return fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last);
+      });
       return ENOENT;
     }
   } else if (must_not_exist) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} exists and RENAME_NOREPLACE was given",
-                                      ctx.PathOf({pr.parent.mnt, d})));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} exists and RENAME_NOREPLACE was given",
+                         ctx.PathOf({pr.parent.mnt, d}));
+    });
     return EEXIST;
   }
   *out = d;
@@ -111,7 +116,9 @@ int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir
   }
   if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
       w.inode(target).nchildren != 0) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is not empty", ctx.PathOf({new_dir.mnt, new_d})));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is not empty", ctx.PathOf({new_dir.mnt, new_d}));
+    });
     return ENOTEMPTY;
   }
   return 0;
@@ -177,16 +184,19 @@ int DoRename(OpCtx& ctx) {
     return err;
   if (int err = walk::FilenameParentat(ctx.env, walk::Start{}, st.path2, 0, &np)) return err;
   if (op.parent.mnt != np.parent.mnt) {
-    ctx.Fail(Stage::kMount, fmt::format("{} and {} are on different mounts",
-                                        ctx.PathOf(op.parent), ctx.PathOf(np.parent)));
+    ctx.Fail(Stage::kMount, [&] {
+      return fmt::format("{} and {} are on different mounts", ctx.PathOf(op.parent),
+                         ctx.PathOf(np.parent));
+    });
     return EXDEV;
   }
   if (op.type != walk::LastType::kNorm) {
-    ctx.Fail(Stage::kVfs, fmt::format("\"{}\" cannot be renamed", st.path));
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("\"{}\" cannot be renamed", st.path); });
     return EBUSY;
   }
   if (np.type != walk::LastType::kNorm) {
-    ctx.Fail(Stage::kVfs, fmt::format("\"{}\" cannot be a rename target", st.path2));
+    ctx.Fail(Stage::kVfs,
+             [&] { return fmt::format("\"{}\" cannot be a rename target", st.path2); });
     return (flags & RENAME_NOREPLACE) ? EEXIST : EBUSY;
   }
   if (int err = MntWantWrite(ctx, op.parent)) return err;
@@ -199,27 +209,33 @@ int DoRename(OpCtx& ctx) {
   const vfs::World& w = ctx.w;
   if (flags & RENAME_EXCHANGE) {
     if (!S_ISDIR(w.inode_at(new_d).mode) && np.trailing_slash) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} has a trailing slash and is not a directory",
-                                        ctx.PathOf({np.parent.mnt, new_d})));
+      ctx.Fail(Stage::kVfs, [&] {
+        return fmt::format("{} has a trailing slash and is not a directory",
+                           ctx.PathOf({np.parent.mnt, new_d}));
+      });
       return ENOTDIR;
     }
   }
   if (!S_ISDIR(w.inode_at(old_d).mode)) {
     if (op.trailing_slash || (!(flags & RENAME_EXCHANGE) && np.trailing_slash)) {
-      ctx.Fail(Stage::kVfs, fmt::format("{} is not a directory, but a name ends in '/'",
-                                        ctx.PathOf({op.parent.mnt, old_d})));
+      ctx.Fail(Stage::kVfs, [&] {
+        return fmt::format("{} is not a directory, but a name ends in '/'",
+                           ctx.PathOf({op.parent.mnt, old_d}));
+      });
       return ENOTDIR;
     }
   }
   if (old_d == trap) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} would move into its own subtree",
-                                      ctx.PathOf({op.parent.mnt, old_d})));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} would move into its own subtree", ctx.PathOf({op.parent.mnt, old_d}));
+    });
     return EINVAL;
   }
   if (new_d != vfs::kNone && new_d == trap) {
-    ctx.Fail(Stage::kVfs, fmt::format("{} is an ancestor of {}",
-                                      ctx.PathOf({np.parent.mnt, new_d}),
-                                      ctx.PathOf({op.parent.mnt, old_d})));
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is an ancestor of {}", ctx.PathOf({np.parent.mnt, new_d}),
+                         ctx.PathOf({op.parent.mnt, old_d}));
+    });
     return (flags & RENAME_EXCHANGE) ? EINVAL : ENOTEMPTY;
   }
   if (int err = security::PathRename(ctx, op.parent, old_d, np.parent, new_d, flags))
@@ -227,8 +243,10 @@ int DoRename(OpCtx& ctx) {
   if (int err = VfsRenameChecks(ctx, op.parent, old_d, np.parent, new_d, flags)) return err;
   if (ctx.explain() && ctx.ex->stage() != Stage::kLandlock &&
       ctx.ex->text().find("same inode") == std::string::npos)
-    ctx.Ok(Stage::kDac, fmt::format("{}; renamed {} to {}", ctx.ex->text(),
-                                    ctx.PathOf({op.parent.mnt, old_d}), st.path2));
+    ctx.Ok(Stage::kDac, [&] {
+      return fmt::format("{}; renamed {} to {}", ctx.ex->text(), ctx.PathOf({op.parent.mnt, old_d}),
+                         st.path2);
+    });
   if (ctx.apply)
     ApplyRename(ctx, op.parent, old_d, np.parent, new_d, np.last, op.last, flags);
   return 0;

@@ -6,19 +6,13 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace pathwarden::vfs {
 
 World::World() {
   SbId sb = NewSuperblock(S_IFDIR | 0755, 0, 0);
   root_mnt_ = NewRootMount(sb);
-}
-
-DentryId World::Lookup(DentryId parent, std::string_view name) const noexcept {
-  const uint32_t h = internal::MixHash(parent, internal::HashName(name));
-  return dhash_.Find(h, [&](uint32_t id) {
-    const Dentry& d = dentries_[id];
-    return d.parent == parent && strings_.Get(d.name) == name;
-  });
 }
 
 MountId World::LookupMount(MountId parent, DentryId mountpoint) const noexcept {
@@ -90,7 +84,7 @@ SbId World::NewSuperblock(uint32_t root_mode, uint32_t uid, uint32_t gid) {
   de.parent = d;
   de.name = strings_.Intern("/");
   de.inode = root;
-  de.flags = 0;
+  de.flags = MirrorOf(inodes_[root]);
   de.refs = 1;  // held by the superblock for its lifetime
   de.dir_object = 0;
   inodes_[root].refs = 1;
@@ -126,6 +120,37 @@ void World::SetModeAndAcl(InodeId ino, uint32_t mode, AclId acl) {
   i.mode = mode;
   i.acl = acl;
   i.flags = (i.flags & ~kInodeFastSearch) | FastSearch(mode, acl);
+  UpdateMirror(ino);
+}
+
+std::string World::Verify() const {
+  for (InodeId ino = 1; ino < inodes_.end(); ++ino) {
+    const Inode& i = inodes_[ino];
+    if (i.mode == 0) continue;
+    if ((i.flags & kInodeFastSearch) != FastSearch(i.mode, i.acl))
+      return fmt::format("inode {} (mode {:o}) has a stale fast-search bit", ino,
+                         static_cast<uint32_t>(i.mode));
+  }
+  for (DentryId d = 1; d < dentries_.end(); ++d) {
+    const Dentry& de = dentries_[d];
+    if (de.inode == kNone) continue;
+    const Inode& i = inodes_[de.inode];
+    if ((de.flags & kDentryInodeMirror) != MirrorOf(i))
+      return fmt::format("dentry {} (\"{}\") mirrors {:#x} of inode {}, which says {:#x}", d,
+                         str(de.name), de.flags & kDentryInodeMirror,
+                         static_cast<uint32_t>(de.inode), MirrorOf(i));
+    if (S_ISDIR(i.mode) && i.dentry != d)
+      return fmt::format("directory inode {} has dentry {}, not {}",
+                         static_cast<uint32_t>(de.inode), static_cast<uint32_t>(i.dentry), d);
+  }
+  return {};
+}
+
+void World::UpdateMirror(InodeId ino) {
+  const Inode& i = inodes_[ino];
+  if (!S_ISDIR(i.mode) || i.dentry == kNone) return;
+  Dentry& de = dentries_[i.dentry];
+  de.flags = (de.flags & ~kDentryInodeMirror) | MirrorOf(i);
 }
 
 void World::SetDefaultAcl(InodeId ino, AclId acl) {
@@ -143,6 +168,7 @@ void World::SetFlags(InodeId ino, uint32_t set, uint32_t clear) {
   clear &= ~kInodeFastSearch;
   Inode& i = inodes_[ino];
   i.flags = (i.flags & ~clear) | set;
+  UpdateMirror(ino);
 }
 
 void World::SetData(InodeId ino, StrId data) { inodes_[ino].data = data; }
@@ -180,10 +206,10 @@ DentryId World::Link(DentryId parent, std::string_view name, InodeId ino) {
   de.parent = parent;
   de.name = strings_.Intern(name);
   de.inode = ino;
-  de.flags = 0;
+  Inode& i = inodes_[ino];
+  de.flags = MirrorOf(i);
   de.refs = 1;  // hashed
   DentryGet(parent);
-  Inode& i = inodes_[ino];
   i.refs = i.refs + 1;
   de.dir_object = 0;
   if (S_ISDIR(i.mode)) {

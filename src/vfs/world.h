@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,9 +52,19 @@ inline constexpr uint32_t kMntNosymfollow = 1u << 4;
 // Superblock::flags
 inline constexpr uint32_t kSbReadonly = 1u << 0;
 
-// Dentry::flags: bit 0, and the number of mounts on the dentry above
-// kDentryMountShift.
+// Dentry::flags: whether it is hashed; what the walk needs of its inode,
+// mirrored so that a component costs one dentry read; and the number of
+// mounts on the dentry above kDentryMountShift.
 inline constexpr uint32_t kDentryHashed = 1u << 0;  // linked under its parent
+// Mirrors of the inode: its type (fixed for its life), and for a directory
+// (whose one dentry this is) kInodeFastSearch and kInodeDead. Kept by the
+// World's writers: Link(), SetModeAndAcl(), SetFlags(); Verify() checks.
+inline constexpr uint32_t kDentryDir = 1u << 1;
+inline constexpr uint32_t kDentrySymlink = 1u << 2;
+inline constexpr uint32_t kDentryFastSearch = 1u << 3;
+inline constexpr uint32_t kDentryDeadDir = 1u << 4;
+inline constexpr uint32_t kDentryInodeMirror =
+    kDentryDir | kDentrySymlink | kDentryFastSearch | kDentryDeadDir;
 inline constexpr uint32_t kDentryMountShift = 8;
 
 // Inode
@@ -168,7 +179,17 @@ class World {
   // Lookup()
   //
   // The hashed child of `parent` called `name`, or kNone (d_lookup()).
-  DentryId Lookup(DentryId parent, std::string_view name) const noexcept;
+  DentryId Lookup(DentryId parent, std::string_view name) const noexcept {
+    return Lookup(parent, name, internal::HashName(name));
+  }
+  // The same with the name's internal::HashName() known.
+  DentryId Lookup(DentryId parent, std::string_view name, uint32_t name_hash) const noexcept {
+    const uint32_t h = internal::MixHash(parent, name_hash);
+    return dhash_.Find(h, [&](uint32_t id) {
+      const Dentry& d = dentries_[id];
+      return d.parent == parent && strings_.Get(d.name) == name;
+    });
+  }
 
   // LookupMount()
   //
@@ -190,6 +211,19 @@ class World {
 
   const internal::SeqCount& seq() const noexcept { return seq_; }
 
+  // ReadLock
+  //
+  // The slow path of a reader that keeps racing writes (the kernel's
+  // read_seqbegin_or_lock()): holds writers off while it reads, so it
+  // needs no validation. Readers holding it never block each other.
+  class ReadLock {
+   public:
+    explicit ReadLock(const World& w) : lock_(w.change_mutex_) {}
+
+   private:
+    std::shared_lock<std::shared_mutex> lock_;
+  };
+
   // shape_gen()
   //
   // Moves whenever the tree's shape changes in a way that could change the
@@ -202,15 +236,22 @@ class World {
 
   // WriteGuard
   //
-  // Brackets one change so readers retry across it. Nests: only the
-  // outermost guard moves the sequence counter.
+  // Brackets one change so readers retry across it, and waits for
+  // readers on the slow path (ReadLock). Nests: only the outermost guard
+  // locks and moves the sequence counter.
   class WriteGuard {
    public:
     explicit WriteGuard(World& w) : w_(w) {
-      if (w_.write_depth_++ == 0) w_.seq_.WriteBegin();
+      if (w_.write_depth_++ == 0) {
+        w_.change_mutex_.lock();
+        w_.seq_.WriteBegin();
+      }
     }
     ~WriteGuard() {
-      if (--w_.write_depth_ == 0) w_.seq_.WriteEnd();
+      if (--w_.write_depth_ == 0) {
+        w_.seq_.WriteEnd();
+        w_.change_mutex_.unlock();
+      }
     }
     WriteGuard(const WriteGuard&) = delete;
     WriteGuard& operator=(const WriteGuard&) = delete;
@@ -307,6 +348,14 @@ class World {
   uint32_t live_inodes() const { return inodes_.live(); }
   uint32_t live_dentries() const { return dentries_.live(); }
   uint32_t dentry_end() const { return dentries_.end(); }
+
+  // Verify()
+  //
+  // Checks what the World derives and caches against its definition: the
+  // fast-search bit of every inode, the inode mirror of every dentry.
+  // Returns "" or what is wrong (tests and --cross-check call it after
+  // every step; a stale cache would be a wrong answer).
+  std::string Verify() const;
   // Every mount id ever used is below mount_end() (for scans of the tree).
   uint32_t mount_end() const { return mounts_.end(); }
 
@@ -328,6 +377,21 @@ class World {
   void DentryPut(DentryId d);
   void InodePut(InodeId i);
   void Hash(DentryId d);
+  // The kDentryInodeMirror bits a dentry of `i` carries.
+  static uint32_t MirrorOf(const Inode& i) {
+    uint32_t m = 0;
+    if (S_ISDIR(i.mode)) {
+      m |= kDentryDir;
+      if (i.flags & kInodeFastSearch) m |= kDentryFastSearch;
+      if (i.flags & kInodeDead) m |= kDentryDeadDir;
+    } else if (S_ISLNK(i.mode)) {
+      m |= kDentrySymlink;
+    }
+    return m;
+  }
+  // A directory's one dentry follows its inode.
+  void UpdateMirror(InodeId ino);
+
   static uint32_t FastSearch(uint32_t mode, AclId acl) {
     return S_ISDIR(mode) && (mode & 0111) == 0111 && acl == kNone
                ? kInodeFastSearch
@@ -335,6 +399,7 @@ class World {
   }
 
   internal::SeqCount seq_;
+  mutable std::shared_mutex change_mutex_;
   internal::StableArena<Inode> inodes_;
   internal::StableArena<Dentry> dentries_;
   internal::StableArena<Mount> mounts_;

@@ -25,21 +25,24 @@ LastType Classify(std::string_view c) {
 // may_lookup(): MAY_EXEC on the directory being walked, before the next
 // component is even parsed. The fast search check skips the call for
 // directories everyone may search: it cannot change the answer.
-int MayLookup(Nameidata& nd) {
+[[gnu::noinline]] int MayLookupSlow(Nameidata& nd, vfs::InodeId ino) {
   const World& w = *nd.env.w;
-  vfs::InodeId ino = w.inode_of(nd.path.dentry);
-  if (nd.env.stats) ++nd.env.stats->components;
-  if (nd.env.fast_search && (w.inode(ino).flags & vfs::kInodeFastSearch)) {
-    if (nd.env.stats) ++nd.env.stats->fast_components;
-    return 0;
-  }
-  perm::PermCheck pc =
-      perm::GenericPermission(w, *nd.env.cred, ino, perm::kMayExec);
+  perm::PermCheck pc = perm::GenericPermission(w, *nd.env.cred, ino, perm::kMayExec);
   if (pc.err && nd.env.ex)
-    nd.env.ex->Fail(Stage::kWalk,
-                    "no search permission on " +
-                        DescribeCheck(w, *nd.env.cred, nd.path, nd.root, pc));
+    nd.env.ex->Fail(Stage::kWalk, "no search permission on " +
+                                      DescribeCheck(w, *nd.env.cred, nd.path, nd.root, pc));
   return pc.err;
+}
+
+[[gnu::always_inline]] inline int MayLookup(Nameidata& nd) {
+  const World& w = *nd.env.w;
+  const bool fast =
+      nd.env.fast_search && (w.dentry(nd.path.dentry).flags & vfs::kDentryFastSearch);
+  if (EngineStats* st = nd.env.stats) {
+    ++st->components;
+    st->fast_components += fast;
+  }
+  return fast ? 0 : MayLookupSlow(nd, w.inode_of(nd.path.dentry));
 }
 
 // may_follow_link(): protected_symlinks, for trailing symlinks only.
@@ -154,7 +157,7 @@ int CheckName(const WalkEnv& env, std::string_view name, bool allow_empty) {
   return 0;
 }
 
-void TraverseMounts(const World& w, PathPos* p) {
+void TraverseMountsSlow(const World& w, PathPos* p) {
   for (uint32_t guard = 0; guard < 1u << 20; ++guard) {
     if (w.dentry(p->dentry).mounts() == 0) return;
     vfs::MountId m = w.LookupMount(p->mnt, p->dentry);
@@ -187,51 +190,74 @@ int PathInit(Nameidata& nd, const Start& start, std::string_view name) {
   return 0;
 }
 
-DentryId LookupChild(const Nameidata& nd, int* err) {
+namespace {
+
+// LookupChild()'s failures, explained.
+[[gnu::noinline, gnu::cold]] DentryId LookupChildFailed(const Nameidata& nd, int* err) {
   const World& w = *nd.env.w;
-  const vfs::Inode& dir = w.inode_at(nd.path.dentry);
-  if (dir.flags & vfs::kInodeDead) {
+  if (w.inode_at(nd.path.dentry).flags & vfs::kInodeDead) {
     if (nd.env.ex)
-      nd.env.ex->Fail(Stage::kVfs,
-                      fmt::format("{} was removed: nothing can be looked up in it",
-                                  w.PathOf(nd.path, nd.root)));
+      nd.env.ex->Fail(Stage::kVfs, fmt::format("{} was removed: nothing can be looked up in it",
+                                               w.PathOf(nd.path, nd.root)));
     *err = ENOENT;
-    return vfs::kNone;
-  }
-  if (nd.last.size() > kNameMax) {
+  } else if (nd.last.size() > kNameMax) {
     if (nd.env.ex)
-      nd.env.ex->Fail(Stage::kWalk,
-                      fmt::format("a component of {} bytes exceeds NAME_MAX "
-                                  "(255) in {}",
-                                  nd.last.size(), w.PathOf(nd.path, nd.root)));
+      nd.env.ex->Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX "
+                                                "(255) in {}",
+                                                nd.last.size(), w.PathOf(nd.path, nd.root)));
     *err = ENAMETOOLONG;
-    return vfs::kNone;
-  }
-  DentryId d = w.Lookup(nd.path.dentry, nd.last);
-  if (d == vfs::kNone) {
+  } else {
     if (nd.env.ex) {
       std::string dir_path = w.PathOf(nd.path, nd.root);
-      nd.env.ex->Fail(Stage::kWalk,
-                      fmt::format("{}{}{} does not exist", dir_path,
-                                  dir_path == "/" ? "" : "/", nd.last));
+      nd.env.ex->Fail(Stage::kWalk, fmt::format("{}{}{} does not exist", dir_path,
+                                                dir_path == "/" ? "" : "/", nd.last));
     }
     *err = ENOENT;
   }
-  return d;
+  return vfs::kNone;
 }
 
-int StepInto(Nameidata& nd, int wflags, DentryId child, Link* link) {
+// lookup_fast(): a removed directory holds nothing, an overlong name is
+// refused, then the dentry hash.
+[[gnu::always_inline]] inline DentryId LookupChildInline(const Nameidata& nd, int* err) {
+  const World& w = *nd.env.w;
+  if ((w.dentry(nd.path.dentry).flags & vfs::kDentryDeadDir) || nd.last.size() > kNameMax)
+    return LookupChildFailed(nd, err);
+  const DentryId d = w.Lookup(nd.path.dentry, nd.last, nd.last_hash);
+  return d != vfs::kNone ? d : LookupChildFailed(nd, err);
+}
+
+[[gnu::always_inline]] inline int StepIntoInline(Nameidata& nd, int wflags, DentryId child,
+                                                 Link* link) {
   const World& w = *nd.env.w;
   PathPos p{nd.path.mnt, child};
-  TraverseMounts(w, &p);
-  const uint32_t mode = w.inode_at(p.dentry).mode;
-  if (!S_ISLNK(mode) ||
-      ((wflags & kWalkTrailing) && !(nd.flags & kLookupFollow)) ||
-      (wflags & kWalkNofollow)) {
+  uint32_t flags = w.dentry(child).flags;
+  if (flags >> vfs::kDentryMountShift) {
+    TraverseMountsSlow(w, &p);
+    flags = w.dentry(p.dentry).flags;
+  }
+  if (!(flags & vfs::kDentrySymlink) ||
+      ((wflags & kWalkTrailing) && !(nd.flags & kLookupFollow)) || (wflags & kWalkNofollow)) {
     nd.path = p;
     return 0;
   }
   return PickLink(nd, p, wflags, link);
+}
+
+[[gnu::always_inline]] inline int WalkComponentInline(Nameidata& nd, int wflags, Link* link) {
+  if (nd.last_type != LastType::kNorm) return HandleDots(nd, nd.last_type);
+  int err = 0;
+  const DentryId d = LookupChildInline(nd, &err);
+  if (d == vfs::kNone) return err;
+  return StepIntoInline(nd, wflags, d, link);
+}
+
+}  // namespace
+
+DentryId LookupChild(const Nameidata& nd, int* err) { return LookupChildInline(nd, err); }
+
+int StepInto(Nameidata& nd, int wflags, DentryId child, Link* link) {
+  return StepIntoInline(nd, wflags, child, link);
 }
 
 int HandleDots(Nameidata& nd, LastType type) {
@@ -243,11 +269,7 @@ int HandleDots(Nameidata& nd, LastType type) {
 }
 
 int WalkComponent(Nameidata& nd, int wflags, Link* link) {
-  if (nd.last_type != LastType::kNorm) return HandleDots(nd, nd.last_type);
-  int err = 0;
-  DentryId d = LookupChild(nd, &err);
-  if (d == vfs::kNone) return err;
-  return StepInto(nd, wflags, d, link);
+  return WalkComponentInline(nd, wflags, link);
 }
 
 int LinkPathWalk(Nameidata& nd, std::string_view name) {
@@ -265,10 +287,11 @@ int LinkPathWalk(Nameidata& nd, std::string_view name) {
   }
   for (;;) {
     if (int err = MayLookup(nd)) return err;
-    const size_t start = i;
-    while (i < name.size() && name[i] != '/') ++i;
-    nd.last = name.substr(start, i - start);
+    // hash_name(): the component's length and hash in one pass.
+    const size_t len = internal::HashComponent(name, i, &nd.last_hash);
+    nd.last = name.substr(i, len);
     nd.last_type = Classify(nd.last);
+    i += len;
     bool at_end = i == name.size();
     nd.last_slash = false;
     if (!at_end) {
@@ -289,9 +312,9 @@ int LinkPathWalk(Nameidata& nd, std::string_view name) {
       // The last component of a nested symlink body.
       name = nd.stack[--depth];
       i = 0;
-      err = WalkComponent(nd, 0, &link);
+      err = WalkComponentInline(nd, 0, &link);
     } else {
-      err = WalkComponent(nd, kWalkMore, &link);
+      err = WalkComponentInline(nd, kWalkMore, &link);
     }
     if (err) return err;
     if (link.follow) {
