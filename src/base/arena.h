@@ -1,18 +1,50 @@
-// Stable storage for the model's objects: flat chunks addressed by 32-bit
-// ids, never moved once allocated, so a reader can follow an id while the
-// writer allocates more.
+// Stable storage for the model's objects: one flat array per kind,
+// addressed by 32-bit ids, reserved once in virtual memory and committed
+// as it grows, so it never moves: a reader can follow an id while the
+// writer allocates more, and an access is a single load.
 
 #ifndef PATHWARDEN_SRC_BASE_ARENA_H_
 #define PATHWARDEN_SRC_BASE_ARENA_H_
 
-#include <atomic>
+#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace pathwarden::internal {
+
+// ReservedRegion
+//
+// `capacity` bytes of address space reserved at construction (PROT_NONE,
+// so nothing is committed or counted against the machine's memory), made
+// readable and writable in steps as Commit() asks. The base never moves.
+// Throws std::bad_alloc when the reservation or a commit fails.
+class ReservedRegion {
+ public:
+  explicit ReservedRegion(size_t capacity);
+  ~ReservedRegion();
+  ReservedRegion(const ReservedRegion&) = delete;
+  ReservedRegion& operator=(const ReservedRegion&) = delete;
+
+  char* base() const noexcept { return base_; }
+  size_t capacity() const noexcept { return capacity_; }
+  size_t committed() const noexcept { return committed_; }
+
+  // Commit()
+  //
+  // Makes the first `bytes` bytes usable (zero-filled when new).
+  void Commit(size_t bytes) {
+    if (bytes > committed_) Grow(bytes);
+  }
+
+ private:
+  void Grow(size_t bytes);
+
+  char* base_ = nullptr;
+  size_t capacity_ = 0;
+  size_t committed_ = 0;
+};
 
 // StableArena<T>
 //
@@ -20,64 +52,45 @@ namespace pathwarden::internal {
 // "none" in a field and still be dereferenced safely by a racing reader.
 // Allocation and freeing are for the single writer; operator[] is safe for
 // readers at any time on any id the writer has published. Freed slots are
-// reused (LIFO); T must be default-constructible and resettable by Reset().
-template <typename T, unsigned kChunkBits = 12>
+// reused (LIFO); the caller resets a freed object's fields.
+template <typename T>
 class StableArena {
  public:
-  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
   static constexpr uint32_t kMaxIds = 1u << 26;
-  static constexpr uint32_t kMaxChunks = kMaxIds >> kChunkBits;
 
-  StableArena() {
-    for (uint32_t i = 0; i < kMaxChunks; ++i) chunks_[i].store(nullptr);
-    uint32_t zero = Alloc();
-    (void)zero;
+  StableArena() : region_(size_t{kMaxIds} * sizeof(T)) {
+    base_ = reinterpret_cast<T*>(region_.base());
+    (void)Alloc();
   }
   ~StableArena() {
-    for (uint32_t i = 0; i < kMaxChunks; ++i) delete[] chunks_[i].load();
+    if constexpr (!std::is_trivially_destructible_v<T>)
+      for (uint32_t id = 0; id < next_; ++id) base_[id].~T();
   }
   StableArena(const StableArena&) = delete;
   StableArena& operator=(const StableArena&) = delete;
 
-  // The chunk pointer may be loaded relaxed: a chunk is published before
-  // any id inside it, and a reader only holds ids it loaded (acquire) from
-  // fields stored (release) after that.
-  T& operator[](uint32_t id) noexcept {
-    return chunks_[(id >> kChunkBits) & (kMaxChunks - 1)].load(
-        std::memory_order_relaxed)[id & (kChunkSize - 1)];
-  }
-  const T& operator[](uint32_t id) const noexcept {
-    return chunks_[(id >> kChunkBits) & (kMaxChunks - 1)].load(
-        std::memory_order_relaxed)[id & (kChunkSize - 1)];
-  }
+  T& operator[](uint32_t id) noexcept { return base_[id]; }
+  const T& operator[](uint32_t id) const noexcept { return base_[id]; }
 
   // Cursor
   //
-  // Reads objects by id, remembering the last chunk: a chain of ids
-  // within one chunk (a walk up a path) then costs one load per object,
-  // not two dependent ones.
+  // Reads objects by id through a local copy of the base: a loop that
+  // reads many (a walk up a path) keeps it in a register, where the
+  // arena's own field would be reloaded after every acquire load.
   class Cursor {
    public:
-    explicit Cursor(const StableArena& a) : a_(a) {}
-    const T& operator()(uint32_t id) noexcept {
-      const uint32_t c = (id >> kChunkBits) & (kMaxChunks - 1);
-      if (c != chunk_) {
-        chunk_ = c;
-        base_ = a_.chunks_[c].load(std::memory_order_relaxed);
-      }
-      return base_[id & (kChunkSize - 1)];
-    }
+    explicit Cursor(const StableArena& a) : base_(a.base_) {}
+    const T& operator()(uint32_t id) const noexcept { return base_[id]; }
 
    private:
-    const StableArena& a_;
-    uint32_t chunk_ = ~0u;
-    const T* base_ = nullptr;
+    const T* base_;
   };
 
   // Alloc()
   //
-  // A fresh or reused id. Aborts when kMaxIds are in use: the model refuses
-  // to grow past what 32-bit ids address rather than corrupt itself.
+  // A fresh or reused id. Throws std::bad_alloc when kMaxIds are in use
+  // or memory runs out: the model refuses to grow past what it can
+  // address rather than corrupt itself.
   uint32_t Alloc() {
     if (!free_.empty()) {
       uint32_t id = free_.back();
@@ -85,12 +98,9 @@ class StableArena {
       ++live_;
       return id;
     }
-    if (next_ == kMaxIds) std::abort();
-    uint32_t chunk = next_ >> kChunkBits;
-    if (chunks_[chunk].load(std::memory_order_relaxed) == nullptr) {
-      chunks_[chunk].store(new T[kChunkSize], std::memory_order_release);
-      bytes_ += sizeof(T) * kChunkSize;
-    }
+    if (next_ == kMaxIds) throw std::bad_alloc();
+    region_.Commit(size_t{next_ + 1} * sizeof(T));
+    new (&base_[next_]) T();
     ++live_;
     return next_++;
   }
@@ -107,17 +117,15 @@ class StableArena {
   uint32_t end() const noexcept { return next_; }
   uint32_t live() const noexcept { return live_; }
   size_t bytes() const noexcept {
-    return bytes_ + free_.capacity() * sizeof(uint32_t);
+    return region_.committed() + free_.capacity() * sizeof(uint32_t);
   }
 
  private:
-  // Inline, so an access is one load of the chunk pointer and one of the
-  // element.
-  std::atomic<T*> chunks_[kMaxChunks];
+  ReservedRegion region_;
+  T* base_ = nullptr;
   std::vector<uint32_t> free_;
   uint32_t next_ = 0;
   uint32_t live_ = 0;
-  size_t bytes_ = 0;
 };
 
 }  // namespace pathwarden::internal

@@ -2,48 +2,46 @@
 
 #include "src/base/string_pool.h"
 
+#include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace pathwarden::internal {
+namespace {
 
-StringPool::StringPool() {
-  // Id 0 (allocated by the arena) is the empty string.
-  entries_[0] = Entry{"", 0, HashName("")};
-  index_.emplace(std::string_view(), 0);
-}
+// 4 GiB of strings: ids (offsets in 8-byte units) stay well inside 32 bits.
+constexpr size_t kCapacity = size_t{1} << 32;
 
-const char* StringPool::Store(std::string_view s) {
-  if (s.size() > kBlock / 4) {
-    // Large strings (file contents) get a block of their own.
-    blocks_.emplace_back(new char[s.size()]);
-    std::memcpy(blocks_.back().get(), s.data(), s.size());
-    stored_bytes_ += s.size();
-    return blocks_.back().get();
-  }
-  if (block_used_ + s.size() > kBlock) {
-    blocks_.emplace_back(new char[kBlock]);
-    current_block_ = blocks_.back().get();
-    block_used_ = 0;
-    stored_bytes_ += kBlock;
-  }
-  char* p = current_block_ + block_used_;
-  std::memcpy(p, s.data(), s.size());
-  block_used_ += s.size();
-  return p;
+}  // namespace
+
+StringPool::StringPool() : region_(kCapacity) {
+  // Id 0, at offset 0: the empty string.
+  const StrId empty = Intern("");
+  (void)empty;
 }
 
 StrId StringPool::Intern(std::string_view s) {
   if (auto it = index_.find(s); it != index_.end()) return it->second;
-  const char* p = Store(s);
-  StrId id = entries_.Alloc();
-  entries_[id] = Entry{p, static_cast<uint32_t>(s.size()), HashName(s)};
-  index_.emplace(std::string_view(p, s.size()), id);
+  if (s.size() > UINT32_MAX) throw std::bad_alloc();
+  const size_t at = used_;
+  // At least eight bytes of name, zero-padded (Equals() reads a word).
+  const size_t end = at + kHeader + (std::max<size_t>(s.size(), 8) + kAlign - 1) / kAlign * kAlign;
+  region_.Commit(end);  // throws past the capacity
+  char* p = region_.base() + at;
+  const uint32_t size = static_cast<uint32_t>(s.size());
+  const uint32_t hash = HashName(s);
+  std::memcpy(p, &size, sizeof size);
+  std::memcpy(p + 4, &hash, sizeof hash);
+  if (!s.empty()) std::memcpy(p + kHeader, s.data(), s.size());
+  used_ = end;
+  const StrId id = static_cast<StrId>(at / kAlign);
+  index_.emplace(Get(id), id);
   return id;
 }
 
 size_t StringPool::bytes() const noexcept {
-  return entries_.bytes() + stored_bytes_ +
-         index_.size() * (sizeof(std::string_view) + sizeof(StrId) + 16);
+  return used_ + index_.size() * (sizeof(std::string_view) + sizeof(StrId) + 16) +
+         index_.bucket_count() * sizeof(void*);
 }
 
 }  // namespace pathwarden::internal

@@ -5,6 +5,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -16,12 +17,14 @@ void ExpectComponentsAgree(const std::string& path) {
   size_t i = 0;
   while (i <= path.size()) {
     uint32_t h = 0;
-    const size_t len = HashComponent(path, i, &h);
+    uint64_t head = 0;
+    const size_t len = HashComponent(path, i, &h, &head);
     ASSERT_LE(i + len, path.size()) << path;
     const std::string_view name = std::string_view(path).substr(i, len);
     ASSERT_EQ(name.find('/'), std::string_view::npos) << path;
     ASSERT_TRUE(i + len == path.size() || path[i + len] == '/') << path << " at " << i;
     EXPECT_EQ(h, HashName(name)) << "\"" << name << "\" in \"" << path << "\"";
+    EXPECT_EQ(head, HeadOf(name)) << "\"" << name << "\" in \"" << path << "\"";
     i += len + 1;
   }
 }
@@ -60,6 +63,37 @@ TEST(HashComponentTest, DistinctNamesRarelyCollide) {
   EXPECT_NE(HashName("abcdefgh"), HashName("abcdefgh\x01"));
   EXPECT_NE(HashName(""), HashName("\x01"));
   EXPECT_NE(HashName("include"), HashName("includf"));
+}
+
+TEST(NamesEqualTest, ComparesEveryLengthUpToTheLastByte) {
+  for (size_t n = 0; n < 40; ++n) {
+    std::string a(n, 'q');
+    EXPECT_TRUE(NamesEqual(a.data(), std::string(n, 'q').data(), n));
+    for (size_t k = 0; k < n; ++k) {
+      std::string b = a;
+      b[k] = '\xff';
+      EXPECT_FALSE(NamesEqual(a.data(), b.data(), n)) << n << " " << k;
+    }
+  }
+}
+
+TEST(StringPoolTest, EqualsComparesSizeHeadAndTail) {
+  StringPool pool;
+  const std::string names[] = {"", "a", "ab", "fs.h", "include", "12345678", "123456789",
+                               "a-much-longer-name-than-eight"};
+  std::vector<StrId> ids;
+  for (const std::string& n : names) ids.push_back(pool.Intern(n));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    for (const std::string& other : names)
+      EXPECT_EQ(pool.Equals(ids[i], other, HeadOf(other)), other == names[i])
+          << names[i] << " vs " << other;
+    // Same size and head, different tail.
+    std::string tail = names[i];
+    if (tail.size() > 8) {
+      tail.back() ^= 1;
+      EXPECT_FALSE(pool.Equals(ids[i], tail, HeadOf(tail))) << tail;
+    }
+  }
 }
 
 TEST(StringPoolTest, InternsOnceAndKeepsTheHash) {

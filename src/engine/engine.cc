@@ -55,8 +55,7 @@ uint32_t MntFlags(uint32_t node_flags, bool with_ro) {
 
 }  // namespace
 
-walk::Start OpCtx::StartFor(std::string_view name) const {
-  if (st.dirfd.empty() || (!name.empty() && name[0] == '/')) return walk::Start{};
+walk::Start OpCtx::StartForDirfd() const {
   walk::Start s;
   s.has_dirfd = true;
   const OpenFile* f = Fd(st.dirfd);
@@ -85,8 +84,10 @@ Engine::~Engine() {
 }
 
 int Engine::FindProcess(std::string_view name) const {
+  // Names are short: a word compared for most, no call to memcmp().
+  const uint64_t key = internal::NameKey(internal::HeadOf(name), name.size());
   for (const auto& p : procs_)
-    if (p->name == name) return p->index;
+    if (p->name_key == key && (name.size() <= 7 || p->name == name)) return p->index;
   return -1;
 }
 
@@ -156,6 +157,7 @@ std::expected<void, std::string> Engine::Build(const Scenario& s) {
   // The implicit root process: uid 0, every capability, cwd and root "/".
   auto root = std::make_unique<Process>();
   root->name = "root";
+  root->name_key = internal::NameKey(internal::HeadOf(root->name), root->name.size());
   root->index = 0;
   root->cred = Cred::ForUser(0, 0);
   procs_.push_back(std::move(root));
@@ -354,6 +356,7 @@ std::expected<void, std::string> Engine::BuildNode(const Scenario& s, const Node
 std::expected<void, std::string> Engine::StartProcess(const Scenario& s, const ProcessSpec& ps) {
   auto p = std::make_unique<Process>();
   p->name = ps.name;
+  p->name_key = internal::NameKey(internal::HeadOf(p->name), p->name.size());
   p->index = static_cast<int>(procs_.size());
   const Process* parent = ps.parent.empty() ? procs_[0].get()
                                             : procs_[FindProcess(ps.parent)].get();

@@ -54,6 +54,7 @@ struct OpenFile {
 
 struct Process {
   std::string name;
+  uint64_t name_key = 0;  // internal::NameKey() of the name, for FindProcess()
   int index = 0;
   int parent = -1;
   Cred cred;
@@ -120,7 +121,12 @@ struct OpCtx {
   // StartFor()
   //
   // Where `name` begins: the process's cwd, or the step's dirfd.
-  walk::Start StartFor(std::string_view name) const;
+  walk::Start StartFor(std::string_view name) const {
+    // Inline, so the common answer is built in the caller, whole.
+    if (st.dirfd.empty() || (!name.empty() && name[0] == '/')) return walk::Start{};
+    return StartForDirfd();
+  }
+  walk::Start StartForDirfd() const;
 
   // Fd()
   //

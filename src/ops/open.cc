@@ -50,14 +50,14 @@ bool HasDriver(uint32_t mode, uint32_t rdev) {
 // O_CREAT open of an existing file in a sticky directory. The sysctl
 // shortcuts exist only for regular files and FIFOs.
 int MayCreateInSticky(const OpCtx& ctx, const walk::Nameidata& nd, InodeId ino) {
-  const uint32_t dir_mode = nd.dir_mode;
+  const uint32_t dir_mode = nd.dir_mode();
   if (!(dir_mode & S_ISVTX)) return 0;
   const vfs::Inode& i = ctx.w.inode(ino);
   const auto& sys = ctx.e.sysctl();
   const int regular = sys[2], fifos = sys[3];
   if (S_ISREG(i.mode) && !regular) return 0;
   if (S_ISFIFO(i.mode) && !fifos) return 0;
-  if (i.uid == nd.dir_uid) return 0;
+  if (i.uid == nd.dir_uid()) return 0;
   if (i.uid == ctx.cred().fsuid) return 0;
   auto deny = [&](std::string_view why) {
     ctx.Fail(Stage::kProtected, [&] {
@@ -65,7 +65,7 @@ int MayCreateInSticky(const OpCtx& ctx, const walk::Nameidata& nd, InodeId ino) 
           "{}: {} (owner {}) is in a sticky {} directory owned by "
           "{}, and uid {} owns neither",
           S_ISFIFO(i.mode) ? "protected_fifos" : "protected_regular", ctx.PathOf(nd.path),
-          i.uid.get(), why, nd.dir_uid, ctx.cred().fsuid);
+          i.uid.get(), why, nd.dir_uid(), ctx.cred().fsuid);
     });
     return EACCES;
   };

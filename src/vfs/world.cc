@@ -82,7 +82,7 @@ SbId World::NewSuperblock(uint32_t root_mode, uint32_t uid, uint32_t gid) {
   DentryId d = dentries_.Alloc();
   Dentry& de = dentries_[d];
   de.parent = d;
-  de.name = strings_.Intern("/");
+  SetName(de, strings_.Intern("/"));
   de.inode = root;
   de.flags = MirrorOf(inodes_[root]);
   de.refs = 1;  // held by the superblock for its lifetime
@@ -139,6 +139,9 @@ std::string World::Verify() const {
       return fmt::format("dentry {} (\"{}\") mirrors {:#x} of inode {}, which says {:#x}", d,
                          str(de.name), de.flags & kDentryInodeMirror,
                          static_cast<uint32_t>(de.inode), MirrorOf(i));
+    const std::string_view name = str(de.name);
+    if (de.name_key != internal::NameKey(internal::HeadOf(name), name.size()))
+      return fmt::format("dentry {} (\"{}\") has a stale name key", d, name);
     if (S_ISDIR(i.mode) && i.dentry != d)
       return fmt::format("directory inode {} has dentry {}, not {}",
                          static_cast<uint32_t>(de.inode), static_cast<uint32_t>(i.dentry), d);
@@ -204,7 +207,7 @@ DentryId World::Link(DentryId parent, std::string_view name, InodeId ino) {
   DentryId d = dentries_.Alloc();
   Dentry& de = dentries_[d];
   de.parent = parent;
-  de.name = strings_.Intern(name);
+  SetName(de, strings_.Intern(name));
   de.inode = ino;
   Inode& i = inodes_[ino];
   de.flags = MirrorOf(i);
@@ -243,7 +246,7 @@ void World::Move(DentryId d, DentryId new_parent, std::string_view name) {
   }
   DentryGet(new_parent);
   de.parent = new_parent;
-  de.name = strings_.Intern(name);
+  SetName(de, strings_.Intern(name));
   Hash(d);
   if (!hashed) de.refs = de.refs + 1;
   DentryPut(old_parent);
@@ -258,9 +261,9 @@ void World::Exchange(DentryId a, DentryId b) {
   dhash_.Erase(HashOf(a), a);
   dhash_.Erase(HashOf(b), b);
   da.parent = pb;
-  da.name = nb;
+  SetName(da, nb);
   db.parent = pa;
-  db.name = na;
+  SetName(db, na);
   dhash_.Insert(HashOf(a), a);
   dhash_.Insert(HashOf(b), b);
   // Each parent keeps one child; the child reference moves with the name.
@@ -281,7 +284,7 @@ void World::DentryPut(DentryId d) {
     InodeId ino = de.inode;
     de.inode = kNone;
     de.parent = kNone;
-    de.name = 0;
+    SetName(de, 0);
     de.flags = 0;
     de.dir_object = 0;
     dentries_.Free(d);

@@ -100,6 +100,9 @@ struct Inode {
 // open file, a working directory or a child still refers to them, keeping
 // their last parent, as Linux's do.
 struct Dentry {
+  // internal::NameKey() of the name: a lookup compares short names here,
+  // without reading the string.
+  SeqField<uint64_t> name_key;
   SeqField<uint32_t> parent;  // itself for the root of a filesystem
   Published<StrId> name;
   SeqField<uint32_t> inode;
@@ -180,14 +183,18 @@ class World {
   //
   // The hashed child of `parent` called `name`, or kNone (d_lookup()).
   DentryId Lookup(DentryId parent, std::string_view name) const noexcept {
-    return Lookup(parent, name, internal::HashName(name));
+    return Lookup(parent, name, internal::HashName(name), internal::HeadOf(name));
   }
-  // The same with the name's internal::HashName() known.
-  DentryId Lookup(DentryId parent, std::string_view name, uint32_t name_hash) const noexcept {
+  // The same with the name's internal::HashName() and HeadOf() known (the
+  // walk computes both as it finds the name's end).
+  DentryId Lookup(DentryId parent, std::string_view name, uint32_t name_hash,
+                  uint64_t name_head) const noexcept {
     const uint32_t h = internal::MixHash(parent, name_hash);
+    const uint64_t key = internal::NameKey(name_head, name.size());
     return dhash_.Find(h, [&](uint32_t id) {
       const Dentry& d = dentries_[id];
-      return d.parent == parent && strings_.Get(d.name) == name;
+      return d.parent == parent && d.name_key == key &&
+             (name.size() <= 7 || strings_.Equals(d.name, name, name_head));
     });
   }
 
@@ -391,6 +398,12 @@ class World {
   }
   // A directory's one dentry follows its inode.
   void UpdateMirror(InodeId ino);
+  // Names dentry `de` (the name and its key, together).
+  void SetName(Dentry& de, StrId name) {
+    de.name = name;
+    const std::string_view n = strings_.Get(name);
+    de.name_key = internal::NameKey(internal::HeadOf(n), n.size());
+  }
 
   static uint32_t FastSearch(uint32_t mode, AclId acl) {
     return S_ISDIR(mode) && (mode & 0111) == 0111 && acl == kNone

@@ -51,15 +51,15 @@ int MayFollowLink(Nameidata& nd, vfs::InodeId link) {
   const World& w = *nd.env.w;
   const uint32_t link_uid = w.inode(link).uid;
   if (link_uid == nd.env.cred->fsuid) return 0;
-  if ((nd.dir_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return 0;
-  if (nd.dir_uid == link_uid) return 0;
+  if ((nd.dir_mode() & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return 0;
+  if (nd.dir_uid() == link_uid) return 0;
   if (nd.env.ex)
     nd.env.ex->Fail(
         Stage::kProtected,
         fmt::format("protected_symlinks: the symlink \"{}\" (owner {}) is in a "
                     "sticky world-writable directory owned by {} and uid {} "
                     "owns neither",
-                    nd.last, link_uid, nd.dir_uid, nd.env.cred->fsuid));
+                    nd.last, link_uid, nd.dir_uid(), nd.env.cred->fsuid));
   return EACCES;
 }
 
@@ -141,7 +141,22 @@ int FollowDotdot(Nameidata& nd, DentryId* parent) {
 
 }  // namespace
 
+namespace {
+
+[[gnu::always_inline]] inline int CheckNameInline(const WalkEnv& env, std::string_view name,
+                                                  bool allow_empty);
+[[gnu::always_inline]] inline int PathInitInline(Nameidata& nd, const Start& start,
+                                                 std::string_view name);
+
+}  // namespace
+
 int CheckName(const WalkEnv& env, std::string_view name, bool allow_empty) {
+  return CheckNameInline(env, name, allow_empty);
+}
+
+namespace {
+
+[[gnu::noinline, gnu::cold]] int CheckNameFailed(const WalkEnv& env, std::string_view name) {
   if (name.size() >= kPathMax) {
     if (env.ex)
       env.ex->Fail(Stage::kArgs,
@@ -150,12 +165,17 @@ int CheckName(const WalkEnv& env, std::string_view name, bool allow_empty) {
                                name.size()));
     return ENAMETOOLONG;
   }
-  if (name.empty() && !allow_empty) {
-    if (env.ex) env.ex->Fail(Stage::kArgs, "the path is empty");
-    return ENOENT;
-  }
+  if (env.ex) env.ex->Fail(Stage::kArgs, "the path is empty");
+  return ENOENT;
+}
+
+int CheckNameInline(const WalkEnv& env, std::string_view name, bool allow_empty) {
+  if (name.size() >= kPathMax || (name.empty() && !allow_empty)) [[unlikely]]
+    return CheckNameFailed(env, name);
   return 0;
 }
+
+}  // namespace
 
 void TraverseMountsSlow(const World& w, PathPos* p) {
   for (uint32_t guard = 0; guard < 1u << 20; ++guard) {
@@ -167,6 +187,12 @@ void TraverseMountsSlow(const World& w, PathPos* p) {
 }
 
 int PathInit(Nameidata& nd, const Start& start, std::string_view name) {
+  return PathInitInline(nd, start, name);
+}
+
+namespace {
+
+int PathInitInline(Nameidata& nd, const Start& start, std::string_view name) {
   if (!name.empty() && name[0] == '/') {
     nd.path = nd.root;
     return 0;
@@ -189,6 +215,8 @@ int PathInit(Nameidata& nd, const Start& start, std::string_view name) {
   nd.path = start.pos;
   return 0;
 }
+
+}  // namespace
 
 namespace {
 
@@ -223,7 +251,7 @@ namespace {
   const World& w = *nd.env.w;
   if ((w.dentry(nd.path.dentry).flags & vfs::kDentryDeadDir) || nd.last.size() > kNameMax)
     return LookupChildFailed(nd, err);
-  const DentryId d = w.Lookup(nd.path.dentry, nd.last, nd.last_hash);
+  const DentryId d = w.Lookup(nd.path.dentry, nd.last, nd.last_hash, nd.last_head);
   return d != vfs::kNone ? d : LookupChildFailed(nd, err);
 }
 
@@ -272,7 +300,56 @@ int WalkComponent(Nameidata& nd, int wflags, Link* link) {
   return WalkComponentInline(nd, wflags, link);
 }
 
-int LinkPathWalk(Nameidata& nd, std::string_view name) {
+namespace {
+
+// FastComponents()
+//
+// The common case of link_path_walk(), kept in registers: a plain name,
+// not the last one, in a directory anyone may search (may_lookup() passes
+// without the call), naming a hashed directory with nothing mounted on it.
+// Steps over as many such components as follow one another and returns
+// where it stopped: the general code takes the component there, with
+// every check. It decides nothing the general code would not.
+[[gnu::always_inline]] inline size_t FastComponents(Nameidata& nd, std::string_view name,
+                                                    size_t i) {
+  const World& w = *nd.env.w;
+  const World::DentryCursor dentry = w.dentry_cursor();
+  DentryId cur = nd.path.dentry;
+  uint32_t flags = dentry(cur).flags;
+  uint64_t steps = 0;
+  for (;;) {
+    uint32_t hash;
+    uint64_t head;
+    const size_t len = internal::HashComponent(name, i, &hash, &head);
+    // Handed to the general code, which goes on from here when this stops.
+    nd.last = name.substr(i, len);
+    nd.last_hash = hash;
+    nd.last_head = head;
+    if ((flags & (vfs::kDentryFastSearch | vfs::kDentryDeadDir)) != vfs::kDentryFastSearch) break;
+    if (len > kNameMax || (len <= 2 && (head == '.' || head == ('.' | '.' << 8)))) break;
+    size_t next = i + len;
+    while (next < name.size() && name[next] == '/') ++next;
+    if (next == name.size()) break;  // the last component, or one with trailing slashes
+    const DentryId d = w.Lookup(cur, name.substr(i, len), hash, head);
+    if (d == vfs::kNone) break;
+    const uint32_t child = dentry(d).flags;
+    if ((child >> vfs::kDentryMountShift) != 0 || !(child & vfs::kDentryDir)) break;
+    cur = d;
+    flags = child;
+    i = next;
+    ++steps;
+  }
+  if (steps != 0) {
+    nd.path.dentry = cur;
+    if (EngineStats* st = nd.env.stats) {
+      st->components += steps;
+      st->fast_components += steps;
+    }
+  }
+  return i;
+}
+
+[[gnu::always_inline]] inline int LinkPathWalkInline(Nameidata& nd, std::string_view name) {
   const World& w = *nd.env.w;
   int depth = 0;
   nd.last_type = LastType::kRoot;
@@ -282,16 +359,21 @@ int LinkPathWalk(Nameidata& nd, std::string_view name) {
   size_t i = 0;
   while (i < name.size() && name[i] == '/') ++i;
   if (i == name.size()) {
-    nd.dir_mode = 0;  // only slashes: no hardening checks apply
+    nd.dir = vfs::kNone;  // only slashes: no hardening checks apply
     return 0;
   }
   for (;;) {
-    if (int err = MayLookup(nd)) return err;
-    // hash_name(): the component's length and hash in one pass.
-    const size_t len = internal::HashComponent(name, i, &nd.last_hash);
-    nd.last = name.substr(i, len);
+    // hash_name(): the component's length and hash in one pass (done by
+    // FastComponents() for the component it stops at).
+    if (nd.env.fast_search) {
+      i = FastComponents(nd, name, i);
+      if (int err = MayLookup(nd)) return err;
+    } else {
+      if (int err = MayLookup(nd)) return err;
+      nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
+    }
     nd.last_type = Classify(nd.last);
-    i += len;
+    i += nd.last.size();
     bool at_end = i == name.size();
     nd.last_slash = false;
     if (!at_end) {
@@ -303,14 +385,13 @@ int LinkPathWalk(Nameidata& nd, std::string_view name) {
     int err;
     if (at_end) {
       if (depth == 0) {
-        const vfs::Inode& dir = w.inode_at(nd.path.dentry);
-        nd.dir_mode = dir.mode;
-        nd.dir_uid = dir.uid;
+        nd.dir = nd.path.dentry;
         nd.flags &= ~kLookupParent;
         return 0;
       }
       // The last component of a nested symlink body.
-      name = nd.stack[--depth];
+      --depth;
+      name = std::string_view(nd.stack[depth].data, nd.stack[depth].size);
       i = 0;
       err = WalkComponentInline(nd, 0, &link);
     } else {
@@ -318,7 +399,7 @@ int LinkPathWalk(Nameidata& nd, std::string_view name) {
     }
     if (err) return err;
     if (link.follow) {
-      nd.stack[depth++] = name.substr(i);
+      nd.stack[depth++] = {name.data() + i, name.size() - i};
       name = link.body;
       i = 0;
       continue;
@@ -333,22 +414,28 @@ int LinkPathWalk(Nameidata& nd, std::string_view name) {
   }
 }
 
-int LookupLast(Nameidata& nd, Link* link) {
+[[gnu::always_inline]] inline int LookupLastInline(Nameidata& nd, Link* link) {
   if (nd.last_type == LastType::kNorm && nd.last_slash)
     nd.flags |= kLookupFollow | kLookupDirectory;
-  return WalkComponent(nd, kWalkTrailing, link);
+  return WalkComponentInline(nd, kWalkTrailing, link);
 }
+
+}  // namespace
+
+int LinkPathWalk(Nameidata& nd, std::string_view name) { return LinkPathWalkInline(nd, name); }
+
+int LookupLast(Nameidata& nd, Link* link) { return LookupLastInline(nd, link); }
 
 int FilenameLookup(const WalkEnv& env, const Start& start,
                    std::string_view name, uint32_t flags, PathPos* out) {
-  if (int err = CheckName(env, name, flags & kLookupEmpty)) return err;
+  if (int err = CheckNameInline(env, name, flags & kLookupEmpty)) return err;
   Nameidata nd(env, flags);
-  if (int err = PathInit(nd, start, name)) return err;
+  if (int err = PathInitInline(nd, start, name)) return err;
   std::string_view s = name;
   for (;;) {
-    if (int err = LinkPathWalk(nd, s)) return err;
+    if (int err = LinkPathWalkInline(nd, s)) return err;
     Link link;
-    if (int err = LookupLast(nd, &link)) return err;
+    if (int err = LookupLastInline(nd, &link)) return err;
     if (!link.follow) break;
     s = link.body;
   }
@@ -364,10 +451,10 @@ int FilenameLookup(const WalkEnv& env, const Start& start,
 
 int FilenameParentat(const WalkEnv& env, const Start& start,
                      std::string_view name, uint32_t flags, ParentResult* out) {
-  if (int err = CheckName(env, name, false)) return err;
+  if (int err = CheckNameInline(env, name, false)) return err;
   Nameidata nd(env, flags);
-  if (int err = PathInit(nd, start, name)) return err;
-  if (int err = LinkPathWalk(nd, name)) return err;
+  if (int err = PathInitInline(nd, start, name)) return err;
+  if (int err = LinkPathWalkInline(nd, name)) return err;
   out->parent = nd.path;
   out->last = nd.last;
   out->type = nd.last_type;

@@ -7,7 +7,6 @@
 #ifndef PATHWARDEN_SRC_WALK_NAMEI_H_
 #define PATHWARDEN_SRC_WALK_NAMEI_H_
 
-#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -83,14 +82,23 @@ class Nameidata {
   uint32_t flags;
   std::string_view last;
   uint32_t last_hash = 0;  // internal::HashName(last)
+  uint64_t last_head = 0;  // internal::HeadOf(last)
   LastType last_type = LastType::kRoot;
   bool last_slash = false;  // trailing slashes after `last`
-  uint32_t dir_mode = 0;    // the directory holding the last component
-  uint32_t dir_uid = 0;
+  // The directory holding the last component (kNone when the path is
+  // only slashes: no hardening check applies), read only by the
+  // protected_* checks that need its mode and owner.
+  vfs::DentryId dir = vfs::kNone;
+  uint32_t dir_mode() const { return dir == vfs::kNone ? 0u : env.w->inode_at(dir).mode.get(); }
+  uint32_t dir_uid() const { return dir == vfs::kNone ? 0u : env.w->inode_at(dir).uid.get(); }
   int total_link_count = 0;
-  // What is left of each path a symlink interrupted; written before read
-  // (not cleared: a walk needs no 656-byte memset).
-  std::array<std::string_view, kMaxSymlinks + 1> stack;
+  // What is left of each path a symlink interrupted; written before read,
+  // and trivially constructed (a walk needs no 656-byte clearing).
+  struct Pending {
+    const char* data;
+    size_t size;
+  };
+  Pending stack[kMaxSymlinks + 1];
 };
 
 // CheckName()
@@ -109,7 +117,7 @@ int PathInit(Nameidata& nd, const Start& start, std::string_view name);
 // LinkPathWalk()
 //
 // Walks every component but the last; sets nd.last, nd.last_type,
-// nd.last_slash and nd.dir_mode/dir_uid.
+// nd.last_slash and nd.dir.
 int LinkPathWalk(Nameidata& nd, std::string_view name);
 
 // WalkComponent() / LookupLast() / HandleDots() / StepInto()
