@@ -37,6 +37,8 @@ class Reporter {
  private:
   bool json_;
   std::vector<nlohmann::json> all_;
+  std::string last_bench_;
+  std::vector<std::string> last_columns_;
 };
 
 // NsPerOp()

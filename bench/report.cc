@@ -1,6 +1,7 @@
 // Measurements: timing and reporting.
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -9,22 +10,41 @@
 
 namespace pathwarden::bench {
 
+namespace {
+
+std::string Cell(const nlohmann::json& v) {
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    return std::abs(d) >= 1e5 ? fmt::format("{:.0f}", d) : fmt::format("{:.4g}", d);
+  }
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+}  // namespace
+
 void Reporter::Add(nlohmann::json m) {
   if (json_) {
     std::fputs((m.dump() + "\n").c_str(), stdout);
   } else {
-    std::string line;
-    for (const auto& [k, v] : m.items()) {
-      if (!line.empty()) line += "  ";
-      if (v.is_number_float()) {
-        line += fmt::format("{}={:.6g}", k, v.get<double>());
-      } else if (v.is_string()) {
-        line += fmt::format("{}={}", k, v.get<std::string>());
-      } else {
-        line += fmt::format("{}={}", k, v.dump());
-      }
+    // A table per kind of row: a header whenever the benchmark or the set
+    // of columns changes, then one aligned row per measurement as it comes
+    // (so a long run shows its progress).
+    std::vector<std::string> columns;
+    for (const auto& [k, v] : m.items())
+      if (k != "bench") columns.push_back(k);
+    const std::string bench = m.value("bench", "");
+    std::string out;
+    if (bench != last_bench_ || columns != last_columns_) {
+      out += fmt::format("\n{}\n", bench);
+      for (const std::string& c : columns) out += fmt::format("  {:>14}", c);
+      out += "\n";
+      last_bench_ = bench;
+      last_columns_ = columns;
     }
-    std::fputs((line + "\n").c_str(), stdout);
+    for (const std::string& c : columns) out += fmt::format("  {:>14}", Cell(m[c]));
+    out += "\n";
+    std::fputs(out.c_str(), stdout);
   }
   std::fflush(stdout);
   all_.push_back(std::move(m));

@@ -64,7 +64,7 @@ class IdHashTable {
   // Writer only. `id` must not be present already.
   void Insert(uint32_t hash, uint32_t id) {
     Table* t = table_.load(std::memory_order_relaxed);
-    if ((count_ + 1) * 2 > t->mask + 1) t = Grow(t);
+    if ((count_ + 1) * 4 > (t->mask + 1) * 3) t = Grow(t);
     Place(t, (static_cast<uint64_t>(hash) << 32) | id);
     ++count_;
   }

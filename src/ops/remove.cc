@@ -108,7 +108,7 @@ int DoRmdir(OpCtx& ctx) {
     ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is a mount point", ctx.PathOf(vpos)); });
     return EBUSY;
   }
-  if (ctx.w.inode_at(victim).nchildren != 0) {
+  if (ctx.w.inode_at(victim).nchildren() != 0) {
     ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not empty", ctx.PathOf(vpos)); });
     return ENOTEMPTY;
   }

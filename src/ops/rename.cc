@@ -115,7 +115,7 @@ int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir
     return EBUSY;
   }
   if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
-      w.inode(target).nchildren != 0) {
+      w.inode(target).nchildren() != 0) {
     ctx.Fail(Stage::kVfs, [&] {
       return fmt::format("{} is not empty", ctx.PathOf({new_dir.mnt, new_d}));
     });

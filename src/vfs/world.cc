@@ -100,12 +100,11 @@ InodeId World::NewInode(SbId sb, uint32_t mode, uint32_t uid, uint32_t gid,
   i.uid = uid;
   i.gid = gid;
   i.nlink = 0;
-  i.rdev = rdev;
+  i.rdev = S_ISCHR(mode) || S_ISBLK(mode) ? rdev : 0;  // also nchildren() = 0
   i.acl = kNone;
   i.default_acl = kNone;
   i.sb = sb;
   i.data = 0;
-  i.nchildren = 0;
   i.dentry = kNone;
   i.refs = 0;
   i.open_counts = 0;
@@ -199,8 +198,8 @@ void World::Hash(DentryId d) {
   Dentry& de = dentries_[d];
   dhash_.Insert(HashOf(d), d);
   de.flags = de.flags | kDentryHashed;
-  inodes_[dentries_[de.parent].inode].nchildren =
-      inodes_[dentries_[de.parent].inode].nchildren + 1;
+  inodes_[dentries_[de.parent].inode].nchildren() =
+      inodes_[dentries_[de.parent].inode].nchildren() + 1;
 }
 
 DentryId World::Link(DentryId parent, std::string_view name, InodeId ino) {
@@ -229,7 +228,7 @@ void World::Unhash(DentryId d) {
   dhash_.Erase(HashOf(d), d);
   de.flags = de.flags & ~kDentryHashed;
   Inode& parent = inodes_[dentries_[de.parent].inode];
-  parent.nchildren = parent.nchildren - 1;
+  parent.nchildren() = parent.nchildren() - 1;
   DentryPut(d);
 }
 
@@ -242,7 +241,7 @@ void World::Move(DentryId d, DentryId new_parent, std::string_view name) {
     dhash_.Erase(HashOf(d), d);
     de.flags = de.flags & ~kDentryHashed;
     Inode& op = inodes_[dentries_[old_parent].inode];
-    op.nchildren = op.nchildren - 1;
+    op.nchildren() = op.nchildren() - 1;
   }
   DentryGet(new_parent);
   de.parent = new_parent;

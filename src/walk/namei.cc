@@ -302,21 +302,27 @@ int WalkComponent(Nameidata& nd, int wflags, Link* link) {
 
 namespace {
 
-// FastComponents()
+// PlainComponents()
 //
 // The common case of link_path_walk(), kept in registers: a plain name,
-// not the last one, in a directory anyone may search (may_lookup() passes
-// without the call), naming a hashed directory with nothing mounted on it.
-// Steps over as many such components as follow one another and returns
-// where it stopped: the general code takes the component there, with
-// every check. It decides nothing the general code would not.
-[[gnu::always_inline]] inline size_t FastComponents(Nameidata& nd, std::string_view name,
-                                                    size_t i) {
+// not the last one, in a directory the process may search, naming a
+// hashed directory with nothing mounted on it. Steps over as many such
+// components as follow one another and returns where it stopped: the
+// general code takes the component there, with every check and its
+// explanation. It decides nothing the general code would not.
+//
+// may_lookup() is here too, so that the fast search check is measured
+// against the permission call alone: a directory anyone may search skips
+// the call; any other is asked generic_permission(), and a refusal stops
+// the loop for the general code to refuse and explain.
+[[gnu::always_inline]] inline size_t PlainComponents(Nameidata& nd, std::string_view name,
+                                                     size_t i) {
   const World& w = *nd.env.w;
   const World::DentryCursor dentry = w.dentry_cursor();
+  const uint32_t fast_bit = nd.env.fast_search ? vfs::kDentryFastSearch : 0;
   DentryId cur = nd.path.dentry;
   uint32_t flags = dentry(cur).flags;
-  uint64_t steps = 0;
+  uint64_t steps = 0, fast = 0;
   for (;;) {
     uint32_t hash;
     uint64_t head;
@@ -325,11 +331,15 @@ namespace {
     nd.last = name.substr(i, len);
     nd.last_hash = hash;
     nd.last_head = head;
-    if ((flags & (vfs::kDentryFastSearch | vfs::kDentryDeadDir)) != vfs::kDentryFastSearch) break;
     if (len > kNameMax || (len <= 2 && (head == '.' || head == ('.' | '.' << 8)))) break;
     size_t next = i + len;
     while (next < name.size() && name[next] == '/') ++next;
     if (next == name.size()) break;  // the last component, or one with trailing slashes
+    if (flags & vfs::kDentryDeadDir) break;
+    const bool searchable = flags & fast_bit;
+    if (!searchable &&
+        perm::GenericPermission(w, *nd.env.cred, w.inode_of(cur), perm::kMayExec).err)
+      break;
     const DentryId d = w.Lookup(cur, name.substr(i, len), hash, head);
     if (d == vfs::kNone) break;
     const uint32_t child = dentry(d).flags;
@@ -338,12 +348,13 @@ namespace {
     flags = child;
     i = next;
     ++steps;
+    fast += searchable;
   }
   if (steps != 0) {
     nd.path.dentry = cur;
     if (EngineStats* st = nd.env.stats) {
       st->components += steps;
-      st->fast_components += steps;
+      st->fast_components += fast;
     }
   }
   return i;
@@ -364,14 +375,9 @@ namespace {
   }
   for (;;) {
     // hash_name(): the component's length and hash in one pass (done by
-    // FastComponents() for the component it stops at).
-    if (nd.env.fast_search) {
-      i = FastComponents(nd, name, i);
-      if (int err = MayLookup(nd)) return err;
-    } else {
-      if (int err = MayLookup(nd)) return err;
-      nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
-    }
+    // PlainComponents() for the component it stops at).
+    i = PlainComponents(nd, name, i);
+    if (int err = MayLookup(nd)) return err;
     nd.last_type = Classify(nd.last);
     i += nd.last.size();
     bool at_end = i == name.size();
