@@ -21,6 +21,7 @@ struct Options {
   bool json = false;
   std::string plot_dir;   // PNG charts when not empty
   std::string usr = "/usr";  // the tree the lookup and import benchmarks snapshot
+  bool instructions = false;  // also count instructions per check (callgrind)
 };
 
 // Reporter
@@ -53,6 +54,13 @@ void RunLandlock(const Options& o, Reporter& r);
 void RunLookup(const Options& o, Reporter& r);
 void RunImport(const Options& o, Reporter& r);
 void RunThreads(const Options& o, Reporter& r);
+
+// Instruction counts (bench/instructions.cc): InstructionsPerCheck()
+// runs `pathwarden bench-probe <probe...>` under callgrind and returns the
+// instructions per check of its n checks, or a negative value with the
+// reason in *why. RunProbe() is that hidden subcommand.
+double InstructionsPerCheck(const std::vector<std::string>& probe, int n, std::string* why);
+int RunProbe(const std::vector<std::string>& args);
 
 // Plot()
 //

@@ -3,12 +3,50 @@
 // walking to the root -- in the engine (by-access, by-layer, memoized) and
 // on the kernel, in the same run.
 
+#include <algorithm>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "bench/bench.h"
 #include "bench/fixtures.h"
 
 namespace pathwarden::bench {
+
+namespace {
+
+// Instructions per check of both layouts (and the memoized evaluator) at
+// every depth and layer count, and the by-access/by-layer ratio.
+void Instructions(const Options& o, const std::vector<int>& depths, Reporter& r) {
+  std::vector<nlohmann::json> ratios;  // after the counts, as a table of their own
+  for (int depth : depths) {
+    for (int layers : {1, 4, 16}) {
+      if (layers != 1 && (o.smoke || o.quick)) continue;
+      double by[2] = {-1, -1};
+      for (const char* variant : {"by-access", "by-layer", "memoized"}) {
+        if (layers != 1 && std::string(variant) == "memoized") continue;
+        const int n = std::max(10, 20000 / depth);
+        std::string why;
+        const double ins = InstructionsPerCheck(
+            {"landlock", variant, std::to_string(depth), std::to_string(layers), std::to_string(n)},
+            n, &why);
+        if (ins < 0) {
+          r.Note("instructions: " + why);
+          for (nlohmann::json& m : ratios) r.Add(std::move(m));
+          return;
+        }
+        r.Add({{"bench", "landlock"}, {"variant", variant}, {"depth", depth}, {"layers", layers},
+               {"instructions_per_check", ins}, {"instructions_per_level", ins / depth}});
+        if (std::string(variant) != "memoized") by[std::string(variant) == "by-layer"] = ins;
+      }
+      ratios.push_back({{"bench", "landlock"}, {"depth", depth}, {"layers", layers},
+                        {"instructions_by_access_over_by_layer", by[0] / by[1]}});
+    }
+  }
+  for (nlohmann::json& m : ratios) r.Add(std::move(m));
+}
+
+}  // namespace
 
 void RunLandlock(const Options& o, Reporter& r) {
   std::vector<int> depths = {10, 100, 1000, 10000};
@@ -59,6 +97,7 @@ void RunLandlock(const Options& o, Reporter& r) {
       }
     }
   }
+  if (o.instructions) Instructions(o, depths, r);
 }
 
 }  // namespace pathwarden::bench

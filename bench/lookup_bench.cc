@@ -98,6 +98,24 @@ void RunLookup(const Options& o, Reporter& r) {
     r.Add(std::move(m));
   }
   r.Add({{"bench", "lookup"}, {"fast_over_slow", slow_ns / fast_ns}});
+  if (o.instructions) {
+    double ins[2] = {-1, -1};
+    for (bool fast : {true, false}) {
+      std::string no_count;
+      const int n = 1000;
+      ins[fast] = InstructionsPerCheck({"lookup", fast ? "fast" : "slow", o.usr, target,
+                                        std::to_string(n)},
+                                       n, &no_count);
+      if (ins[fast] < 0) {
+        r.Note("instructions: " + no_count);
+        break;
+      }
+      r.Add({{"bench", "lookup"}, {"variant", fast ? "engine-fast" : "engine-slow"},
+             {"path", target}, {"instructions_per_op", ins[fast]}});
+    }
+    if (ins[0] > 0 && ins[1] > 0)
+      r.Add({{"bench", "lookup"}, {"instructions_slow_over_fast", ins[0] / ins[1]}});
+  }
   // The fast path over every path of the snapshot, as a user walks it.
   e->mutable_options().fast_search = true;
   std::vector<std::string> paths =

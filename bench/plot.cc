@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -19,47 +20,67 @@ int RunGnuplot(const std::string& script_path) {
   return std::system(fmt::format("gnuplot {} 2>&1", script_path).c_str());
 }
 
+// A log-log chart of `key` against depth, one series per variant (one
+// layer), from the Landlock rows; the PNG's path, or "" when there is no
+// data or gnuplot fails.
+std::string DepthChart(const Reporter& r, const std::string& dir, const std::string& name,
+                       const std::string& key, const std::string& title,
+                       const std::string& ylabel) {
+  std::map<std::string, std::map<int, double>> series;
+  for (const auto& m : r.all()) {
+    if (m.value("bench", "") != "landlock" || !m.contains(key) || !m.contains("variant")) continue;
+    if (m.value("layers", 1) != 1) continue;
+    series[m["variant"].get<std::string>()][m["depth"].get<int>()] = m[key].get<double>();
+  }
+  if (series.empty()) return "";
+  const std::string data = dir + "/" + name + ".dat";
+  std::ofstream out(data);
+  for (const auto& [variant, points] : series) {
+    out << "# " << variant << "\n";
+    for (const auto& [depth, v] : points) out << depth << " " << v << "\n";
+    out << "\n\n";
+  }
+  out.close();
+  const std::string png = dir + "/" + name + ".png";
+  std::ofstream gp(dir + "/" + name + ".gp");
+  gp << "set terminal pngcairo size 900,600 font 'sans,11'\n"
+     << "set output " << Quote(png) << "\n"
+     << "set title " << Quote(title) << "\n"
+     << "set xlabel 'depth D (directories)'\nset ylabel " << Quote(ylabel) << "\n"
+     << "set logscale xy\nset grid\nset key top left\n"
+     << "set format y '10^{%L}'\n";
+  int lo = 1 << 30, hi = 0;
+  for (const auto& [variant, points] : series)
+    for (const auto& [depth, v] : points) lo = std::min(lo, depth), hi = std::max(hi, depth);
+  if (lo == hi) gp << "set xrange [" << lo / 2.0 << ":" << hi * 2.0 << "]\n";  // one depth
+  gp << "plot ";
+  int idx = 0;
+  for (const auto& [variant, points] : series) {
+    if (idx) gp << ", ";
+    gp << Quote(data) << " index " << idx << " using 1:2 with linespoints lw 2 title "
+       << Quote(variant);
+    ++idx;
+  }
+  gp << "\n";
+  gp.close();
+  return RunGnuplot(dir + "/" + name + ".gp") == 0 ? png : "";
+}
+
 }  // namespace
 
 std::string Plot(const Reporter& r, const std::string& dir) {
   mkdir(dir.c_str(), 0755);
   std::string made;
-  // 1. Landlock: cost per check against depth, one series per variant.
-  std::map<std::string, std::map<int, double>> series;
-  for (const auto& m : r.all()) {
-    if (m.value("bench", "") != "landlock" || !m.contains("ns_per_check")) continue;
-    if (m.value("layers", 1) != 1) continue;
-    series[m["variant"].get<std::string>()][m["depth"].get<int>()] = m["ns_per_check"].get<double>();
-  }
-  if (!series.empty()) {
-    const std::string data = dir + "/landlock.dat";
-    std::ofstream out(data);
-    for (const auto& [variant, points] : series) {
-      out << "# " << variant << "\n";
-      for (const auto& [depth, ns] : points) out << depth << " " << ns << "\n";
-      out << "\n\n";
-    }
-    out.close();
-    const std::string png = dir + "/landlock.png";
-    std::ofstream gp(dir + "/landlock.gp");
-    gp << "set terminal pngcairo size 900,600 font 'sans,11'\n"
-       << "set output " << Quote(png) << "\n"
-       << "set title 'Landlock worst case: open denied after walking D directories with one rule each'\n"
-       << "set xlabel 'depth D (directories)'\nset ylabel 'time per check (ns)'\n"
-       << "set logscale xy\nset grid\nset key top left\n"
-       << "set format y '10^{%L}'\n";
-    gp << "plot ";
-    int idx = 0;
-    for (const auto& [variant, points] : series) {
-      if (idx) gp << ", ";
-      gp << Quote(data) << " index " << idx << " using 1:2 with linespoints lw 2 title "
-         << Quote(variant);
-      ++idx;
-    }
-    gp << "\n";
-    gp.close();
-    if (RunGnuplot(dir + "/landlock.gp") == 0) made += png + " ";
-  }
+  // 1. Landlock: cost per check against depth, one series per variant;
+  // and instructions per check, when counted.
+  for (const std::string& png :
+       {DepthChart(r, dir, "landlock", "ns_per_check",
+                   "Landlock worst case: open denied after walking D directories with one rule each",
+                   "time per check (ns)"),
+        DepthChart(r, dir, "landlock-instructions", "instructions_per_check",
+                   "Landlock worst case: instructions per check (callgrind)",
+                   "instructions per check")})
+    if (!png.empty()) made += png + " ";
   // 2. Lookup: operations per second of each variant.
   std::vector<std::pair<std::string, double>> rates;
   for (const auto& m : r.all())

@@ -1,5 +1,6 @@
 // Measurements: timing and reporting.
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,7 +16,7 @@ namespace {
 std::string Cell(const nlohmann::json& v) {
   if (v.is_number_float()) {
     const double d = v.get<double>();
-    return std::abs(d) >= 1e5 ? fmt::format("{:.0f}", d) : fmt::format("{:.4g}", d);
+    return std::abs(d) >= 1000 ? fmt::format("{:.0f}", d) : fmt::format("{:.4g}", d);
   }
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
@@ -30,9 +31,14 @@ void Reporter::Add(nlohmann::json m) {
     // A table per kind of row: a header whenever the benchmark or the set
     // of columns changes, then one aligned row per measurement as it comes
     // (so a long run shows its progress).
+    // What a row is about first, then what was measured.
+    static const char* const kFirst[] = {"variant", "depth", "layers", "threads", "writer"};
     std::vector<std::string> columns;
+    for (const char* k : kFirst)
+      if (m.contains(k)) columns.push_back(k);
     for (const auto& [k, v] : m.items())
-      if (k != "bench") columns.push_back(k);
+      if (k != "bench" && std::find(columns.begin(), columns.end(), k) == columns.end())
+        columns.push_back(k);
     const std::string bench = m.value("bench", "");
     std::string out;
     if (bench != last_bench_ || columns != last_columns_) {

@@ -44,6 +44,12 @@ int main(int argc, char** argv) {
   bcmd->add_flag("--json", bench.json, "one JSON object per line and measurement");
   bcmd->add_option("--plot", bench.plot_dir, "write PNG charts into this directory");
   bcmd->add_option("--usr", bench.usr, "the host tree to snapshot (default /usr)");
+  bcmd->add_flag("--instructions", bench.instructions,
+                 "also count instructions per check of the engine variants (valgrind's callgrind)");
+  // Run under callgrind by --instructions: not for people.
+  std::vector<std::string> probe_args;
+  auto* probe = app.add_subcommand("bench-probe", "")->group("");
+  probe->add_option("ARGS", probe_args)->required();
 
 
   pathwarden::cli::FuzzCommandOptions fuzz;
@@ -66,6 +72,7 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (bcmd->parsed()) return pathwarden::cli::RunBench(which, bench);
+  if (probe->parsed()) return pathwarden::bench::RunProbe(probe_args);
   if (fz->parsed()) {
     if (case_opt->count() > 0) fuzz.only_case = only_case;
     return pathwarden::cli::RunFuzzCommand(fuzz);
