@@ -33,11 +33,16 @@ class Reporter {
   explicit Reporter(bool json) : json_(json) {}
   void Add(nlohmann::json m);
   void Note(const std::string& text);  // a line of context (not in JSON)
+  // Table()
+  //
+  // Declares the columns of one kind of `bench` row for the text table.
+  void Table(const std::string& bench, std::vector<std::string> columns);
   const std::vector<nlohmann::json>& all() const { return all_; }
 
  private:
   bool json_;
   std::vector<nlohmann::json> all_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> tables_;
   std::string last_bench_;
   std::vector<std::string> last_columns_;
 };

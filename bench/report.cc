@@ -31,14 +31,29 @@ void Reporter::Add(nlohmann::json m) {
     // A table per kind of row: a header whenever the benchmark or the set
     // of columns changes, then one aligned row per measurement as it comes
     // (so a long run shows its progress).
-    // What a row is about first, then what was measured.
-    static const char* const kFirst[] = {"variant", "depth", "layers", "threads", "writer"};
+    // The first declared table that has every key of the row, so rows of
+    // one kind share a header even when some leave a column empty; else
+    // the row's own keys: what it is about first, then what was measured.
+    const std::string kind = m.value("bench", "");
     std::vector<std::string> columns;
-    for (const char* k : kFirst)
-      if (m.contains(k)) columns.push_back(k);
-    for (const auto& [k, v] : m.items())
-      if (k != "bench" && std::find(columns.begin(), columns.end(), k) == columns.end())
-        columns.push_back(k);
+    for (const auto& [b, cols] : tables_) {
+      if (b != kind) continue;
+      bool fits = true;
+      for (const auto& [k, v] : m.items())
+        fits = fits && (k == "bench" || std::find(cols.begin(), cols.end(), k) != cols.end());
+      if (fits) {
+        columns = cols;
+        break;
+      }
+    }
+    if (columns.empty()) {
+      static const char* const kFirst[] = {"variant", "depth", "layers", "threads", "writer"};
+      for (const char* k : kFirst)
+        if (m.contains(k)) columns.push_back(k);
+      for (const auto& [k, v] : m.items())
+        if (k != "bench" && std::find(columns.begin(), columns.end(), k) == columns.end())
+          columns.push_back(k);
+    }
     const std::string bench = m.value("bench", "");
     std::string out;
     if (bench != last_bench_ || columns != last_columns_) {
@@ -48,12 +63,17 @@ void Reporter::Add(nlohmann::json m) {
       last_bench_ = bench;
       last_columns_ = columns;
     }
-    for (const std::string& c : columns) out += fmt::format("  {:>14}", Cell(m[c]));
+    for (const std::string& c : columns)
+      out += fmt::format("  {:>14}", m.contains(c) ? Cell(m[c]) : std::string("-"));
     out += "\n";
     std::fputs(out.c_str(), stdout);
   }
   std::fflush(stdout);
   all_.push_back(std::move(m));
+}
+
+void Reporter::Table(const std::string& bench, std::vector<std::string> columns) {
+  tables_.emplace_back(bench, std::move(columns));
 }
 
 void Reporter::Note(const std::string& text) {

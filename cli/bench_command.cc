@@ -71,6 +71,12 @@ std::vector<std::string> Missing(const std::string& which, const bench::Options&
 
 int RunBench(const std::string& which, const bench::Options& o) {
   bench::Reporter r(o.json);
+  r.Table("landlock", {"variant", "depth", "layers", "ns_per_check", "ns_per_level",
+                       "kernel_over_engine"});
+  r.Table("landlock", {"variant", "depth", "layers", "instructions_per_check",
+                       "instructions_per_level"});
+  r.Table("lookup", {"variant", "ops_per_s", "over_kernel_stat", "path"});
+  r.Table("threads", {"threads", "writer", "ops_per_s", "writes_per_s", "rounds"});
   const bool all = which == "all";
   if (all || which == "landlock") bench::RunLandlock(o, r);
   if (all || which == "lookup") bench::RunLookup(o, r);
