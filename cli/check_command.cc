@@ -71,39 +71,9 @@ std::string DescribeStep(const StepSpec& st) {
   }
 }
 
-std::string Describe(const TreeEntry& e) {
-  std::string s = fmt::format("{} 0{:o} {}:{} nlink {}", e.type, e.mode, e.uid, e.gid, e.nlink);
-  if (e.type == "file") s += fmt::format(" size {}", e.size);
-  if (e.type == "symlink") s += fmt::format(" -> \"{}\"", e.target);
-  if (e.type == "char" || e.type == "block") s += fmt::format(" {}:{}", e.rdev_major, e.rdev_minor);
-  if (!e.acl.empty()) s += " acl " + e.acl;
-  if (!e.default_acl.empty()) s += " default " + e.default_acl;
-  return s;
-}
 
 }  // namespace
 
-std::vector<std::string> DiffTrees(const std::vector<TreeEntry>& engine,
-                                   const std::vector<TreeEntry>& kernel) {
-  std::vector<std::string> out;
-  size_t i = 0, j = 0;
-  while (i < engine.size() || j < kernel.size()) {
-    if (j == kernel.size() || (i < engine.size() && engine[i].path < kernel[j].path)) {
-      out.push_back(fmt::format("{}: engine {}, kernel: none", engine[i].path, Describe(engine[i])));
-      ++i;
-    } else if (i == engine.size() || kernel[j].path < engine[i].path) {
-      out.push_back(fmt::format("{}: engine: none, kernel {}", kernel[j].path, Describe(kernel[j])));
-      ++j;
-    } else {
-      if (!(engine[i] == kernel[j]))
-        out.push_back(fmt::format("{}: engine {}, kernel {}", engine[i].path, Describe(engine[i]),
-                                  Describe(kernel[j])));
-      ++i;
-      ++j;
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -255,7 +225,7 @@ int RunCheck(const CheckOptions& o) {
       fmt::print("{} -- {}\n", s.file, s.description);
     if (o.show_tree && !o.json) {
       const RunResult& shown = o.kernel ? kernel : engine;
-      for (const TreeEntry& e : shown.tree) fmt::print("  {} {}\n", e.path, Describe(e));
+      for (const TreeEntry& e : shown.tree) fmt::print("  {} {}\n", e.path, DescribeTreeEntry(e));
     }
     for (size_t i = 0; i < s.steps.size(); ++i) {
       const StepSpec& st = s.steps[i];

@@ -24,13 +24,6 @@ struct CheckOptions {
   EngineOptions engine;
 };
 
-// DiffTrees()
-//
-// One line per object that differs between two final trees (sorted by
-// path), naming both sides.
-std::vector<std::string> DiffTrees(const std::vector<TreeEntry>& engine,
-                                   const std::vector<TreeEntry>& kernel);
-
 // RunCheck()
 //
 // Exit status: 2 when any file has an error (and nothing runs), else 1

@@ -49,6 +49,19 @@ struct TreeEntry {
   friend bool operator==(const TreeEntry&, const TreeEntry&) = default;
 };
 
+// DescribeTreeEntry()
+//
+// "file 0644 1000:1000 nlink 1 size 3 acl u::rw-,...": everything but the
+// path.
+std::string DescribeTreeEntry(const TreeEntry& e);
+
+// DiffTrees()
+//
+// One line per object that differs between two final trees (each sorted by
+// path), naming both sides: "/a: engine file 0644 ..., kernel: none".
+std::vector<std::string> DiffTrees(const std::vector<TreeEntry>& engine,
+                                   const std::vector<TreeEntry>& kernel);
+
 // RunResult
 //
 // kRan: `steps` has one result per step. kSkipped: the executor cannot run

@@ -63,12 +63,6 @@ Disagreement Compare(const Scenario& s, const RunResult& engine, const RunResult
 bool HasDisagreement(const Scenario& s, const RunResult& engine, const RunResult& kernel,
                      const std::string& signature);
 
-// DiffTrees()
-//
-// One line per object whose entries differ.
-std::vector<std::string> DiffTrees(const std::vector<TreeEntry>& engine,
-                                   const std::vector<TreeEntry>& kernel);
-
 // DescribeStep()
 //
 // "rename /a /b RENAME_EXCHANGE", "open fd3 = /f O_RDWR|O_CREAT".
