@@ -1,0 +1,140 @@
+// The walk's register loop (PlainComponents()) against the general code:
+// it must hand every case it does not take back at the right component,
+// count components as may_lookup() does, and never change an answer or a
+// reason. (The scenario suites and the fuzzer check the semantics at
+// large; these pin the hand-offs.)
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "pathwarden/scenario.h"
+#include "src/engine/engine.h"
+
+namespace pathwarden {
+namespace {
+
+constexpr const char* kTree = R"(format = 1
+[[node]]
+path = "/a"
+type = "dir"
+mode = 0o755
+[[node]]
+path = "/a/b"
+type = "dir"
+mode = 0o710
+uid = 1000
+gid = 1000
+[[node]]
+path = "/a/b/c"
+type = "dir"
+mode = 0o755
+[[node]]
+path = "/a/b/c/f"
+[[node]]
+path = "/a/locked"
+type = "dir"
+mode = 0o700
+[[node]]
+path = "/a/locked/f"
+[[node]]
+path = "/a/link"
+type = "symlink"
+target = "b/c"
+[[node]]
+path = "/a/m"
+type = "dir"
+[[node]]
+path = "/a/m"
+type = "tmpfs"
+mode = 0o755
+[[node]]
+path = "/a/m/g"
+[[process]]
+name = "u"
+uid = 1000
+gid = 1000
+[[process]]
+name = "other"
+uid = 2000
+gid = 2000
+)";
+
+struct Answer {
+  int err;
+  std::string reason;
+  EngineStats stats;
+};
+
+Answer Stat(const std::string& as, const std::string& path, bool fast_search) {
+  auto s = ParseScenario(kTree, "t.toml", false);
+  EXPECT_TRUE(s.has_value()) << s.error();
+  EngineOptions o;
+  o.fast_search = fast_search;
+  Engine e(o);
+  auto built = e.Build(*s);
+  EXPECT_TRUE(built.has_value()) << built.error();
+  StepSpec st;
+  st.as = as;
+  st.op = Op::kStat;
+  st.path = path;
+  Explainer ex;
+  Answer a;
+  a.err = e.Evaluate(st, &ex, &a.stats);
+  a.reason = ex.Line();
+  return a;
+}
+
+// The parameter: the fast search check on or off.
+class PlainComponentsTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(PlainComponentsTest, CountsEverySearchedDirectoryAndTheFastOnes) {
+  const bool fast = GetParam();
+  const Answer a = Stat("u", "/a/b/c/f", fast);
+  EXPECT_EQ(a.err, 0) << a.reason;
+  // "/", a, b, c searched; b (0710) is not searchable by everyone.
+  EXPECT_EQ(a.stats.components, 4u);
+  EXPECT_EQ(a.stats.fast_components, fast ? 3u : 0u);
+}
+
+TEST_P(PlainComponentsTest, ARefusedDirectoryIsRefusedAndExplainedByTheGeneralCode) {
+  const Answer a = Stat("other", "/a/b/c/f", GetParam());
+  EXPECT_EQ(a.err, EACCES);
+  EXPECT_NE(a.reason.find("no search permission on /a/b"), std::string::npos) << a.reason;
+  const Answer locked = Stat("u", "/a/locked/f", GetParam());
+  EXPECT_EQ(locked.err, EACCES);
+  EXPECT_NE(locked.reason.find("/a/locked"), std::string::npos) << locked.reason;
+}
+
+TEST_P(PlainComponentsTest, HandsOffSymlinksDotsMountsAndMisses) {
+  const bool fast = GetParam();
+  EXPECT_EQ(Stat("u", "/a/link/f", fast).err, 0);          // a symlink mid-path
+  EXPECT_EQ(Stat("u", "/a/./b/../b/c/f", fast).err, 0);    // "." and ".."
+  EXPECT_EQ(Stat("u", "/a/m/g", fast).err, 0);             // into a mounted tmpfs
+  EXPECT_EQ(Stat("u", "/a/m/../b/c/f", fast).err, 0);      // and back out of it
+  EXPECT_EQ(Stat("u", "/a/missing/f", fast).err, ENOENT);
+  EXPECT_EQ(Stat("u", "/a/b/c/f/x", fast).err, ENOTDIR);   // a file mid-path
+  EXPECT_EQ(Stat("u", "/a/b/c/", fast).err, 0);            // trailing slash on a directory
+  EXPECT_EQ(Stat("u", "/a/b/c/f/", fast).err, ENOTDIR);    // and on a file
+  EXPECT_EQ(Stat("u", "//a///b//c//f", fast).err, 0);      // runs of slashes
+  EXPECT_EQ(Stat("u", "/a/" + std::string(256, 'n') + "/f", fast).err, ENAMETOOLONG);
+  EXPECT_EQ(Stat("u", "/a/" + std::string(255, 'n') + "/f", fast).err, ENOENT);
+}
+
+TEST(PlainComponents, FastSearchChangesNoAnswerNorReason) {
+  for (const char* as : {"u", "other"}) {
+    for (const char* path : {"/a/b/c/f", "/a/locked/f", "/a/link/f", "/a/m/../b/c/f",
+                             "/a/missing/f", "/a/b/c/f/x", "/a/b/c/f/"}) {
+      const Answer on = Stat(as, path, true);
+      const Answer off = Stat(as, path, false);
+      EXPECT_EQ(on.err, off.err) << as << " " << path;
+      EXPECT_EQ(on.reason, off.reason) << as << " " << path;
+      EXPECT_EQ(on.stats.components, off.stats.components) << as << " " << path;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FastSearch, PlainComponentsTest, ::testing::Bool());
+
+}  // namespace
+}  // namespace pathwarden
