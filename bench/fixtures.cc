@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -104,6 +105,28 @@ gid = 1000
   std::string err;
   ll.Restrict(sb, rs, &err);
   return e;
+}
+
+std::vector<std::pair<std::string, vfs::DentryId>> PathsBelow(const vfs::World& w,
+                                                              vfs::DentryId top,
+                                                              const std::string& prefix) {
+  std::unordered_map<vfs::DentryId, std::vector<vfs::DentryId>> children;
+  for (vfs::DentryId d = 1; d < w.dentry_end(); ++d) {
+    const vfs::Dentry& de = w.dentry(d);
+    if ((de.flags & vfs::kDentryHashed) && de.parent != d) children[de.parent].push_back(d);
+  }
+  std::vector<std::pair<std::string, vfs::DentryId>> out;
+  std::vector<std::pair<vfs::DentryId, std::string>> stack{{top, prefix}};
+  while (!stack.empty()) {
+    auto [d, p] = std::move(stack.back());
+    stack.pop_back();
+    auto it = children.find(d);
+    if (it != children.end())
+      for (vfs::DentryId c : it->second)
+        stack.push_back({c, p + "/" + std::string(w.str(w.dentry(c).name))});
+    out.push_back({std::move(p), d});
+  }
+  return out;
 }
 
 }  // namespace pathwarden::bench

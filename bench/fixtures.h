@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/engine/engine.h"
 #include "src/vfs/import.h"
@@ -32,6 +34,15 @@ StepSpec ChainStep();
 // read_dir, granting read_file under /usr/include).
 std::unique_ptr<Engine> UsrEngine(const std::string& usr, const EngineOptions& options,
                                   vfs::ImportStats* stats, double* seconds, std::string* why);
+
+// PathsBelow()
+//
+// Every position below `top` (itself included, depth first) with its path
+// spelled from `prefix`: what the lookup and threads benchmarks resolve.
+// Mounts are not entered (a snapshot has none).
+std::vector<std::pair<std::string, vfs::DentryId>> PathsBelow(const vfs::World& w,
+                                                              vfs::DentryId top,
+                                                              const std::string& prefix);
 
 }  // namespace pathwarden::bench
 

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -20,21 +19,8 @@ namespace {
 
 // Every path of the snapshot below `top` (directories included).
 std::vector<std::string> AllPaths(const vfs::World& w, vfs::PathPos top, const std::string& prefix) {
-  std::unordered_map<vfs::DentryId, std::vector<vfs::DentryId>> children;
-  for (vfs::DentryId d = 1; d < w.dentry_end(); ++d) {
-    const vfs::Dentry& de = w.dentry(d);
-    if ((de.flags & vfs::kDentryHashed) && de.parent != d) children[de.parent].push_back(d);
-  }
   std::vector<std::string> out;
-  std::vector<std::pair<vfs::DentryId, std::string>> stack{{top.dentry, prefix}};
-  while (!stack.empty()) {
-    auto [d, p] = std::move(stack.back());
-    stack.pop_back();
-    out.push_back(p);
-    auto it = children.find(d);
-    if (it == children.end()) continue;
-    for (vfs::DentryId c : it->second) stack.push_back({c, p + "/" + std::string(w.str(w.dentry(c).name))});
-  }
+  for (auto& [path, d] : PathsBelow(w, top.dentry, prefix)) out.push_back(std::move(path));
   return out;
 }
 

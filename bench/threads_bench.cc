@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -19,22 +18,9 @@ namespace {
 
 // Regular files of the snapshot, every k-th, up to `want`.
 std::vector<std::string> SomeFiles(const vfs::World& w, size_t want) {
-  std::unordered_map<vfs::DentryId, std::vector<vfs::DentryId>> children;
-  for (vfs::DentryId d = 1; d < w.dentry_end(); ++d) {
-    const vfs::Dentry& de = w.dentry(d);
-    if ((de.flags & vfs::kDentryHashed) && de.parent != d) children[de.parent].push_back(d);
-  }
   std::vector<std::string> files;
-  std::vector<std::pair<vfs::DentryId, std::string>> stack{{w.root().dentry, ""}};
-  while (!stack.empty()) {
-    auto [d, p] = std::move(stack.back());
-    stack.pop_back();
-    if (S_ISREG(w.inode_at(d).mode)) files.push_back(p);
-    auto it = children.find(d);
-    if (it == children.end()) continue;
-    for (vfs::DentryId c : it->second)
-      stack.push_back({c, p + "/" + std::string(w.str(w.dentry(c).name))});
-  }
+  for (auto& [path, d] : PathsBelow(w, w.root().dentry, ""))
+    if (S_ISREG(w.inode_at(d).mode)) files.push_back(std::move(path));
   std::vector<std::string> out;
   const size_t step = std::max<size_t>(1, files.size() / want);
   for (size_t i = 0; i < files.size() && out.size() < want; i += step) out.push_back(files[i]);
