@@ -1,16 +1,21 @@
 // The fs.protected_* sysctls: a cross-process lock, the host's values saved
-// on disk while changed, and their restoration after a crash.
+// on disk while changed, a guardian that restores them when the holder dies,
+// and the repair after a crash of both.
 
 #include "src/kernel/sysctl_guard.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -120,6 +125,58 @@ bool HeldByThisProcess(int fd) {
   return held;
 }
 
+// The guardian's work once the holder is gone: sysctl.saved back into
+// /proc/sys, then the file deleted. Runs in a child forked from a process
+// that may have threads, so only async-signal-safe calls: no allocation,
+// no stdio. The file is LoadFile()'s format, parsed by hand.
+[[noreturn]] void GuardianRestore(const char* saved, const char* const paths[4]) {
+  const int fd = open(saved, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) _exit(0);  // the holder put the values back itself
+  char buf[512];
+  ssize_t n = 0;
+  for (ssize_t r; n < static_cast<ssize_t>(sizeof buf) && (r = read(fd, buf + n, sizeof buf - n)) != 0;) {
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      _exit(1);
+    }
+    n += r;
+  }
+  close(fd);
+  int values[4];
+  ssize_t at = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char* name = kSysctlNames[i];
+    size_t len = 0;
+    while (name[len] != 0) ++len;
+    if (at + static_cast<ssize_t>(len) + 1 > n || memcmp(buf + at, name, len) != 0 ||
+        buf[at + len] != '=')
+      _exit(1);  // damaged: the next holder says so
+    at += static_cast<ssize_t>(len) + 1;
+    int v = 0, digits = 0;
+    while (at < n && buf[at] >= '0' && buf[at] <= '9' && digits < 6) v = v * 10 + (buf[at++] - '0'), ++digits;
+    if (digits == 0 || at >= n || buf[at] != '\n') _exit(1);
+    ++at;
+    values[i] = v;
+  }
+  for (int i = 0; i < 4; ++i) {
+    char text[16];
+    int len = 0;
+    char rev[16];
+    int v = values[i], k = 0;
+    do {
+      rev[k++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (k > 0) text[len++] = rev[--k];
+    text[len++] = '\n';
+    const int out = open(paths[i], O_WRONLY | O_CLOEXEC);
+    if (out < 0 || write(out, text, len) != len) _exit(1);  // the file stays for the next holder
+    close(out);
+  }
+  unlink(saved);
+  _exit(0);
+}
+
 }  // namespace
 
 std::expected<SysctlValues, std::string> ReadSysctls() {
@@ -158,7 +215,8 @@ std::expected<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
   };
   // A holder that died while the values were changed left them here.
   std::string saved = dir + "/sysctl.saved";
-  if (access(saved.c_str(), F_OK) == 0) {
+  const bool repaired = access(saved.c_str(), F_OK) == 0;
+  if (repaired) {
     auto old = LoadFile(saved);
     if (!old) return fail(old.error());
     auto now = ReadSysctls();
@@ -169,7 +227,7 @@ std::expected<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
   }
   auto host = ReadSysctls();
   if (!host) return fail(host.error());
-  return std::unique_ptr<SysctlGuard>(new SysctlGuard(fd, dir, *host));
+  return std::unique_ptr<SysctlGuard>(new SysctlGuard(fd, dir, *host, repaired));
 }
 
 std::expected<SysctlValues, std::string> ReadHostSysctls(const std::string& dir) {
@@ -179,8 +237,10 @@ std::expected<SysctlValues, std::string> ReadHostSysctls(const std::string& dir)
 }
 
 SysctlGuard::~SysctlGuard() {
-  // Nothing to report to: a failure leaves sysctl.saved for the next holder.
+  // Nothing to report to: a failure leaves sysctl.saved for the guardian,
+  // or the next holder.
   (void)Restore();
+  StopGuardian();
   close(lock_fd_);
 }
 
@@ -189,6 +249,7 @@ std::string SysctlGuard::Set(const SysctlValues& values) {
   if (!saved_) {
     if (std::string e = SaveFile(dir_ + "/sysctl.saved", host_); !e.empty()) return e;
     saved_ = true;
+    if (std::string e = StartGuardian(); !e.empty()) return e;
   }
   return WriteSysctls(values, &current_);
 }
@@ -200,8 +261,54 @@ std::string SysctlGuard::Restore() {
     if (unlink(saved.c_str()) != 0 && errno != ENOENT)
       return fmt::format("unlink {}: {}", saved, ErrnoName(errno));
     saved_ = false;
+    StopGuardian();
   }
   return "";
+}
+
+std::string SysctlGuard::StartGuardian() {
+  // Everything the child needs, built before fork().
+  const std::string saved = dir_ + "/sysctl.saved";
+  const std::string paths[4] = {SysctlPath(0), SysctlPath(1), SysctlPath(2), SysctlPath(3)};
+  const char* const cpaths[4] = {paths[0].c_str(), paths[1].c_str(), paths[2].c_str(),
+                                 paths[3].c_str()};
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return fmt::format("pipe: {}", ErrnoName(errno));
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int err = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return fmt::format("fork the sysctl guardian: {}", ErrnoName(err));
+  }
+  if (pid == 0) {
+    // Out of the terminal's process group, deaf to what ends the holder;
+    // only the lock and the pipe's read end kept open (the lock stays held
+    // until the values are back).
+    setsid();
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) signal(sig, SIG_IGN);
+    const int keep_lo = std::min(lock_fd_, fds[0]), keep_hi = std::max(lock_fd_, fds[0]);
+    if (keep_lo > 0) close_range(0, keep_lo - 1, 0);
+    if (keep_hi > keep_lo + 1) close_range(keep_lo + 1, keep_hi - 1, 0);
+    close_range(keep_hi + 1, ~0u, 0);
+    char c;
+    while (read(fds[0], &c, 1) != 0 && errno == EINTR) {
+    }
+    GuardianRestore(saved.c_str(), cpaths);
+  }
+  close(fds[0]);
+  guardian_ = pid;
+  guardian_pipe_ = fds[1];
+  return "";
+}
+
+void SysctlGuard::StopGuardian() {
+  if (guardian_ < 0) return;
+  close(guardian_pipe_);  // wakes it: it finds no saved file, or restores
+  while (waitpid(guardian_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  guardian_ = -1;
+  guardian_pipe_ = -1;
 }
 
 }  // namespace pathwarden::kernel_internal

@@ -4,6 +4,8 @@
 #ifndef PATHWARDEN_SRC_KERNEL_SYSCTL_GUARD_H_
 #define PATHWARDEN_SRC_KERNEL_SYSCTL_GUARD_H_
 
+#include <sys/types.h>
+
 #include <array>
 #include <expected>
 #include <memory>
@@ -33,9 +35,16 @@ std::expected<SysctlValues, std::string> ReadHostSysctls(
 //
 // Holds an exclusive flock on `<dir>/sysctl.lock` for its lifetime, so that
 // no two pathwarden processes run scenarios with different values at once.
-// On acquisition, a `<dir>/sysctl.saved` left by a crashed holder is put
-// back first. The host's values are written to `sysctl.saved` before the
-// first change; the destructor restores them and deletes the file.
+// The host's values are written to `sysctl.saved` before the first change;
+// Restore() and the destructor put them back and delete the file.
+//
+// While the values differ from the host's, a guardian process (forked at
+// the first change, in a session of its own so that a Ctrl-C on the
+// terminal does not reach it) waits on a pipe from the holder: when the
+// holder dies however it dies (SIGINT, SIGKILL, a crash), the guardian,
+// still holding the lock, writes the saved values back and deletes the
+// file. Should both die, the next Acquire() puts the saved values back
+// before anything else.
 // Acquire() waits while another process holds the lock, and fails at once
 // when this process does (waiting would never end).
 //
@@ -64,16 +73,30 @@ class SysctlGuard {
   std::string Restore();
 
   const SysctlValues& host() const noexcept { return host_; }
+  // Whether Acquire() found a dead holder's values and put them back.
+  bool repaired() const noexcept { return repaired_; }
+  // The guardian's pid while there is one (for tests), else -1.
+  pid_t guardian() const noexcept { return guardian_; }
 
  private:
-  SysctlGuard(int lock_fd, std::string dir, SysctlValues host)
-      : lock_fd_(lock_fd), dir_(std::move(dir)), host_(host), current_(host) {}
+  SysctlGuard(int lock_fd, std::string dir, SysctlValues host, bool repaired)
+      : lock_fd_(lock_fd),
+        dir_(std::move(dir)),
+        host_(host),
+        current_(host),
+        repaired_(repaired) {}
+
+  std::string StartGuardian();
+  void StopGuardian();
 
   int lock_fd_;
   std::string dir_;
   SysctlValues host_;
   SysctlValues current_;
+  bool repaired_;
   bool saved_ = false;  // sysctl.saved holds host_
+  pid_t guardian_ = -1;
+  int guardian_pipe_ = -1;  // the write end: its closing wakes the guardian
 };
 
 }  // namespace pathwarden::kernel_internal

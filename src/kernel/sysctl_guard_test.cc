@@ -21,10 +21,11 @@ SysctlValues Flipped(const SysctlValues& v) {
   return {v[0] ^ 1, v[1] ^ 1, v[2] == 0 ? 2 : 0, v[3] == 0 ? 1 : 0};
 }
 
-// Forks a holder that changes every value and dies of SIGKILL. It reports,
+// Forks a holder that changes every value and dies of SIGKILL (and, with
+// `guardian_too`, kills its guardian first: a crash of both). It reports,
 // while it still holds the lock, whether the saved file and the new values
 // were in place (1) or not (0).
-bool CrashAHolder(const SysctlValues& values) {
+bool CrashAHolder(const SysctlValues& values, bool guardian_too) {
   int fds[2];
   if (pipe(fds) != 0) return false;
   pid_t pid = fork();
@@ -32,7 +33,12 @@ bool CrashAHolder(const SysctlValues& values) {
     close(fds[0]);
     auto guard = SysctlGuard::Acquire();
     char ok = guard && (*guard)->Set(values).empty() && access(kSaved, F_OK) == 0 &&
-              ReadSysctls() == values;
+              ReadSysctls() == values && (*guard)->guardian() > 0;
+    if (ok && guardian_too) {
+      const pid_t g = (*guard)->guardian();
+      kill(g, SIGKILL);
+      waitpid(g, nullptr, 0);
+    }
     (void)!write(fds[1], &ok, 1);
     raise(SIGKILL);
   }
@@ -58,11 +64,12 @@ class SysctlGuardTest : public ::testing::Test {
 TEST_F(SysctlGuardTest, NextHolderRestoresAfterACrash) {
   auto host = ReadHostSysctls();
   ASSERT_TRUE(host.has_value()) << host.error();
-  ASSERT_TRUE(CrashAHolder(Flipped(*host)));
+  ASSERT_TRUE(CrashAHolder(Flipped(*host), /*guardian_too=*/true));
   // Whoever takes the lock next (this test, or a concurrent pathwarden
   // process first) repairs the machine before reading the host's values.
   auto guard = SysctlGuard::Acquire();
   ASSERT_TRUE(guard.has_value()) << guard.error();
+  EXPECT_TRUE((*guard)->repaired());
   EXPECT_EQ((*guard)->host(), *host);
   auto now = ReadSysctls();
   ASSERT_TRUE(now.has_value()) << now.error();
@@ -73,7 +80,7 @@ TEST_F(SysctlGuardTest, NextHolderRestoresAfterACrash) {
 TEST_F(SysctlGuardTest, RunInKernelRestoresAfterACrash) {
   auto host = ReadHostSysctls();
   ASSERT_TRUE(host.has_value()) << host.error();
-  ASSERT_TRUE(CrashAHolder(Flipped(*host)));
+  ASSERT_TRUE(CrashAHolder(Flipped(*host), /*guardian_too=*/true));
   auto s = ParseScenario("format = 1\n[sysctl]\nprotected_regular = 1\n", "t.toml", false);
   ASSERT_TRUE(s.has_value()) << s.error();
   RunResult r = RunInKernel(*s, KernelOptions{});
@@ -85,18 +92,34 @@ TEST_F(SysctlGuardTest, RunInKernelRestoresAfterACrash) {
   EXPECT_EQ(*after, *host);
 }
 
+TEST_F(SysctlGuardTest, GuardianRestoresWhenTheHolderIsKilled) {
+  auto host = ReadHostSysctls();
+  ASSERT_TRUE(host.has_value()) << host.error();
+  ASSERT_TRUE(CrashAHolder(Flipped(*host), /*guardian_too=*/false));
+  // The guardian holds the lock until the values are back: whoever takes
+  // it next finds nothing to repair.
+  auto guard = SysctlGuard::Acquire();
+  ASSERT_TRUE(guard.has_value()) << guard.error();
+  EXPECT_FALSE((*guard)->repaired());
+  EXPECT_EQ((*guard)->host(), *host);
+  EXPECT_NE(access(kSaved, F_OK), 0);
+}
+
 TEST_F(SysctlGuardTest, SetWritesOnlyWhatDiffersAndRestoreUndoes) {
   auto guard = SysctlGuard::Acquire();
   ASSERT_TRUE(guard.has_value()) << guard.error();
   SysctlValues host = (*guard)->host();
   EXPECT_EQ((*guard)->Set(host), "");
   EXPECT_NE(access(kSaved, F_OK), 0) << "nothing changed, nothing saved";
+  EXPECT_EQ((*guard)->guardian(), -1) << "no change, no guardian";
   EXPECT_EQ((*guard)->Set(Flipped(host)), "");
   EXPECT_EQ(access(kSaved, F_OK), 0);
+  EXPECT_GT((*guard)->guardian(), 0);
   EXPECT_EQ(ReadSysctls().value_or(host), Flipped(host));
   EXPECT_EQ((*guard)->Restore(), "");
   EXPECT_EQ(ReadSysctls().value_or(Flipped(host)), host);
   EXPECT_NE(access(kSaved, F_OK), 0);
+  EXPECT_EQ((*guard)->guardian(), -1) << "values back, guardian gone";
 }
 
 TEST_F(SysctlGuardTest, SecondHolderInThisProcessFailsInsteadOfWaiting) {
