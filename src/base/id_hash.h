@@ -28,8 +28,8 @@ inline uint32_t MixHash(uint32_t parent, uint32_t hash) noexcept {
 //
 // Each slot holds (hash << 32 | id); 0 is empty, so ids are never 0. The
 // table stores no keys: Find() asks the caller whether an id with a matching
-// hash is the one sought. Linear probing with backward-shift deletion keeps
-// the load factor at most 1/2.
+// hash is the one sought. Linear probing with backward-shift deletion; the
+// table grows to keep the load factor at most 3/4.
 //
 // A reader racing the writer may miss an entry or see one twice; it must
 // validate its result with the world's SeqCount, as every write bumps it.

@@ -1,10 +1,11 @@
-// Concurrency primitives of the model: a sequence counter and relaxed
-// atomic fields, as the kernel's RCU path walk uses (seqcount_t, READ_ONCE).
+// Concurrency primitives of the model: a sequence counter and atomic
+// fields, as the kernel's RCU path walk uses (seqcount_t, READ_ONCE).
 //
 // Design: one writer thread changes the world in place; any number of reader
 // threads evaluate requests without locks. Every field a reader may load
-// while the writer stores is an atomic with relaxed ordering (a plain mov on
-// x86), so there is no data race. A reader samples the world's SeqCount
+// while the writer stores is an atomic, stored with release and loaded with
+// acquire (plain moves on x86), so there is no data race and ReadRetry()
+// cannot be ordered before the loads it validates. A reader samples the world's SeqCount
 // before and after its evaluation and retries when a write happened in
 // between, so no answer ever mixes the state before a change with the state
 // after it. Readers never write shared memory, so they never block or slow
@@ -48,29 +49,11 @@ class SeqField {
 // Published<T>
 //
 // A field that points at data written before it (an interned string, an
-// ACL): stored with release, loaded with acquire, so a reader that sees the
-// new value also sees the data it names. (The same orders as SeqField; the
-// name says what the field is for.)
+// ACL): a SeqField, whose release store and acquire load make a reader that
+// sees the new value see the data it names too. The name says what the
+// field is for.
 template <typename T>
-class Published {
- public:
-  constexpr Published() noexcept : v_(T{}) {}
-  Published(const Published& o) noexcept : v_(o.get()) {}
-  Published& operator=(const Published& o) noexcept {
-    set(o.get());
-    return *this;
-  }
-  Published& operator=(T v) noexcept {
-    set(v);
-    return *this;
-  }
-  T get() const noexcept { return v_.load(std::memory_order_acquire); }
-  void set(T v) noexcept { v_.store(v, std::memory_order_release); }
-  operator T() const noexcept { return get(); }  // NOLINT: implicit by design
-
- private:
-  std::atomic<T> v_;
-};
+using Published = SeqField<T>;
 
 // SeqCount
 //

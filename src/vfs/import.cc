@@ -74,7 +74,6 @@ std::expected<ImportStats, std::string> ImportHostTree(World& w, const std::stri
       }
       const InodeId ino = w.NewInode(sb, st.st_mode, st.st_uid, st.st_gid,
                                      static_cast<uint32_t>(st.st_rdev));
-      w.SetModeAndAcl(ino, st.st_mode, kNone);
       w.SetNlink(ino, static_cast<uint32_t>(st.st_nlink));
       if (S_ISLNK(st.st_mode)) {
         const ssize_t n = readlinkat(dfd, name, link.data(), link.size());

@@ -141,10 +141,28 @@ std::string World::Verify() const {
     const std::string_view name = str(de.name);
     if (de.name_key != internal::NameKey(internal::HeadOf(name), name.size()))
       return fmt::format("dentry {} (\"{}\") has a stale name key", d, name);
+    if (de.dir_object != (S_ISDIR(i.mode) ? i.landlock_object.get() : 0u))
+      return fmt::format("dentry {} (\"{}\") mirrors a stale Landlock object", d, name);
     if (S_ISDIR(i.mode) && i.dentry != d)
       return fmt::format("directory inode {} has dentry {}, not {}",
                          static_cast<uint32_t>(de.inode), static_cast<uint32_t>(i.dentry), d);
   }
+  // What is counted: hashed children, and attached mounts per mount point.
+  std::vector<uint32_t> children(inodes_.end(), 0), mounts(dentries_.end(), 0);
+  for (DentryId d = 1; d < dentries_.end(); ++d) {
+    const Dentry& de = dentries_[d];
+    if (de.inode != kNone && (de.flags & kDentryHashed) && de.parent != d)
+      ++children[dentries_[de.parent].inode];
+  }
+  for (MountId m = 1; m < mounts_.end(); ++m)
+    if (mounts_[m].attached && mounts_[m].parent != kNone) ++mounts[mounts_[m].mountpoint];
+  for (InodeId ino = 1; ino < inodes_.end(); ++ino)
+    if (S_ISDIR(inodes_[ino].mode) && inodes_[ino].nchildren() != children[ino])
+      return fmt::format("directory inode {} counts {} children, has {}", ino,
+                         static_cast<uint32_t>(inodes_[ino].nchildren()), children[ino]);
+  for (DentryId d = 1; d < dentries_.end(); ++d)
+    if (dentries_[d].inode != kNone && dentries_[d].mounts() != mounts[d])
+      return fmt::format("dentry {} counts {} mounts, has {}", d, dentries_[d].mounts(), mounts[d]);
   return {};
 }
 
@@ -378,19 +396,17 @@ void World::Detach(MountId m) {
   Mount& mt = mounts_[m];
   if (!mt.attached) return;
   shape_gen_ = shape_gen_ + 1;
-  mhash_.Erase(internal::MixHash(mt.parent, mt.mountpoint), m);
   mt.attached = 0;
+  sbs_[mt.sb].mounts = sbs_[mt.sb].mounts - 1;
+  // The namespace's root mount (the scenario's "/" is itself mounted in a
+  // wider namespace, as in the kernel executor, so it detaches too) has no
+  // mount point to release.
+  if (mt.parent == kNone) return;
+  mhash_.Erase(internal::MixHash(mt.parent, mt.mountpoint), m);
   Dentry& mp = dentries_[mt.mountpoint];
   mp.flags = mp.flags - (1u << kDentryMountShift);
   mounts_[mt.parent].children = mounts_[mt.parent].children - 1;
-  sbs_[mt.sb].mounts = sbs_[mt.sb].mounts - 1;
-  DentryId mp_dentry = mt.mountpoint;
-  if (mt.parent == kNone) {
-    // The namespace's root mount: the scenario's "/" is itself mounted in
-    // a wider namespace (as in the kernel executor), so it detaches too.
-    mt.attached = 0;
-    return;
-  }
+  const DentryId mp_dentry = mt.mountpoint;
   // A detached mount is its own parent (umount_tree()/unhash_mnt()): walks
   // and ".." stop at its root. The slot stays allocated: open files may
   // still name this mount.

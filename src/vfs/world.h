@@ -86,7 +86,7 @@ struct Inode {
   SeqField<uint32_t> flags;  // kInode*
   Published<StrId> data;    // symlink body, or regular file content
   SeqField<uint32_t> dentry;     // directories: their one dentry
-  SeqField<uint32_t> refs;       // live dentries pointing here
+  SeqField<uint32_t> refs;       // live dentries pointing here, and pins (PinInode())
   // Open files with FMODE_READ (low 16 bits) and FMODE_WRITE (high 16).
   SeqField<uint32_t> open_counts;
   SeqField<uint32_t> landlock_object;  // kNone until a rule tags it
@@ -355,8 +355,8 @@ class World {
   void SetMountFlags(MountId m, uint32_t flags);
   void SetSbFlags(SbId sb, uint32_t flags);
 
-  // Sizes for the import benchmark: inode and dentry arenas and the live
-  // dentry hash (names excluded).
+  // Sizes for the import benchmark: inode and dentry arenas and the dentry
+  // hash (names excluded).
   size_t bytes_inodes() const { return inodes_.bytes(); }
   // Every table the dentry hash has had: superseded ones stay for readers
   // that may still probe them.
@@ -369,7 +369,9 @@ class World {
   // Verify()
   //
   // Checks what the World derives and caches against its definition: the
-  // fast-search bit of every inode, the inode mirror of every dentry.
+  // fast-search bit of every inode, each dentry's mirror of its inode (type,
+  // fast-search, dead directory, Landlock object) and its name key, the
+  // child count of directories and the mount count of mount points.
   // Returns "" or what is wrong (tests and --cross-check call it after
   // every step; a stale cache would be a wrong answer).
   std::string Verify() const;
