@@ -83,6 +83,9 @@ enum class LayerLayout { kByAccess, kByLayer };
 struct EngineOptions {
   // The fast search check ("permission check avoidance during lookup").
   bool fast_search = true;
+  // The walk's register loop for plain components; off only to check it
+  // against the general code (check --cross-check does).
+  bool plain_components = true;
   LayerLayout layout = LayerLayout::kByLayer;
   // Memoized Landlock evaluation (results identical to the walk).
   bool memo = true;
@@ -91,9 +94,11 @@ struct EngineOptions {
   bool capture_tree = false;
   // Explain allowed decisions too (which rule granted each right).
   bool explain_allowed = false;
-  // After every step, check the engine's caches (the fast-search bits,
-  // the dentries' inode mirrors) against their definitions; a stale one
-  // stops the run with an internal error. For tests: it costs a scan.
+  // Before every step, a dry run (Engine::Evaluate(), what readers get)
+  // must give the step's result; after it, the engine's caches (the
+  // fast-search bits, the dentries' mirrors, counts) must match their
+  // definitions. Either failing stops the run with an internal error.
+  // For tests: it costs a scan per step.
   bool verify = false;
 };
 

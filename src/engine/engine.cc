@@ -98,6 +98,7 @@ walk::WalkEnv Engine::WalkEnvFor(const Process& p, Explainer* ex) {
   env.root = p.root;
   env.cwd = p.cwd;
   env.fast_search = options_.fast_search;
+  env.plain_components = options_.plain_components;
   env.protected_symlinks = sysctl_[0];
   env.stats = &stats_;
   env.ex = ex;

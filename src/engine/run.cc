@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "pathwarden/errno.h"
 #include "src/engine/engine.h"
 
 namespace pathwarden {
@@ -26,7 +27,22 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
   for (const StepSpec& st : s.steps) {
     Explainer ex;
     StepResult sr;
-    sr.err = e.Step(st, options.explain ? &ex : nullptr);
+    if (options.verify) {
+      // A dry run (what readers get) must answer as the step will.
+      Explainer dry_ex;
+      const int dry = e.Evaluate(st, options.explain ? &dry_ex : nullptr);
+      sr.err = e.Step(st, options.explain ? &ex : nullptr);
+      if (dry != sr.err) {
+        r.status = RunResult::Status::kError;
+        r.message = fmt::format("{}: internal inconsistency: a dry run answers {} (\"{}\"), "
+                                "the step {} (\"{}\")",
+                                s.Where(st.loc), ErrnoName(dry), dry_ex.Line(), ErrnoName(sr.err),
+                                ex.Line());
+        return r;
+      }
+    } else {
+      sr.err = e.Step(st, options.explain ? &ex : nullptr);
+    }
     sr.reason = ex.Line();
     r.steps.push_back(std::move(sr));
     if (options.verify) {

@@ -262,8 +262,8 @@ int Landlock::CreateRuleset(int abi, const LayerSpec& spec, Ruleset* out,
   return 0;
 }
 
-int Landlock::AddPathRule(Ruleset& rs, const RuleSpec& rule, vfs::PathPos target,
-                          std::string* why) {
+int Landlock::CheckPathRule(const Ruleset& rs, const RuleSpec& rule, vfs::PathPos target,
+                            std::string* why) const {
   if (!rule.access) {
     if (why) *why = fmt::format("the rule on \"{}\" grants nothing", rule.path);
     return ENOMSG;
@@ -281,8 +281,14 @@ int Landlock::AddPathRule(Ruleset& rs, const RuleSpec& rule, vfs::PathPos target
                          rule.path, FsAuditNames(rule.access & ~kFsFileRights));
     return EINVAL;
   }
+  return 0;
+}
+
+int Landlock::AddPathRule(Ruleset& rs, const RuleSpec& rule, vfs::PathPos target,
+                          std::string* why) {
+  if (int err = CheckPathRule(rs, rule, target, why)) return err;
   RulesetRule rr;
-  rr.object = ObjectFor(ino);
+  rr.object = ObjectFor(w_.inode_of(target.dentry));
   // Unhandled rights are granted by every rule, except refer.
   rr.access = rule.access | (kFsAll & ~(rs.handled_fs | kFsRefer));
   rr.path = rule.path;
@@ -310,11 +316,16 @@ int Landlock::AddPortRule(Ruleset& rs, const RuleSpec& rule, std::string* why) c
   return 0;
 }
 
-int Landlock::Restrict(Process& p, const Ruleset& rs, std::string* why) {
+int Landlock::CheckRestrict(const Process& p, std::string* why) const {
   if (p.domain && p.domain->num_layers() >= kMaxLayers) {
     if (why) *why = fmt::format("the domain already has {} layers", kMaxLayers);
     return E2BIG;
   }
+  return 0;
+}
+
+int Landlock::Restrict(Process& p, const Ruleset& rs, std::string* why) {
+  if (int err = CheckRestrict(p, why)) return err;
   p.domain = Hold(MergeRuleset(p.domain.get(), rs));
   ++p.cred_epoch;
   return 0;

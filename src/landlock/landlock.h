@@ -32,11 +32,16 @@ class Landlock {
   // an empty ruleset.
   int CreateRuleset(int abi, const LayerSpec& spec, Ruleset* out, std::string* why) const;
   // AddPathRule(): ENOMSG for no rights, EINVAL for rights not handled or
-  // directory rights on a file. `target` is the resolved rule path.
+  // directory rights on a file (CheckPathRule(), which changes nothing);
+  // then the rule, on the target's Landlock object. `target` is the
+  // resolved rule path.
+  int CheckPathRule(const Ruleset& rs, const RuleSpec& rule, vfs::PathPos target,
+                    std::string* why) const;
   int AddPathRule(Ruleset& rs, const RuleSpec& rule, vfs::PathPos target, std::string* why);
   int AddPortRule(Ruleset& rs, const RuleSpec& rule, std::string* why) const;
-  // Restrict(): E2BIG on the 17th layer; else the process gets a new
-  // domain (and new credentials).
+  // Restrict(): E2BIG on the 17th layer (CheckRestrict(), which changes
+  // nothing); else the process gets a new domain (and new credentials).
+  int CheckRestrict(const Process& p, std::string* why) const;
   int Restrict(Process& p, const Ruleset& rs, std::string* why);
 
   // The hooks (see src/security/hooks.h).

@@ -139,7 +139,7 @@ int FilenameCreate(const OpCtx& ctx, std::string_view name,
   const int err2 = MntWantWrite(ctx, pr.parent);
   // lookup_one_qstr_excl(): cached child, else a removed directory or the
   // filesystem's ->lookup() (NAME_MAX).
-  DentryId existing = ctx.w.Lookup(pr.parent.dentry, pr.last);
+  DentryId existing = ctx.w.Lookup(pr.parent.dentry, pr.last, pr.last_hash, pr.last_head);
   if (existing == vfs::kNone) {
     if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
       ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });

@@ -167,7 +167,7 @@ int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
     ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });
     return ENOENT;
   }
-  DentryId d = ctx.w.Lookup(dir.dentry, nd.last);
+  DentryId d = ctx.w.Lookup(dir.dentry, nd.last, nd.last_hash, nd.last_head);
   if (d != vfs::kNone) {
     *found = d;
     return 0;

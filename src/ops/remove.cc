@@ -19,7 +19,7 @@ using vfs::PathPos;
 // lookup_one_qstr_excl() without LOOKUP_CREATE: the cached child, or
 // ENOENT in a removed directory, ENAMETOOLONG, ENOENT.
 int LookupVictim(const OpCtx& ctx, const walk::ParentResult& pr, DentryId* out) {
-  DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last);
+  DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last, pr.last_hash, pr.last_head);
   if (d != vfs::kNone) {
     *out = d;
     return 0;

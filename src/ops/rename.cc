@@ -46,7 +46,7 @@ DentryId RenameTrap(const vfs::World& w, DentryId p1, DentryId p2) {
 // may not exist (unless RENAME_EXCHANGE) and must not with NOREPLACE.
 int LookupRenameSide(const OpCtx& ctx, const walk::ParentResult& pr,
                      bool must_exist, bool must_not_exist, DentryId* out) {
-  DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last);
+  DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last, pr.last_hash, pr.last_head);
   if (d == vfs::kNone) {
     if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
       ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });

@@ -38,20 +38,22 @@ int DoRestrict(OpCtx& ctx) {
         });
       return err;
     }
-    if (!ctx.apply) continue;
-    if (int err = ll.AddPathRule(rs, rule, target, &why)) {
+    // A dry run checks the rule without giving the inode a Landlock
+    // object (a change to the world).
+    if (int err = ctx.apply ? ll.AddPathRule(rs, rule, target, &why)
+                            : ll.CheckPathRule(rs, rule, target, &why)) {
       ctx.Fail(Stage::kLandlock, [&] { return "landlock_add_rule: " + why; });
       return err;
     }
   }
-  if (!ctx.apply) return 0;
-  if (int err = ll.Restrict(ctx.p, rs, &why)) {
+  if (int err = ctx.apply ? ll.Restrict(ctx.p, rs, &why) : ll.CheckRestrict(ctx.p, &why)) {
     ctx.Fail(Stage::kLandlock, [&] { return "landlock_restrict_self: " + why; });
     return err;
   }
   ctx.Ok(Stage::kLandlock, [&] {
-    return fmt::format("{} now has {} layer{}", ctx.p.name, ctx.p.domain->num_layers(),
-                       ctx.p.domain->num_layers() == 1 ? "" : "s");
+    // A dry run tells the layer count the step would give.
+    const size_t n = (ctx.p.domain ? ctx.p.domain->num_layers() : 0) + (ctx.apply ? 0 : 1);
+    return fmt::format("{} now has {} layer{}", ctx.p.name, n, n == 1 ? "" : "s");
   });
   return 0;
 }

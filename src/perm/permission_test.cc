@@ -4,6 +4,8 @@
 
 #include "src/perm/permission.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "src/vfs/world.h"
@@ -208,16 +210,28 @@ TEST_F(PermissionTest, FastSearchBitFollowsModeAndAcl) {
 }
 
 TEST_F(PermissionTest, FastSearchNeverChangesASearchResult) {
-  // Any directory with all three x bits and no ACL is searchable by every
-  // caller, so skipping the check is safe: exhaustive over modes and a
-  // few callers.
+  // Wherever the World marks a directory "anyone may search" (the bit the
+  // walk reads, on the inode and mirrored on its dentry), every caller
+  // must pass the search check it skips: exhaustive over modes, with and
+  // without ACLs, for the owner, a group member, a supplementary member
+  // and a stranger, none with capabilities.
   const Cred callers[] = {User(1000, 1000), User(2000, 50), User(3000, 3000, {50}),
-                          Cred::ForUser(0, 0)};
-  for (uint32_t mode = 0; mode <= 07777; ++mode) {
-    if ((mode & 0111) != 0111) continue;
-    InodeId d = Make(S_IFDIR | mode, 1000, 50);
-    for (const Cred& c : callers) EXPECT_EQ(Check(d, c, kX), 0) << std::oct << mode;
+                          User(4000, 4000)};
+  int fast = 0, name = 0;
+  for (const char* acl : {"", "u:4000:---", "g:50:--x", "u:1:rwx"}) {
+    for (uint32_t mode = 0; mode <= 07777; ++mode) {
+      const InodeId d = Make(S_IFDIR | mode, 1000, 50, acl);
+      vfs::World::WriteGuard g(w_);
+      const vfs::DentryId de = w_.Link(w_.root().dentry, "d" + std::to_string(name++), d);
+      const bool marked = w_.inode(d).flags & vfs::kInodeFastSearch;
+      EXPECT_EQ(marked, (w_.dentry(de).flags & vfs::kDentryFastSearch) != 0) << std::oct << mode;
+      if (!marked) continue;
+      ++fast;
+      for (const Cred& c : callers) EXPECT_EQ(Check(d, c, kX), 0) << std::oct << mode << " " << acl;
+    }
   }
+  // The marked directories are exactly those with every x bit and no ACL.
+  EXPECT_EQ(fast, 512);
 }
 
 }  // namespace

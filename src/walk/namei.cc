@@ -282,8 +282,6 @@ namespace {
 
 }  // namespace
 
-DentryId LookupChild(const Nameidata& nd, int* err) { return LookupChildInline(nd, err); }
-
 int StepInto(Nameidata& nd, int wflags, DentryId child, Link* link) {
   return StepIntoInline(nd, wflags, child, link);
 }
@@ -294,10 +292,6 @@ int HandleDots(Nameidata& nd, LastType type) {
   if (int err = FollowDotdot(nd, &parent)) return err;
   Link unused;
   return StepInto(nd, kWalkNofollow, parent, &unused);
-}
-
-int WalkComponent(Nameidata& nd, int wflags, Link* link) {
-  return WalkComponentInline(nd, wflags, link);
 }
 
 namespace {
@@ -323,33 +317,36 @@ namespace {
   DentryId cur = nd.path.dentry;
   uint32_t flags = dentry(cur).flags;
   uint64_t steps = 0, fast = 0;
+  size_t len;
+  uint32_t hash;
+  uint64_t head;
   for (;;) {
-    uint32_t hash;
-    uint64_t head;
-    const size_t len = internal::HashComponent(name, i, &hash, &head);
-    // Handed to the general code, which goes on from here when this stops.
-    nd.last = name.substr(i, len);
-    nd.last_hash = hash;
-    nd.last_head = head;
+    len = internal::HashComponent(name, i, &hash, &head);
     if (len > kNameMax || (len <= 2 && (head == '.' || head == ('.' | '.' << 8)))) break;
     size_t next = i + len;
     while (next < name.size() && name[next] == '/') ++next;
     if (next == name.size()) break;  // the last component, or one with trailing slashes
     if (flags & vfs::kDentryDeadDir) break;
-    const bool searchable = flags & fast_bit;
-    if (!searchable &&
-        perm::GenericPermission(w, *nd.env.cred, w.inode_of(cur), perm::kMayExec).err)
-      break;
     const DentryId d = w.Lookup(cur, name.substr(i, len), hash, head);
     if (d == vfs::kNone) break;
     const uint32_t child = dentry(d).flags;
     if ((child >> vfs::kDentryMountShift) != 0 || !(child & vfs::kDentryDir)) break;
+    // Last, so that a component handed off is asked once, by the general
+    // code.
+    const bool searchable = flags & fast_bit;
+    if (!searchable &&
+        perm::GenericPermission(w, *nd.env.cred, w.inode_of(cur), perm::kMayExec).err)
+      break;
     cur = d;
     flags = child;
     i = next;
     ++steps;
     fast += searchable;
   }
+  // The component where it stopped, for the general code.
+  nd.last = name.substr(i, len);
+  nd.last_hash = hash;
+  nd.last_head = head;
   if (steps != 0) {
     nd.path.dentry = cur;
     if (EngineStats* st = nd.env.stats) {
@@ -366,7 +363,6 @@ namespace {
   nd.last_type = LastType::kRoot;
   nd.last = {};
   nd.last_slash = false;
-  nd.flags |= kLookupParent;
   size_t i = 0;
   while (i < name.size() && name[i] == '/') ++i;
   if (i == name.size()) {
@@ -376,7 +372,11 @@ namespace {
   for (;;) {
     // hash_name(): the component's length and hash in one pass (done by
     // PlainComponents() for the component it stops at).
-    i = PlainComponents(nd, name, i);
+    if (nd.env.plain_components) {
+      i = PlainComponents(nd, name, i);
+    } else {
+      nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
+    }
     if (int err = MayLookup(nd)) return err;
     nd.last_type = Classify(nd.last);
     i += nd.last.size();
@@ -392,7 +392,6 @@ namespace {
     if (at_end) {
       if (depth == 0) {
         nd.dir = nd.path.dentry;
-        nd.flags &= ~kLookupParent;
         return 0;
       }
       // The last component of a nested symlink body.
@@ -401,7 +400,7 @@ namespace {
       i = 0;
       err = WalkComponentInline(nd, 0, &link);
     } else {
-      err = WalkComponentInline(nd, kWalkMore, &link);
+      err = WalkComponentInline(nd, 0, &link);
     }
     if (err) return err;
     if (link.follow) {
@@ -430,7 +429,6 @@ namespace {
 
 int LinkPathWalk(Nameidata& nd, std::string_view name) { return LinkPathWalkInline(nd, name); }
 
-int LookupLast(Nameidata& nd, Link* link) { return LookupLastInline(nd, link); }
 
 int FilenameLookup(const WalkEnv& env, const Start& start,
                    std::string_view name, uint32_t flags, PathPos* out) {
@@ -463,6 +461,8 @@ int FilenameParentat(const WalkEnv& env, const Start& start,
   if (int err = LinkPathWalkInline(nd, name)) return err;
   out->parent = nd.path;
   out->last = nd.last;
+  out->last_hash = nd.last_hash;
+  out->last_head = nd.last_head;
   out->type = nd.last_type;
   out->trailing_slash = nd.last_slash;
   return 0;

@@ -21,10 +21,8 @@ namespace pathwarden::walk {
 inline constexpr uint32_t kLookupFollow = 0x0001;
 inline constexpr uint32_t kLookupDirectory = 0x0002;
 inline constexpr uint32_t kLookupEmpty = 0x4000;  // empty name allowed
-inline constexpr uint32_t kLookupParent = 0x0010;
 
 // walk_component() flags.
-inline constexpr int kWalkMore = 1;
 inline constexpr int kWalkTrailing = 2;
 inline constexpr int kWalkNofollow = 4;
 
@@ -44,6 +42,9 @@ struct WalkEnv {
   vfs::PathPos root;
   vfs::PathPos cwd;
   bool fast_search = true;
+  // The register loop for plain components (PlainComponents()); off only
+  // to check it against the general code.
+  bool plain_components = true;
   int protected_symlinks = 0;
   EngineStats* stats = nullptr;
   Explainer* ex = nullptr;
@@ -120,18 +121,12 @@ int PathInit(Nameidata& nd, const Start& start, std::string_view name);
 // nd.last_slash and nd.dir.
 int LinkPathWalk(Nameidata& nd, std::string_view name);
 
-// WalkComponent() / LookupLast() / HandleDots() / StepInto()
-int WalkComponent(Nameidata& nd, int wflags, Link* link);
-int LookupLast(Nameidata& nd, Link* link);
+// HandleDots() / StepInto()
+//
+// "." and ".." (handle_dots()); moving onto a found child, through the
+// mounts on it, following it when it is a symlink to follow (step_into()).
 int HandleDots(Nameidata& nd, LastType type);
 int StepInto(Nameidata& nd, int wflags, vfs::DentryId child, Link* link);
-
-// LookupChild()
-//
-// The child of nd.path called nd.last: ENOENT for a dead directory or a
-// missing name, ENAMETOOLONG for a name over 255 bytes (tmpfs's
-// simple_lookup()). Returns kNone with *err set on failure.
-vfs::DentryId LookupChild(const Nameidata& nd, int* err);
 
 // TraverseMounts()
 //
@@ -161,6 +156,8 @@ int FilenameLookup(const WalkEnv& env, const Start& start,
 struct ParentResult {
   vfs::PathPos parent;
   std::string_view last;
+  uint32_t last_hash = 0;  // internal::HashName(last)
+  uint64_t last_head = 0;  // internal::HeadOf(last)
   LastType type = LastType::kRoot;
   bool trailing_slash = false;
 };

@@ -1,7 +1,7 @@
-// The walk's register loop (PlainComponents()) against the general code:
-// it must hand every case it does not take back at the right component,
-// count components as may_lookup() does, and never change an answer or a
-// reason. (The scenario suites and the fuzzer check the semantics at
+// The walk's register loop (PlainComponents()) against the general code
+// (EngineOptions::plain_components off): it must hand every case it does
+// not take back at the right component, count components as may_lookup()
+// does, and never change an answer or a reason. (The scenario suites and the fuzzer check the semantics at
 // large; these pin the hand-offs.)
 
 #include <string>
@@ -66,11 +66,13 @@ struct Answer {
   EngineStats stats;
 };
 
-Answer Stat(const std::string& as, const std::string& path, bool fast_search) {
+Answer Stat(const std::string& as, const std::string& path, bool fast_search,
+            bool plain_components = true) {
   auto s = ParseScenario(kTree, "t.toml", false);
   EXPECT_TRUE(s.has_value()) << s.error();
   EngineOptions o;
   o.fast_search = fast_search;
+  o.plain_components = plain_components;
   Engine e(o);
   auto built = e.Build(*s);
   EXPECT_TRUE(built.has_value()) << built.error();
@@ -121,10 +123,26 @@ TEST_P(PlainComponentsTest, HandsOffSymlinksDotsMountsAndMisses) {
   EXPECT_EQ(Stat("u", "/a/" + std::string(255, 'n') + "/f", fast).err, ENOENT);
 }
 
+constexpr const char* kPaths[] = {"/a/b/c/f",     "/a/locked/f", "/a/link/f",
+                                  "/a/m/../b/c/f", "/a/missing/f", "/a/b/c/f/x",
+                                  "/a/b/c/f/",     "//a//b/./c/f", "/a/b/../locked/f"};
+
+TEST_P(PlainComponentsTest, AnswersAsTheGeneralCode) {
+  for (const char* as : {"u", "other"}) {
+    for (const char* path : kPaths) {
+      const Answer loop = Stat(as, path, GetParam(), true);
+      const Answer general = Stat(as, path, GetParam(), false);
+      EXPECT_EQ(loop.err, general.err) << as << " " << path;
+      EXPECT_EQ(loop.reason, general.reason) << as << " " << path;
+      EXPECT_EQ(loop.stats.components, general.stats.components) << as << " " << path;
+      EXPECT_EQ(loop.stats.fast_components, general.stats.fast_components) << as << " " << path;
+    }
+  }
+}
+
 TEST(PlainComponents, FastSearchChangesNoAnswerNorReason) {
   for (const char* as : {"u", "other"}) {
-    for (const char* path : {"/a/b/c/f", "/a/locked/f", "/a/link/f", "/a/m/../b/c/f",
-                             "/a/missing/f", "/a/b/c/f/x", "/a/b/c/f/"}) {
+    for (const char* path : kPaths) {
       const Answer on = Stat(as, path, true);
       const Answer off = Stat(as, path, false);
       EXPECT_EQ(on.err, off.err) << as << " " << path;
