@@ -56,7 +56,6 @@ class DomainBuilder {
     d->layers_[level - 1] = Layer{Upgrade(rs.handled_fs), rs.handled_net, rs.scoped};
     auto node = std::make_shared<HierarchyNode>();
     node->parent = parent ? parent->nodes_[level - 2] : nullptr;
-    node->id = d->id_;
     d->nodes_[level - 1] = std::move(node);
     // Rules on one object in one layer are ORed.
     std::map<uint32_t, AccessMask> layer_fs;

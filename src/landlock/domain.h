@@ -31,7 +31,6 @@ struct LayerAccess {
 // landlock_hierarchy): the ancestry scopes compare.
 struct HierarchyNode {
   std::shared_ptr<const HierarchyNode> parent;
-  uint64_t id;
 };
 
 // Layer
@@ -110,7 +109,6 @@ class Domain {
   const HierarchyNode* node(int i) const { return nodes_[i].get(); }
 
   // Rule sources of every layer, for explanations.
-  const std::vector<RuleSource>& sources() const { return sources_; }
   const std::string* SourceOf(uint32_t object, int level) const;
 
   // Landlock objects this domain's rules use (for memo invalidation).

@@ -68,9 +68,23 @@ inline uint32_t ObjectOfInode(const vfs::World& w, vfs::DentryId dentry) {
 // The rule of `d` on the inode of `dentry` (its Landlock object).
 inline std::span<const LayerAccess> FindRule(const vfs::World& w, const Domain& d,
                                              vfs::DentryId dentry) {
-  const vfs::InodeId ino = w.inode_of(dentry);
-  if (ino == vfs::kNone) return {};
-  return d.FindFsRule(w.inode(ino).landlock_object);
+  return d.FindFsRule(ObjectOfInode(w, dentry));
+}
+
+// JumpUp()
+//
+// jump_up of is_access_to_paths_allowed(): from a mount's root to where
+// it is mounted, past mount points that are themselves mount roots (which
+// are not evaluated). False at the real root. Bounded: a reader racing
+// the writer could see a cycle, and stopping early denies.
+inline bool JumpUp(const vfs::World& w, vfs::PathPos* walker) {
+  for (uint32_t guard = 0; guard <= w.mount_end(); ++guard) {
+    const vfs::Mount& mnt = w.mount(walker->mnt);
+    if (walker->dentry != mnt.root) return true;
+    if (mnt.parent == vfs::kNone) return false;
+    *walker = {mnt.parent, mnt.mountpoint};
+  }
+  return false;
 }
 
 namespace fs_internal {
@@ -115,12 +129,7 @@ bool SimpleWalk(const vfs::World& w, const Domain& d, vfs::PathPos walker, M* m)
   for (uint64_t steps = 0; steps < limit; ++steps) {
     if (m->Unmask(rules.Find(object))) return true;
     if (walker.dentry == mnt_root) {
-      for (;;) {
-        const vfs::Mount& mnt = w.mount(walker.mnt);
-        if (walker.dentry != mnt.root) break;
-        if (mnt.parent == vfs::kNone) return false;  // the real root
-        walker = {mnt.parent, mnt.mountpoint};
-      }
+      if (!JumpUp(w, &walker)) return false;  // the real root
       mnt_root = w.mount(walker.mnt).root;
       cur = &dentry(walker.dentry);
     }
@@ -151,7 +160,6 @@ bool IsAccessToPathsAllowed(const vfs::World& w, const Domain& d, vfs::PathPos p
   bool allowed1 = m1->Allowed();
   bool allowed2 = true;
   bool is_dom_check = false;
-  AccessMask masked1 = req1, masked2 = req2;
   M c1, c2;
   bool c1_dir = true, c2_dir = true;
   if (m2 != nullptr) {
@@ -181,10 +189,8 @@ bool IsAccessToPathsAllowed(const vfs::World& w, const Domain& d, vfs::PathPos p
     if (is_dom_check && fs_internal::NoMoreAccess(*m1, c1, c1_dir, *m2,
                                                   child2 != vfs::kNone ? &c2 : nullptr, c2_dir)) {
       is_dom_check = false;
-      masked1 = req1;
-      masked2 = req2;
-      allowed1 = allowed1 || m1->ScopeTo(masked1);
-      allowed2 = allowed2 || m2->ScopeTo(masked2);
+      allowed1 = allowed1 || m1->ScopeTo(req1);
+      allowed2 = allowed2 || m2->ScopeTo(req2);
       if (allowed1 && allowed2) break;
     }
     const std::span<const LayerAccess> rule = d.FindFsRule(object);
@@ -198,19 +204,8 @@ bool IsAccessToPathsAllowed(const vfs::World& w, const Domain& d, vfs::PathPos p
       if (!allowed2) allowed2 = fs_internal::UnmaskTraced(m2, rule, t2, walker, object);
     }
     if (allowed1 && allowed2) break;
-    // jump_up: from a mount's root to where it is mounted.
     if (walker.dentry == mnt_root) {
-      bool at_real_root = false;
-      for (;;) {
-        const vfs::Mount& mnt = w.mount(walker.mnt);
-        if (walker.dentry != mnt.root) break;
-        if (mnt.parent == vfs::kNone) {
-          at_real_root = true;
-          break;
-        }
-        walker = {mnt.parent, mnt.mountpoint};
-      }
-      if (at_real_root) break;
+      if (!JumpUp(w, &walker)) break;
       mnt_root = w.mount(walker.mnt).root;
       cur = &w.dentry(walker.dentry);
     }

@@ -83,16 +83,12 @@ std::string DescribeFsAllowed(const OpCtx& ctx, const Domain& d, AccessMask requ
 // Applicability (landlock_get_applicable_subject()): some layer's stored
 // masks intersect the request.
 bool HandlesFs(const Domain* d, AccessMask request) {
-  if (d == nullptr) return false;
-  for (int i = 0; i < d->num_layers(); ++i)
-    if (d->layer(i).handled_fs & request) return true;
-  return false;
+  return d != nullptr && (d->UnionFs() & request) != 0;
 }
 
 template <class M>
-int CheckPathT(const Landlock& ll, OpCtx& ctx, const Domain& d, vfs::PathPos path,
-               AccessMask request, std::string_view what, bool explain_allowed) {
-  (void)ll;
+int CheckPathT(OpCtx& ctx, const Domain& d, vfs::PathPos path, AccessMask request,
+               std::string_view what, bool explain_allowed) {
   M m;
   const AccessMask handled = m.Init(d, request, true);
   FsTrace trace;
@@ -337,9 +333,9 @@ int Landlock::CheckPath(OpCtx& ctx, vfs::PathPos path, AccessMask request, std::
   if (options_.memo && !ctx.explain())
     return MemoDeny(*d, MemoGrants(w_, *d, path), request, nullptr) ? EACCES : 0;
   const int err = options_.layout == LayerLayout::kByAccess
-                      ? CheckPathT<ByAccess>(*this, ctx, *d, path, request, what,
+                      ? CheckPathT<ByAccess>(ctx, *d, path, request, what,
                                              options_.explain_allowed)
-                      : CheckPathT<ByLayer>(*this, ctx, *d, path, request, what,
+                      : CheckPathT<ByLayer>(ctx, *d, path, request, what,
                                             options_.explain_allowed);
   if (options_.memo) {
     // Explaining needs the walk; the memo must agree with it, or the
@@ -404,8 +400,8 @@ void FreezeRights(OpenFile& f, AccessMask allowed, const LayerGrants& denied_per
 }
 
 template <class M>
-int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, bool explain_allowed) {
-  const OpenRequest req = OpenRequestFor(ctx.w, f);
+int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, const OpenRequest& req,
+              bool explain_allowed) {
   const AccessMask open_req = req.open;
   const AccessMask full = req.full;
   M m;
@@ -446,8 +442,8 @@ int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
     return AccessMaskSubset(req.open, file.ll_allowed) ? 0 : EACCES;
   }
   const int err = options_.layout == LayerLayout::kByAccess
-                      ? FileOpenT<ByAccess>(ctx, *d, file, options_.explain_allowed)
-                      : FileOpenT<ByLayer>(ctx, *d, file, options_.explain_allowed);
+                      ? FileOpenT<ByAccess>(ctx, *d, file, req, options_.explain_allowed)
+                      : FileOpenT<ByLayer>(ctx, *d, file, req, options_.explain_allowed);
   if (options_.memo) {
     const AccessMask deny = MemoDeny(*d, MemoGrants(w_, *d, file.path), req.full, nullptr);
     if ((req.full & ~deny) != file.ll_allowed) {
@@ -460,28 +456,11 @@ int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
 }
 
 int Landlock::FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode) {
-  const Domain* d = ctx.p.domain.get();
-  if (!HandlesFs(d, kFsAll)) return 0;
   // A new regular file has no rule of its own: its walk is its parent's.
   AccessMask open = 0;
   if (f_mode & kFmodeRead) open |= kFsReadFile;
   if (f_mode & kFmodeWrite) open |= kFsWriteFile;
-  const AccessMask allowed = AllowedAt(*d, dir, open);
-  if (AccessMaskSubset(open, allowed)) return 0;
-  ctx.Fail(Stage::kLandlock, [&] {
-    return fmt::format("{} would be created but not opened: {} missing", ctx.PathOf(dir),
-                       FsAuditNames(open & ~allowed));
-  });
-  return EACCES;
-}
-
-AccessMask Landlock::AllowedAt(const Domain& d, vfs::PathPos path, AccessMask request) {
-  ByLayer m;
-  const AccessMask handled = m.Init(d, request, true);
-  if (IsAccessToPathsAllowed<ByLayer>(w_, d, path, handled, &m, vfs::kNone, 0, nullptr,
-                                      vfs::kNone))
-    return request;
-  return request & ~m.Union();
+  return CheckPath(ctx, dir, open, "for opening a file to be created in");
 }
 
 int Landlock::FileTruncate(OpCtx& ctx, const OpenFile& file) {

@@ -60,13 +60,6 @@ class Landlock {
   int Net(OpCtx& ctx, uint16_t port, AccessMask request);
   int Scope(OpCtx& ctx, const Process& target, const Domain* server, AccessMask scope);
 
-  // FileRightsAt()
-  //
-  // What a file opened at `path` with `open_request` would keep (for dry
-  // runs of O_CREAT, where the file does not exist yet: `path` is its
-  // parent and the new inode has no rule).
-  AccessMask AllowedAt(const Domain& d, vfs::PathPos path, AccessMask request);
-
  private:
   static void OnInodeFree(void* self, vfs::InodeId ino);
   // A domain holds its rules' objects, and an object with holders pins its

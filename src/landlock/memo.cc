@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/landlock/fs_walk.h"
+
 namespace pathwarden::landlock {
 namespace {
 
@@ -33,12 +35,7 @@ uint64_t Key(vfs::PathPos p) { return uint64_t{p.mnt} << 32 | p.dentry; }
 // mountpoints (not evaluated), then to the parent, or from a disconnected
 // filesystem root to the mount's root. False at the real root.
 bool NextEvaluated(const vfs::World& w, vfs::PathPos* p) {
-  for (uint32_t guard = 0; guard <= w.mount_end(); ++guard) {
-    const vfs::Mount& m = w.mount(p->mnt);
-    if (p->dentry != m.root) break;
-    if (m.parent == vfs::kNone) return false;
-    *p = {m.parent, m.mountpoint};
-  }
+  if (p->dentry == w.mount(p->mnt).root && !JumpUp(w, p)) return false;
   const vfs::DentryId parent = w.dentry(p->dentry).parent;
   p->dentry = parent == p->dentry ? w.mount(p->mnt).root.get() : parent;
   return true;
@@ -83,11 +80,7 @@ LayerGrants MemoGrants(const vfs::World& w, const Domain& d, vfs::PathPos pos) {
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     const uint32_t off = static_cast<uint32_t>(dm.grants.size());
     for (int i = 0; i < n; ++i) dm.grants.push_back(base >= 0 ? dm.grants[base + i] : 0);
-    const vfs::InodeId ino = w.inode_of(it->dentry);
-    if (ino != vfs::kNone) {
-      for (const LayerAccess& l : d.FindFsRule(w.inode(ino).landlock_object))
-        dm.grants[off + l.level - 1] |= l.access;
-    }
+    for (const LayerAccess& l : FindRule(w, d, it->dentry)) dm.grants[off + l.level - 1] |= l.access;
     dm.index.emplace(Key(*it), off);
     base = off;
   }

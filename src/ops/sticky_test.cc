@@ -56,6 +56,11 @@ path = "/group/alice"
 mode = 0o666
 uid = 1000
 gid = 50
+[[node]]
+path = "/group/bob"
+mode = 0o666
+uid = 2000
+gid = 50
 [[process]]
 name = "alice"
 uid = 1000
@@ -124,7 +129,10 @@ TEST(Sticky, ReplacingSomeoneElsesEntryIsRefused) {
 }
 
 TEST(Sticky, WritePermissionOnTheDirectoryComesFirst) {
-  // /group is 1770 root:50: alice is "other", so EACCES before EPERM.
+  // /group is 1770 root:50: alice is "other", so may_delete() refuses
+  // with EACCES before the sticky rule would refuse bob's file with EPERM
+  // (her own file the sticky rule would let go).
+  EXPECT_EQ(RunSticky(Step("alice", "unlink", "/group/bob")), std::vector<int>{EACCES});
   EXPECT_EQ(RunSticky(Step("alice", "unlink", "/group/alice")), std::vector<int>{EACCES});
 }
 

@@ -6,6 +6,7 @@
 
 #include "src/security/hooks.h"
 
+#include <stdio.h>  // RENAME_EXCHANGE
 #include <sys/stat.h>
 
 #include "src/landlock/fs_walk.h"
@@ -52,9 +53,8 @@ int PathLink(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir, vfs::DentryId n
 int PathRename(OpCtx& ctx, vfs::PathPos old_dir, vfs::DentryId old_dentry, vfs::PathPos new_dir,
                vfs::DentryId new_dentry, uint32_t flags) {
   if (!ctx.p.domain) return 0;
-  constexpr uint32_t kRenameExchange = 2;
   return ctx.e.landlock().CheckRefer(ctx, {old_dir.mnt, old_dentry}, new_dir, new_dentry, true,
-                                     flags & kRenameExchange);
+                                     flags & RENAME_EXCHANGE);
 }
 
 int PathTruncate(OpCtx& ctx, vfs::PathPos file) {
