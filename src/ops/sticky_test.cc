@@ -57,7 +57,12 @@ mode = 0o666
 uid = 1000
 gid = 50
 [[node]]
-path = "/group/bob"
+path = "/searchable"
+type = "dir"
+mode = 0o1771
+gid = 50
+[[node]]
+path = "/searchable/bob"
 mode = 0o666
 uid = 2000
 gid = 50
@@ -129,10 +134,11 @@ TEST(Sticky, ReplacingSomeoneElsesEntryIsRefused) {
 }
 
 TEST(Sticky, WritePermissionOnTheDirectoryComesFirst) {
-  // /group is 1770 root:50: alice is "other", so may_delete() refuses
-  // with EACCES before the sticky rule would refuse bob's file with EPERM
-  // (her own file the sticky rule would let go).
-  EXPECT_EQ(RunSticky(Step("alice", "unlink", "/group/bob")), std::vector<int>{EACCES});
+  // /searchable is 1771 root:50: alice, "other", may search it but not
+  // write it, so may_delete() refuses with EACCES before the sticky rule
+  // would refuse bob's file with EPERM (checked on the kernel).
+  EXPECT_EQ(RunSticky(Step("alice", "unlink", "/searchable/bob")), std::vector<int>{EACCES});
+  // /group is 1770: the walk itself refuses her.
   EXPECT_EQ(RunSticky(Step("alice", "unlink", "/group/alice")), std::vector<int>{EACCES});
 }
 
