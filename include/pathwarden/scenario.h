@@ -54,6 +54,13 @@ enum class NodeType : uint8_t {
 };
 std::string_view NodeTypeName(NodeType t);
 
+// FileTypeBits() / NodeTypeOf()
+//
+// S_IFREG, S_IFDIR, S_IFLNK, ... for a node type and back (kFile for
+// anything unknown; kTmpfs and kBind are directories).
+uint32_t FileTypeBits(NodeType t);
+NodeType NodeTypeOf(uint32_t mode);
+
 // Mount flags of `mount_flags` (model values, not MS_*).
 inline constexpr uint32_t kMountRdonly = 1u << 0;
 inline constexpr uint32_t kMountNoexec = 1u << 1;

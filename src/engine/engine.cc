@@ -28,21 +28,6 @@ const StepSpec& EmptyStep() {
   return kEmpty;
 }
 
-uint32_t TypeBits(NodeType t) {
-  switch (t) {
-    case NodeType::kFile: return S_IFREG;
-    case NodeType::kDir:
-    case NodeType::kTmpfs: return S_IFDIR;
-    case NodeType::kSymlink: return S_IFLNK;
-    case NodeType::kFifo: return S_IFIFO;
-    case NodeType::kSocket: return S_IFSOCK;
-    case NodeType::kChar: return S_IFCHR;
-    case NodeType::kBlock: return S_IFBLK;
-    case NodeType::kBind: return 0;
-  }
-  return 0;
-}
-
 uint32_t MntFlags(uint32_t node_flags, bool with_ro) {
   uint32_t f = 0;
   if (with_ro && (node_flags & kMountRdonly)) f |= vfs::kMntReadonly;
@@ -343,7 +328,7 @@ std::expected<void, std::string> Engine::BuildNode(const Scenario& s, const Node
   ops::Created c;
   if (int err = ops::FilenameCreate(ctx, n.path, walk::Start{}, n.type == NodeType::kDir, &c))
     return fail(fmt::format("cannot create \"{}\": {}", n.path, ErrnoName(err)));
-  const uint32_t type = TypeBits(n.type);
+  const uint32_t type = FileTypeBits(n.type);
   uint32_t rdev = 0;
   if (n.type == NodeType::kChar || n.type == NodeType::kBlock)
     rdev = static_cast<uint32_t>(makedev(n.rdev_major, n.rdev_minor));
@@ -537,15 +522,7 @@ std::vector<TreeEntry> Engine::Snapshot() const {
     TreeEntry e;
     e.path = it.path;
     const uint32_t type = i.mode & S_IFMT;
-    switch (type) {
-      case S_IFDIR: e.type = "dir"; break;
-      case S_IFLNK: e.type = "symlink"; break;
-      case S_IFIFO: e.type = "fifo"; break;
-      case S_IFSOCK: e.type = "socket"; break;
-      case S_IFCHR: e.type = "char"; break;
-      case S_IFBLK: e.type = "block"; break;
-      default: e.type = "file"; break;
-    }
+    e.type = NodeTypeName(NodeTypeOf(type));
     e.mode = i.mode & 07777;
     e.uid = i.uid;
     e.gid = i.gid;

@@ -12,13 +12,12 @@
 #include <algorithm>
 #include <tuple>
 
+#include "pathwarden/uapi.h"
 #include "src/fuzz/gen_internal.h"
 #include "src/scenario/names.h"
 
 namespace pathwarden::fuzz::gen_internal {
 namespace {
-
-constexpr uint64_t kMsNosymfollow = 256;
 
 struct OpWeight {
   Op op;

@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "pathwarden/uapi.h"
 #include "src/kernel/layer.h"
 #include "src/kernel/process_server.h"
 #include "src/kernel/tree_builder.h"
@@ -27,7 +28,6 @@ namespace pathwarden::kernel_internal {
 namespace {
 
 constexpr long kSysFchmodat2 = 452;        // Linux 6.6; glibc 2.36 lacks it
-constexpr int kAtExecveCheck = 0x10000;    // Linux 6.14
 
 int Err(long r) { return r < 0 ? errno : 0; }
 

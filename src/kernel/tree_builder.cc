@@ -1,6 +1,7 @@
 // The scenario's [[node]] tree built with root's credentials, by the rules
 // the engine builds its own tree with (shared/spec/scenario.md, [[node]]).
 
+#include "pathwarden/uapi.h"
 #include "src/kernel/tree_builder.h"
 
 #include <fcntl.h>
@@ -22,7 +23,6 @@
 namespace pathwarden::kernel_internal {
 namespace {
 
-constexpr unsigned long kMsNosymfollow = 256;  // Linux 5.10; glibc 2.36 lacks it
 
 std::string_view TypeName(mode_t m) {
   switch (m & S_IFMT) {
@@ -265,31 +265,5 @@ class TreeBuilder {
 
 std::string BuildTree(const Scenario& s) { return TreeBuilder(s).Build(); }
 
-mode_t FileTypeBits(NodeType t) {
-  switch (t) {
-    case NodeType::kFile: return S_IFREG;
-    case NodeType::kSymlink: return S_IFLNK;
-    case NodeType::kFifo: return S_IFIFO;
-    case NodeType::kSocket: return S_IFSOCK;
-    case NodeType::kChar: return S_IFCHR;
-    case NodeType::kBlock: return S_IFBLK;
-    case NodeType::kDir:
-    case NodeType::kTmpfs:
-    case NodeType::kBind: return S_IFDIR;
-  }
-  return S_IFREG;
-}
-
-NodeType NodeTypeOf(mode_t mode) {
-  switch (mode & S_IFMT) {
-    case S_IFDIR: return NodeType::kDir;
-    case S_IFLNK: return NodeType::kSymlink;
-    case S_IFIFO: return NodeType::kFifo;
-    case S_IFSOCK: return NodeType::kSocket;
-    case S_IFCHR: return NodeType::kChar;
-    case S_IFBLK: return NodeType::kBlock;
-  }
-  return NodeType::kFile;
-}
 
 }  // namespace pathwarden::kernel_internal

@@ -22,13 +22,6 @@ namespace pathwarden::kernel_internal {
 // bind the kernel refuses), "...: internal: ...: EPERM" for the executor's.
 std::string BuildTree(const Scenario& s);
 
-// FileTypeBits() / NodeTypeOf()
-//
-// S_IFREG, S_IFDIR, S_IFLNK, ... for a node type and back (kFile for
-// anything unknown; kTmpfs and kBind are directories).
-mode_t FileTypeBits(NodeType t);
-NodeType NodeTypeOf(mode_t mode);
-
 }  // namespace pathwarden::kernel_internal
 
 #endif  // PATHWARDEN_SRC_KERNEL_TREE_BUILDER_H_

@@ -138,13 +138,6 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   return 0;
 }
 
-uint32_t LookupFlagsFor(uint32_t at_flags, bool follow_default) {
-  uint32_t l = 0;
-  if (follow_default && !(at_flags & AT_SYMLINK_NOFOLLOW)) l |= walk::kLookupFollow;
-  if (at_flags & AT_EMPTY_PATH) l |= walk::kLookupEmpty;
-  return l;
-}
-
 }  // namespace
 
 int DoChmod(OpCtx& ctx) {
@@ -223,11 +216,7 @@ int DoTruncate(OpCtx& ctx) {
     return EPERM;
   }
   if (int err = security::PathTruncate(ctx, at)) return err;
-  if (ctx.apply) {
-    ctx.w.SetData(ino, 0);
-    uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
-    if (m != i.mode) SetMode(ctx, ino, m);
-  }
+  if (ctx.apply) Truncate(ctx, ino);
   return 0;
 }
 

@@ -7,6 +7,8 @@
 
 #include "src/ops/common.h"
 
+#include <fcntl.h>
+
 #include <fmt/format.h>
 
 namespace pathwarden::ops {
@@ -34,7 +36,12 @@ int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what)
   const InodeId ino = ctx.w.inode_of(at.dentry);
   perm::PermCheck pc = perm::InodePermission(ctx.w, ctx.cred(), ino, mask);
   if (ctx.explain()) {
-    std::string s = fmt::format("{} {}", what,
+    std::string asked(what);
+    if (asked.empty())
+      asked = (mask & 7) == 0 && (mask & perm::kMayOpen)
+                  ? "permission to open"
+                  : fmt::format("{} permission on", WantString(mask & 7));
+    std::string s = fmt::format("{} {}", asked,
                                 DescribeCheck(ctx.w, ctx.cred(), at, ctx.p.root, pc));
     Stage st = pc.via == perm::PermCheck::Via::kReadonlySb ? Stage::kMount : Stage::kDac;
     if (pc.err) {
@@ -59,11 +66,14 @@ bool IsLocalMountpoint(const vfs::World& w, DentryId d) {
   return w.dentry(d).mounts() != 0;
 }
 
-int MayCreate(const OpCtx& ctx, PathPos dir, DentryId child) {
-  if (child != vfs::kNone) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} exists", ctx.PathOf({dir.mnt, child})); });
-    return EEXIST;
-  }
+uint32_t LookupFlagsFor(uint32_t at_flags, bool follow_default) {
+  uint32_t l = 0;
+  if (follow_default && !(at_flags & AT_SYMLINK_NOFOLLOW)) l |= walk::kLookupFollow;
+  if (at_flags & AT_EMPTY_PATH) l |= walk::kLookupEmpty;
+  return l;
+}
+
+int MayCreate(const OpCtx& ctx, PathPos dir) {
   if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
     ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });
     return ENOENT;
@@ -125,6 +135,30 @@ int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
   return 0;
 }
 
+int LookupOneQstr(const OpCtx& ctx, const walk::ParentResult& pr, DentryId* out) {
+  *out = ctx.w.Lookup(pr.parent.dentry, pr.last, pr.last_hash, pr.last_head);
+  if (*out != vfs::kNone) return 0;
+  if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });
+    return ENOENT;
+  }
+  if (pr.last.size() > walk::kNameMax) {
+    ctx.Fail(Stage::kWalk, [&] {
+      return fmt::format("a component of {} bytes exceeds NAME_MAX (255)", pr.last.size());
+    });
+    return ENAMETOOLONG;
+  }
+  return 0;
+}
+
+int FailMissing(const OpCtx& ctx, const walk::ParentResult& pr) {
+  ctx.Fail(Stage::kWalk, [&] {
+    const std::string dir = ctx.PathOf(pr.parent);
+    return fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last);
+  });
+  return ENOENT;
+}
+
 int FilenameCreate(const OpCtx& ctx, std::string_view name,
                    const walk::Start& start, bool want_dir, Created* out) {
   walk::ParentResult pr;
@@ -137,21 +171,9 @@ int FilenameCreate(const OpCtx& ctx, std::string_view name,
     return EEXIST;
   }
   const int err2 = MntWantWrite(ctx, pr.parent);
-  // lookup_one_qstr_excl(): cached child, else a removed directory or the
-  // filesystem's ->lookup() (NAME_MAX).
-  DentryId existing = ctx.w.Lookup(pr.parent.dentry, pr.last, pr.last_hash, pr.last_head);
+  DentryId existing;
+  if (int err = LookupOneQstr(ctx, pr, &existing)) return err;
   if (existing == vfs::kNone) {
-    if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
-      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });
-      return ENOENT;
-    }
-    if (pr.last.size() > walk::kNameMax) {
-      ctx.Fail(Stage::kWalk, [&] {
-        return fmt::format("\"{}...\" is {} bytes; NAME_MAX is 255", pr.last.substr(0, 16),
-                           pr.last.size());
-      });
-      return ENAMETOOLONG;
-    }
     if (pr.trailing_slash && !want_dir) {
       ctx.Fail(Stage::kVfs, [&] {
         return fmt::format(
@@ -167,9 +189,9 @@ int FilenameCreate(const OpCtx& ctx, std::string_view name,
     });
     return EEXIST;
   }
-  // EROFS only now: the name's own errors come first. (MntWantWrite()
-  // explained it; re-explain since the lookup may have overwritten.)
-  if (err2) return MntWantWrite(ctx, pr.parent);
+  // EROFS only now: the name's own errors come first (MntWantWrite() has
+  // explained it, and nothing since has).
+  if (err2) return err2;
   out->parent = pr.parent;
   out->name = pr.last;
   out->trailing_slash = pr.trailing_slash;
@@ -203,7 +225,7 @@ NewInodeAttrs NewAttrs(OpCtx& ctx, InodeId dir, uint32_t mode) {
   if (def != vfs::kNone) {
     if (const PosixAcl* dacl = ctx.w.acl(def)) {
       PosixAcl acl = *dacl;
-      if (acl.CreateMasq(&mode)) a.acl = ctx.apply ? ctx.w.InternAcl(acl) : def;
+      if (acl.CreateMasq(&mode)) a.acl = ctx.w.InternAcl(acl);
       if (S_ISDIR(mode)) a.default_acl = def;
     }
   } else {
@@ -254,6 +276,13 @@ uint32_t KillSuidMode(const Cred& cred, uint32_t mode, uint32_t gid) {
     kill |= S_ISGID;
   if (kill && !cred.Capable(kCapFsetid) && S_ISREG(mode)) return mode & ~kill;
   return mode;
+}
+
+void Truncate(OpCtx& ctx, InodeId ino) {
+  const vfs::Inode& i = ctx.w.inode(ino);
+  ctx.w.SetData(ino, 0);
+  const uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
+  if (m != i.mode) SetMode(ctx, ino, m);
 }
 
 void SetMode(OpCtx& ctx, InodeId ino, uint32_t mode) {

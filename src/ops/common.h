@@ -23,15 +23,23 @@ int MntWantWrite(const OpCtx& ctx, vfs::PathPos at);
 // DacCheck()
 //
 // inode_permission() on the inode at `at`, explaining a failure as
-// "<what> <path> (...)" under Stage::kDac (or kMount for EROFS).
-int DacCheck(const OpCtx& ctx, vfs::PathPos at, uint32_t mask,
-             std::string_view what);
+// "<what> <path> (...)" under Stage::kDac (or kMount for EROFS). An empty
+// `what` says what the mask asks ("read and write permission on",
+// "permission to open"), built only when explaining.
+int DacCheck(const OpCtx& ctx, vfs::PathPos at, uint32_t mask, std::string_view what = {});
+
+// LookupFlagsFor()
+//
+// The walk's flags for an *at() call's AT_SYMLINK_NOFOLLOW and
+// AT_EMPTY_PATH; `follow_default` when the call follows without them.
+uint32_t LookupFlagsFor(uint32_t at_flags, bool follow_default);
 
 // MayCreate()
 //
-// may_create(): EEXIST for an existing child, ENOENT in a removed
-// directory, then write and search permission on the directory.
-int MayCreate(const OpCtx& ctx, vfs::PathPos dir, vfs::DentryId child);
+// may_create() of a name known to be free (the callers' lookups give
+// EEXIST themselves): ENOENT in a removed directory, then write and search
+// permission on the directory.
+int MayCreate(const OpCtx& ctx, vfs::PathPos dir);
 
 // MayDelete()
 //
@@ -55,6 +63,16 @@ bool IsLocalMountpoint(const vfs::World& w, vfs::DentryId d);
 //
 // The result of FilenameCreate(): the parent, the new name, and whether a
 // trailing slash followed it.
+// LookupOneQstr()
+//
+// lookup_one_qstr_excl(): the hashed child named pr.last into *out, or
+// kNone. A miss in a removed directory is ENOENT, and a name over NAME_MAX
+// ENAMETOOLONG (the filesystem's ->lookup()); a plain miss is 0 with *out
+// kNone, for the caller to judge. FailMissing() explains and returns the
+// ENOENT of a child that must exist.
+int LookupOneQstr(const OpCtx& ctx, const walk::ParentResult& pr, vfs::DentryId* out);
+int FailMissing(const OpCtx& ctx, const walk::ParentResult& pr);
+
 struct Created {
   vfs::PathPos parent;
   std::string_view name;
@@ -70,7 +88,7 @@ struct Created {
 int FilenameCreate(const OpCtx& ctx, std::string_view name,
                    const walk::Start& start, bool want_dir, Created* out);
 
-// NewMode()
+// NewInodeAttrs, NewAttrs()
 //
 // The mode and owner a new inode gets in `dir` for a requested `mode`
 // (type included): setgid stripping, umask or the parent's default ACL,
@@ -105,6 +123,12 @@ void DropLink(OpCtx& ctx, vfs::DentryId d);
 // in the file's group `gid` -- unless the caller has CAP_FSETID.
 // Linux: fs/attr.c setattr_should_drop_suidgid()
 uint32_t KillSuidMode(const Cred& cred, uint32_t mode, uint32_t gid);
+
+// Truncate()
+//
+// do_truncate() to size 0, once every check passed: the content goes,
+// and setuid/setgid as KillSuidMode() says.
+void Truncate(OpCtx& ctx, vfs::InodeId ino);
 
 // SetMode()
 //

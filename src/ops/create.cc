@@ -19,18 +19,6 @@ using vfs::DentryId;
 using vfs::InodeId;
 using vfs::PathPos;
 
-uint32_t TypeBits(NodeType t) {
-  switch (t) {
-    case NodeType::kFile: return S_IFREG;
-    case NodeType::kFifo: return S_IFIFO;
-    case NodeType::kSocket: return S_IFSOCK;
-    case NodeType::kChar: return S_IFCHR;
-    case NodeType::kBlock: return S_IFBLK;
-    case NodeType::kDir: return S_IFDIR;
-    default: return S_IFREG;
-  }
-}
-
 // safe_hardlink_source(): a regular file, not setuid, not setgid and
 // group-executable, that the caller may read and write.
 bool SafeHardlinkSource(const OpCtx& ctx, InodeId ino) {
@@ -58,7 +46,7 @@ int DoMkdir(OpCtx& ctx) {
   if (int err = FilenameCreate(ctx, ctx.st.path, ctx.StartFor(ctx.st.path), true, &c))
     return err;
   if (int err = security::PathMkdir(ctx, c.parent)) return err;
-  if (int err = MayCreate(ctx, c.parent, vfs::kNone)) return err;
+  if (int err = MayCreate(ctx, c.parent)) return err;
   CreateObject(ctx, c.parent, c.name, (ctx.st.mode & (0777 | S_ISVTX)) | S_IFDIR, 0);
   CreatedOk(ctx, c.parent, c.name);
   return 0;
@@ -66,7 +54,7 @@ int DoMkdir(OpCtx& ctx) {
 
 int DoMknod(OpCtx& ctx) {
   const StepSpec& st = ctx.st;
-  const uint32_t type = TypeBits(st.mknod_type);
+  const uint32_t type = FileTypeBits(st.mknod_type);
   // may_mknod(), before the walk.
   if (type == S_IFDIR) {
     ctx.Fail(Stage::kArgs, "mknod cannot make directories");
@@ -80,7 +68,7 @@ int DoMknod(OpCtx& ctx) {
   if (int err = FilenameCreate(ctx, st.path, ctx.StartFor(st.path), false, &c))
     return err;
   if (int err = security::PathMknod(ctx, c.parent, mode)) return err;
-  if (int err = MayCreate(ctx, c.parent, vfs::kNone)) return err;
+  if (int err = MayCreate(ctx, c.parent)) return err;
   const bool whiteout = type == S_IFCHR && rdev == 0;
   if ((type == S_IFCHR || type == S_IFBLK) && !whiteout &&
       !ctx.cred().Capable(kCapMknod)) {
@@ -100,7 +88,7 @@ int DoSymlink(OpCtx& ctx) {
   if (int err = FilenameCreate(ctx, st.path, ctx.StartFor(st.path), false, &c))
     return err;
   if (int err = security::PathSymlink(ctx, c.parent)) return err;
-  if (int err = MayCreate(ctx, c.parent, vfs::kNone)) return err;
+  if (int err = MayCreate(ctx, c.parent)) return err;
   CreateObject(ctx, c.parent, c.name, S_IFLNK | 0777, 0, st.target);
   CreatedOk(ctx, c.parent, c.name);
   return 0;
@@ -155,7 +143,7 @@ int DoLink(OpCtx& ctx) {
   }
   if (int err = security::PathLink(ctx, old, c.parent, vfs::kNone)) return err;
   // vfs_link()
-  if (int err = MayCreate(ctx, c.parent, vfs::kNone)) return err;
+  if (int err = MayCreate(ctx, c.parent)) return err;
   const vfs::Inode& i = ctx.w.inode(ino);
   if (i.flags & (vfs::kInodeAppend | vfs::kInodeImmutable)) {
     ctx.Fail(Stage::kVfs, [&] {

@@ -21,8 +21,7 @@ int DoStat(OpCtx& ctx, bool nofollow) {
   const StepSpec& st = ctx.st;
   uint32_t flags = static_cast<uint32_t>(st.flags);
   if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
-  uint32_t lookup = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : walk::kLookupFollow;
-  if (flags & AT_EMPTY_PATH) lookup |= walk::kLookupEmpty;
+  const uint32_t lookup = LookupFlagsFor(flags, true);
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path, lookup, &at))
     return err;
@@ -39,8 +38,7 @@ int DoAccess(OpCtx& ctx) {
   const uint32_t flags = static_cast<uint32_t>(st.flags);
   if (mode & ~7u) return EINVAL;
   if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) return EINVAL;
-  uint32_t lookup = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : walk::kLookupFollow;
-  if (flags & AT_EMPTY_PATH) lookup |= walk::kLookupEmpty;
+  const uint32_t lookup = LookupFlagsFor(flags, true);
   // access_override_creds(): without AT_EACCESS, check as the real ids;
   // a non-root real uid loses every capability, root's are its permitted
   // set. The walk itself runs with these credentials.
@@ -59,19 +57,18 @@ int DoAccess(OpCtx& ctx) {
   const vfs::Inode& i = ctx.w.inode(ino);
   if ((mode & X_OK) && S_ISREG(i.mode) &&
       (ctx.w.mount(at.mnt).flags & vfs::kMntNoexec)) {
-    actx.Fail(Stage::kMount, fmt::format("{} is on a noexec mount", actx.PathOf(at)));
+    actx.Fail(Stage::kMount, [&] { return fmt::format("{} is on a noexec mount", actx.PathOf(at)); });
     return EACCES;
   }
-  if (int err = DacCheck(actx, at, mode | perm::kMayAccess,
-                         fmt::format("{} permission on", WantString(mode))))
-    return err;
+  if (int err = DacCheck(actx, at, mode | perm::kMayAccess)) return err;
   const bool special = S_ISCHR(i.mode) || S_ISBLK(i.mode) || S_ISFIFO(i.mode) || S_ISSOCK(i.mode);
   if ((mode & W_OK) && !special && (ctx.w.mount(at.mnt).flags & vfs::kMntReadonly)) {
-    actx.Fail(Stage::kMount, fmt::format("{} is on a read-only mount", actx.PathOf(at)));
+    actx.Fail(Stage::kMount,
+              [&] { return fmt::format("{} is on a read-only mount", actx.PathOf(at)); });
     return EROFS;
   }
   if (mode == 0)
-    actx.Ok(Stage::kWalk, fmt::format("{} exists (F_OK)", actx.PathOf(at)));
+    actx.Ok(Stage::kWalk, [&] { return fmt::format("{} exists (F_OK)", actx.PathOf(at)); });
   return 0;
 }
 

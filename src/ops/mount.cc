@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "pathwarden/uapi.h"
 #include "src/ops/common.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
@@ -17,8 +18,6 @@ namespace {
 using vfs::DentryId;
 using vfs::MountId;
 using vfs::PathPos;
-
-constexpr uint32_t kMsNosymfollow = 256;
 
 uint32_t MntFlagsOf(uint64_t ms) {
   uint32_t f = 0;

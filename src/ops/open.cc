@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "pathwarden/uapi.h"
 #include "src/ops/common.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
@@ -21,8 +22,18 @@ using vfs::DentryId;
 using vfs::InodeId;
 using vfs::PathPos;
 
-constexpr uint32_t kAtExecveCheck = 0x10000;
 constexpr uint32_t kFmodeCreated = 0x100000;  // FMODE_CREATED
+
+// OPEN_FMODE(): FMODE_READ/FMODE_WRITE from the access mode; 3 gives
+// neither.
+uint32_t OpenFmode(uint32_t open_flag) {
+  switch (open_flag & O_ACCMODE) {
+    case O_RDONLY: return kFmodeRead;
+    case O_WRONLY: return kFmodeWrite;
+    case O_RDWR: return kFmodeRead | kFmodeWrite;
+    default: return 0;
+  }
+}
 
 struct OpenHow {
   uint32_t open_flag = 0;   // op->open_flag
@@ -132,9 +143,7 @@ int MayOpen(const OpCtx& ctx, PathPos path, uint32_t acc_mode, uint32_t flag) {
     default:
       return EACCES;  // fail closed on an unknown type
   }
-  std::string what = fmt::format("{} permission on", WantString(acc_mode & 7));
-  if ((acc_mode & 7) == 0) what = "permission to open";
-  if (int err = DacCheck(ctx, path, perm::kMayOpen | acc_mode, what)) return err;
+  if (int err = DacCheck(ctx, path, perm::kMayOpen | acc_mode)) return err;
   if (i.flags & vfs::kInodeAppend) {
     if ((flag & O_ACCMODE) != O_RDONLY && !(flag & O_APPEND)) {
       ctx.Fail(Stage::kVfs, [&] {
@@ -309,14 +318,7 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
     // A dry run created nothing: what follows would act on a fresh, empty
     // file the caller owns, in nd.path (the parent). Every check of
     // do_open() passes for it but the LSM's open hook.
-    uint32_t f_mode = 0;
-    switch (open_flag & O_ACCMODE) {
-      case O_RDONLY: f_mode = kFmodeRead; break;
-      case O_WRONLY: f_mode = kFmodeWrite; break;
-      case O_RDWR: f_mode = kFmodeRead | kFmodeWrite; break;
-      default: break;
-    }
-    return security::FileOpenNew(ctx, nd.path, f_mode);
+    return security::FileOpenNew(ctx, nd.path, OpenFmode(open_flag));
   }
   const PathPos path = nd.path;
   const InodeId ino = ctx.w.inode_of(path.dentry);
@@ -350,14 +352,7 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
     do_truncate = true;
   }
   if (int err = MayOpen(ctx, path, acc_mode, flag)) return err;
-  // f_mode from the access mode (OPEN_FMODE()): 3 gives neither.
-  uint32_t f_mode = 0;
-  switch (open_flag & O_ACCMODE) {
-    case O_RDONLY: f_mode = kFmodeRead; break;
-    case O_WRONLY: f_mode = kFmodeWrite; break;
-    case O_RDWR: f_mode = kFmodeRead | kFmodeWrite; break;
-    default: break;
-  }
+  uint32_t f_mode = OpenFmode(open_flag);
   if (how.exec) f_mode |= kFmodeExec;
   std::shared_ptr<OpenFile> file;
   if (int err = DentryOpen(ctx, path, f_mode, open_flag, &file)) return err;
@@ -368,12 +363,7 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   if (do_truncate) {
     // handle_truncate(): the LSM's frozen truncate right, then the size.
     if (int err = security::FileTruncate(ctx, *file)) return err;
-    if (ctx.apply) {
-      const vfs::Inode& i = ctx.w.inode(ino);
-      ctx.w.SetData(ino, 0);
-      uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
-      if (m != i.mode) SetMode(ctx, ino, m);
-    }
+    if (ctx.apply) Truncate(ctx, ino);
   }
   *out = std::move(file);
   return 0;
@@ -511,11 +501,7 @@ int DoFtruncate(OpCtx& ctx) {
     return EPERM;
   }
   if (int err = security::FileTruncate(ctx, *f)) return err;
-  if (ctx.apply) {
-    ctx.w.SetData(f->inode, 0);
-    uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
-    if (m != i.mode) SetMode(ctx, f->inode, m);
-  }
+  if (ctx.apply) Truncate(ctx, f->inode);
   ctx.Ok(Stage::kFd, [&] { return fmt::format("\"{}\" is open for writing", ctx.st.fd); });
   return 0;
 }

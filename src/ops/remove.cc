@@ -16,29 +16,10 @@ namespace {
 using vfs::DentryId;
 using vfs::PathPos;
 
-// lookup_one_qstr_excl() without LOOKUP_CREATE: the cached child, or
-// ENOENT in a removed directory, ENAMETOOLONG, ENOENT.
+// lookup_one_qstr_excl() without LOOKUP_CREATE: the child must exist.
 int LookupVictim(const OpCtx& ctx, const walk::ParentResult& pr, DentryId* out) {
-  DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last, pr.last_hash, pr.last_head);
-  if (d != vfs::kNone) {
-    *out = d;
-    return 0;
-  }
-  if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });
-    return ENOENT;
-  }
-  if (pr.last.size() > walk::kNameMax) {
-    ctx.Fail(Stage::kWalk, [&] {
-      return fmt::format("a component of {} bytes exceeds NAME_MAX (255)", pr.last.size());
-    });
-    return ENAMETOOLONG;
-  }
-  std::string dir = ctx.PathOf(pr.parent);
-  ctx.Fail(Stage::kWalk, [&] {
-    return fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last);
-  });
-  return ENOENT;
+  if (int err = LookupOneQstr(ctx, pr, out)) return err;
+  return *out != vfs::kNone ? 0 : FailMissing(ctx, pr);
 }
 
 void RemovedOk(OpCtx& ctx, PathPos victim) {

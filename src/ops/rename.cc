@@ -46,25 +46,10 @@ DentryId RenameTrap(const vfs::World& w, DentryId p1, DentryId p2) {
 // may not exist (unless RENAME_EXCHANGE) and must not with NOREPLACE.
 int LookupRenameSide(const OpCtx& ctx, const walk::ParentResult& pr,
                      bool must_exist, bool must_not_exist, DentryId* out) {
-  DentryId d = ctx.w.Lookup(pr.parent.dentry, pr.last, pr.last_hash, pr.last_head);
+  DentryId d;
+  if (int err = LookupOneQstr(ctx, pr, &d)) return err;
   if (d == vfs::kNone) {
-    if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
-      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });
-      return ENOENT;
-    }
-    if (pr.last.size() > walk::kNameMax) {
-      ctx.Fail(Stage::kWalk, [&] {
-        return fmt::format("a component of {} bytes exceeds NAME_MAX (255)", pr.last.size());
-      });
-      return ENAMETOOLONG;
-    }
-    if (must_exist) {
-      std::string dir = ctx.PathOf(pr.parent);
-      ctx.Fail(Stage::kWalk, [&] {
-        return fmt::format("{}{}{} does not exist", dir, dir == "/" ? "" : "/", pr.last);
-      });
-      return ENOENT;
-    }
+    if (must_exist) return FailMissing(ctx, pr);
   } else if (must_not_exist) {
     ctx.Fail(Stage::kVfs, [&] {
       return fmt::format("{} exists and RENAME_NOREPLACE was given",
@@ -90,7 +75,7 @@ int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir
   if (int err = MayDelete(ctx, old_dir, old_d, is_dir)) return err;
   bool new_is_dir = false;
   if (target == vfs::kNone) {
-    if (int err = MayCreate(ctx, new_dir, vfs::kNone)) return err;
+    if (int err = MayCreate(ctx, new_dir)) return err;
   } else {
     new_is_dir = S_ISDIR(w.inode(target).mode);
     const bool want_dir = (flags & RENAME_EXCHANGE) ? new_is_dir : is_dir;
@@ -241,8 +226,8 @@ int DoRename(OpCtx& ctx) {
   if (int err = security::PathRename(ctx, op.parent, old_d, np.parent, new_d, flags))
     return err;
   if (int err = VfsRenameChecks(ctx, op.parent, old_d, np.parent, new_d, flags)) return err;
-  if (ctx.explain() && ctx.ex->stage() != Stage::kLandlock &&
-      ctx.ex->text().find("same inode") == std::string::npos)
+  const bool same_inode = new_d != vfs::kNone && ctx.w.inode_of(old_d) == ctx.w.inode_of(new_d);
+  if (ctx.explain() && ctx.ex->stage() != Stage::kLandlock && !same_inode)
     ctx.Ok(Stage::kDac, [&] {
       return fmt::format("{}; renamed {} to {}", ctx.ex->text(), ctx.PathOf({op.parent.mnt, old_d}),
                          st.path2);

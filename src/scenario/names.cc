@@ -1,5 +1,6 @@
 // Flag, command and type names of the scenario format.
 
+#include "pathwarden/uapi.h"
 #include "src/scenario/names.h"
 
 #include <fcntl.h>
@@ -18,7 +19,6 @@ namespace pathwarden::scenario_internal {
 namespace {
 
 // Values Debian's 6.1 headers may lack (include/uapi/linux/*.h of 6.18).
-constexpr uint64_t kMsNosymfollow = 256;
 constexpr uint32_t kFsIocGetFsUuid = 0x80111500;       // _IOR(0x15, 0, 17)
 constexpr uint32_t kFsIocGetFsSysfsPath = 0x80811501;  // _IOR(0x15, 1, 129)
 

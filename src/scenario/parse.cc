@@ -1,6 +1,8 @@
 // Scenario files: validation of the document tree into a Scenario.
 // Spec: shared/spec/scenario.md (format 1) and docs/scenario-format.md.
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -767,6 +769,33 @@ std::string_view NodeTypeName(NodeType t) {
     case NodeType::kBind: return "bind";
   }
   return "?";
+}
+
+uint32_t FileTypeBits(NodeType t) {
+  switch (t) {
+    case NodeType::kFile: return S_IFREG;
+    case NodeType::kSymlink: return S_IFLNK;
+    case NodeType::kFifo: return S_IFIFO;
+    case NodeType::kSocket: return S_IFSOCK;
+    case NodeType::kChar: return S_IFCHR;
+    case NodeType::kBlock: return S_IFBLK;
+    case NodeType::kDir:
+    case NodeType::kTmpfs:
+    case NodeType::kBind: return S_IFDIR;
+  }
+  return S_IFREG;
+}
+
+NodeType NodeTypeOf(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR: return NodeType::kDir;
+    case S_IFLNK: return NodeType::kSymlink;
+    case S_IFIFO: return NodeType::kFifo;
+    case S_IFSOCK: return NodeType::kSocket;
+    case S_IFCHR: return NodeType::kChar;
+    case S_IFBLK: return NodeType::kBlock;
+  }
+  return NodeType::kFile;
 }
 
 uint32_t NodeSpec::EffectiveMode() const {
