@@ -18,60 +18,6 @@
 namespace pathwarden::cli {
 namespace {
 
-std::string Names(landlock::AccessMask m, int n, std::string_view (*name)(int)) {
-  std::string s;
-  for (int i = 0; i < n; ++i) {
-    if (!(m & (1u << i))) continue;
-    if (!s.empty()) s += ',';
-    s += name(i);
-  }
-  return s;
-}
-
-// A short rendering of what a step does: "open /a O_WRONLY".
-std::string DescribeStep(const StepSpec& st) {
-  std::string op(OpName(st.op));
-  std::string flags = FormatStepFlags(st);
-  auto with_flags = [&](std::string s) {
-    if (!flags.empty() && (st.flags != 0 || st.access_mode != 0 || st.op == Op::kOpen))
-      s += " " + flags;
-    return s;
-  };
-  std::string at = st.dirfd.empty() ? "" : fmt::format(" (at fd {})", st.dirfd);
-  switch (st.op) {
-    case Op::kClose:
-    case Op::kFtruncate:
-    case Op::kFchdir: return fmt::format("{} fd {}", op, st.fd);
-    case Op::kIoctl: return fmt::format("ioctl fd {} {}", st.fd, st.cmd_text);
-    case Op::kSymlink: return fmt::format("symlink {}{} -> \"{}\"", st.path, at, st.target);
-    case Op::kLink:
-    case Op::kRename:
-    case Op::kBindMount: return with_flags(fmt::format("{} {}{} {}", op, st.path, at, st.path2));
-    case Op::kSignal:
-    case Op::kConnectAbstract: return fmt::format("{} {}", op, st.target);
-    case Op::kSendFd: return fmt::format("send_fd {} to {}", st.fd, st.target);
-    case Op::kBindTcp:
-    case Op::kConnectTcp: return fmt::format("{} port {}", op, st.port);
-    case Op::kChmod: return with_flags(fmt::format("chmod {}{} 0o{:o}", st.path, at, st.mode));
-    case Op::kChown:
-    case Op::kLchown: return with_flags(fmt::format("{} {}{} {}:{}", op, st.path, at, st.uid, st.gid));
-    case Op::kMkdir: return fmt::format("mkdir {}{} 0o{:o}", st.path, at, st.mode);
-    case Op::kMknod:
-      return fmt::format("mknod {}{} {} 0o{:o}", st.path, at,
-                         st.mknod_type == NodeType::kDir ? "dir" : NodeTypeName(st.mknod_type),
-                         st.mode);
-    case Op::kRestrict:
-      if (!st.layer) return "restrict";
-      return fmt::format("restrict (fs: {}; net: {}; scoped: {}; {} rules)",
-                         Names(st.layer->handled_fs, landlock::kNumFsRights, landlock::FsRightName),
-                         Names(st.layer->handled_net, landlock::kNumNetRights, landlock::NetRightName),
-                         Names(st.layer->scoped, landlock::kNumScopes, landlock::ScopeName),
-                         st.layer->rules.size());
-    default: return with_flags(fmt::format("{} {}{}", op, st.path, at));
-  }
-}
-
-
 }  // namespace
 
 

@@ -124,7 +124,7 @@ struct KernelOptions {
   bool capture_tree = false;
 };
 
-// KernelAvailable()
+// KernelUnavailableReason()
 //
 // Empty when RunInKernel() can run files here (root, Landlock enabled);
 // else the reason it skips them.

@@ -203,10 +203,20 @@ std::expected<Scenario, std::string> ParseScenario(std::string_view text,
 // fuzzer writes).
 std::string ScenarioToToml(const Scenario& s);
 
-// FormatFlags()
+// FormatStepFlags()
 //
 // The symbolic form of a step's flags for its operation ("O_RDONLY|O_CREAT").
+// ShownStepFlags() is the same, or "" when the step has no flags worth
+// showing (none set, and not an open, whose access mode always shows).
 std::string FormatStepFlags(const StepSpec& step);
+std::string ShownStepFlags(const StepSpec& step);
+
+// DescribeStep()
+//
+// A short rendering of what a step does: "open /a O_WRONLY", "rename /a
+// /b", "restrict (fs: read_file; net: ; scoped: ; 1 rules)". Paths longer
+// than `max_path` (when not 0) are shortened in the middle.
+std::string DescribeStep(const StepSpec& st, size_t max_path = 0);
 
 }  // namespace pathwarden
 

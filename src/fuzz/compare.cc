@@ -10,11 +10,6 @@
 namespace pathwarden::fuzz {
 namespace {
 
-std::string Short(const std::string& path) {
-  if (path.size() <= 60) return path;
-  return path.substr(0, 28) + "..." + path.substr(path.size() - 28);
-}
-
 // What differs first between two trees (sorted by path).
 std::string FirstTreeField(const std::vector<TreeEntry>& engine, const std::vector<TreeEntry>& kernel) {
   size_t i = 0, j = 0;
@@ -38,36 +33,6 @@ std::string FirstTreeField(const std::vector<TreeEntry>& engine, const std::vect
 }  // namespace
 
 
-std::string DescribeStep(const StepSpec& st) {
-  std::string s(OpName(st.op));
-  if (!st.fd.empty() && st.op != Op::kOpen) s += " fd " + st.fd;
-  if (!st.dirfd.empty()) s += " at " + st.dirfd;
-  switch (st.op) {
-    case Op::kClose:
-    case Op::kFtruncate:
-    case Op::kFchdir:
-    case Op::kBindTcp:
-    case Op::kConnectTcp:
-    case Op::kRestrict: break;
-    case Op::kSignal:
-    case Op::kConnectAbstract:
-    case Op::kSendFd: s += " to " + st.target; break;
-    case Op::kIoctl: s += " " + st.cmd_text; break;
-    default: s += " " + (st.path.empty() ? std::string("\"\"") : Short(st.path));
-  }
-  if (st.op == Op::kLink || st.op == Op::kRename || st.op == Op::kBindMount) s += " " + Short(st.path2);
-  if (st.op == Op::kSymlink) s += " -> " + Short(st.target);
-  if (st.op == Op::kBindTcp || st.op == Op::kConnectTcp) s += fmt::format(" port {}", st.port);
-  if (st.op == Op::kChmod || st.op == Op::kMkdir || st.op == Op::kMknod ||
-      (st.op == Op::kOpen && (st.flags & 0100)))
-    s += fmt::format(" 0o{:o}", st.mode);
-  if (st.op == Op::kChown || st.op == Op::kLchown) s += fmt::format(" {}:{}", st.uid, st.gid);
-  std::string flags = FormatStepFlags(st);
-  if (!flags.empty() && (st.flags != 0 || st.access_mode != 0 || st.op == Op::kOpen)) s += " " + flags;
-  if (st.op == Op::kOpen && !st.fd.empty()) s += " as " + st.fd;
-  return s;
-}
-
 std::string Disagreement::Summary(const Scenario& s) const {
   switch (kind) {
     case Kind::kNone: return "no disagreement";
@@ -75,7 +40,7 @@ std::string Disagreement::Summary(const Scenario& s) const {
       return fmt::format("engine {}, kernel {} at step {} ({}{})", ErrnoName(engine_err),
                          ErrnoName(kernel_err), step + 1,
                          s.steps[step].as == "root" ? "" : s.steps[step].as + ": ",
-                         DescribeStep(s.steps[step]));
+                         DescribeStep(s.steps[step], 60));
     case Kind::kTree:
       return fmt::format("final trees differ: {}{}", details.empty() ? "" : details[0],
                          details.size() > 1 ? fmt::format(" (and {} more)", details.size() - 1) : "");

@@ -63,11 +63,6 @@ Disagreement Compare(const Scenario& s, const RunResult& engine, const RunResult
 bool HasDisagreement(const Scenario& s, const RunResult& engine, const RunResult& kernel,
                      const std::string& signature);
 
-// DescribeStep()
-//
-// "rename /a /b RENAME_EXCHANGE", "open fd3 = /f O_RDWR|O_CREAT".
-std::string DescribeStep(const StepSpec& st);
-
 }  // namespace pathwarden::fuzz
 
 #endif  // PATHWARDEN_SRC_FUZZ_COMPARE_H_

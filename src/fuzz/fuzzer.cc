@@ -149,7 +149,8 @@ class Fuzzer {
     m.signature = d.Signature();
     m.steps_before = original.steps.size();
     Scenario best = original;
-    if (o_.shrink && shrunk_[m.signature]++ < o_.shrink_per_signature) {
+    const bool shrink = o_.shrink && shrunk_[m.signature]++ < o_.shrink_per_signature;
+    if (shrink) {
       auto keep = [&](const Scenario& c) {
         if (!ValidateScenario(c, /*build=*/false).empty()) return false;
         RunResult e = Engine(c);
@@ -182,7 +183,7 @@ class Fuzzer {
     m.summary = final.Summary(best);
     m.engine_reason = final.engine_reason;
     m.steps_after = best.steps.size();
-    if (m.shrink_tries == 0 && o_.shrink) m.summary += " (not shrunk: seen before)";
+    if (o_.shrink && !shrink) m.summary += " (not shrunk: seen before)";
     best.description = m.summary;
     if (k.status == RunResult::Status::kRan)
       for (size_t i = 0; i < best.steps.size() && i < k.steps.size(); ++i) best.steps[i].expect = k.steps[i].err;

@@ -22,6 +22,8 @@ namespace pathwarden::fuzz::gen_internal {
 // Owners and ACL qualifiers come from small pools, so that ids collide.
 inline constexpr uint32_t kUids[] = {0, 1000, 1001, 2000};
 inline constexpr uint32_t kGids[] = {0, 50, 1000, 2000};
+// Ports of port rules and TCP steps: both sides of 1024, some common.
+inline constexpr uint32_t kPorts[] = {22, 80, 443, 1023, 1024, 5000, 8080};
 
 // An object the generator believes is in the tree: from the engine's view
 // of the built tree, plus the names steps create. `type` is a TreeEntry

@@ -15,7 +15,6 @@ namespace {
 constexpr int kCaps[] = {kCapDacOverride, kCapDacReadSearch, kCapFowner,        kCapChown,
                          kCapFsetid,      kCapMknod,         kCapKill,          kCapNetBindService,
                          kCapSysAdmin,    kCapSysChroot,     kCapLinuxImmutable};
-constexpr uint32_t kPorts[] = {22, 80, 443, 1023, 1024, 5000, 8080};
 constexpr uint32_t kUmasks[] = {0, 022, 077, 027, 002, 0777, 007};
 
 landlock::AccessMask RandomSubset(Rng& rng, landlock::AccessMask of, int percent) {

@@ -39,7 +39,6 @@ constexpr OpWeight kOps[] = {
 constexpr std::string_view kIoctls[] = {"FIONREAD", "FIOCLEX", "FIONCLEX", "FIONBIO",
                                         "FIOASYNC", "FIOQSIZE", "FIGETBSZ", "FS_IOC_GETFLAGS",
                                         "TCGETS"};
-constexpr uint32_t kPorts[] = {22, 80, 443, 1023, 1024, 5000, 8080};
 
 uint32_t CreateMode(Rng& rng) {
   static constexpr uint32_t kModes[] = {0644, 0600, 0666, 0755, 0777, 0700, 0444, 04755, 02755, 01777, 0};

@@ -101,7 +101,6 @@ struct TreeBuilder {
   GenState& g;
   Rng& rng;
   int budget;
-  std::vector<std::string> dirs;   // directory paths made so far
   std::vector<std::string> paths;  // every node path
 
   std::string Child(const std::string& dir, std::vector<std::string>* used) {
@@ -145,8 +144,8 @@ struct TreeBuilder {
       MaybeAcl(rng, &n, is_dir);
       if (n.type == NodeType::kTmpfs) {
         n.mount_flags = MountFlags(rng);
-        // The mount point first, explicitly: the executors differ on the
-        // objects they make on their own (see ValidateScenario()).
+        // The mount point first, explicitly, so that it gets modes and
+        // owners of its own to cover.
         NodeSpec point;
         point.path = path;
         point.type = NodeType::kDir;
@@ -166,7 +165,6 @@ struct TreeBuilder {
       }
       g.s->nodes.push_back(n);
       if (is_dir) {
-        dirs.push_back(path);
         Dir(path, depth + 1);
         // Now and then a tmpfs covers a directory and what it holds.
         if (n.type == NodeType::kDir && rng.Percent(5)) {
@@ -216,8 +214,7 @@ void GenerateTree(GenState& g) {
     if (rng.Percent(30)) root.acl = RandomAcl(rng);
     s.nodes.push_back(root);
   }
-  TreeBuilder b{g, rng, rng.Range(8, 30), {}, {}};
-  b.dirs.push_back("/");
+  TreeBuilder b{g, rng, rng.Range(8, 30), {}};
   b.Dir("/", 0);
   // Now and then a shared sticky directory holding other users' files,
   // fifos and symlinks: what the sticky and protected_* rules are about.
@@ -229,7 +226,6 @@ void GenerateTree(GenState& g) {
     dir.mode = rng.Pick(kStickyModes);
     MaybeOwner(rng, &dir);
     s.nodes.push_back(dir);
-    b.dirs.push_back(dir.path);
     const int n = rng.Range(2, 5);
     for (int i = 0; i < n; ++i) {
       NodeSpec f;

@@ -73,14 +73,7 @@ std::map<std::string, bool> NodeView(const Scenario& s, std::string* error) {
 
 }  // namespace gen_internal
 
-std::string ImplicitObject(const Scenario& s) {
-  std::string error;
-  gen_internal::NodeView(s, &error);
-  return error;
-}
-
 std::string ValidateScenario(const Scenario& s, bool build) {
-  if (std::string why = ImplicitObject(s); !why.empty()) return why;
   const std::string toml = ScenarioToToml(s);
   auto back = ParseScenario(toml, s.file, /*json=*/false);
   if (!back) return fmt::format("its TOML does not parse: {}", back.error());

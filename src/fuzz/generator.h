@@ -41,23 +41,12 @@ Scenario GenerateScenario(uint64_t case_seed, const GenOptions& options);
 
 // ValidateScenario()
 //
-// "" when `s` makes every object of its tree explicitly (see
-// ImplicitObject()), round-trips through ScenarioToToml() and
-// ParseScenario() unchanged and builds in the engine; else what is wrong.
+// "" when `s` round-trips through ScenarioToToml() and ParseScenario()
+// unchanged and builds in the engine; else what is wrong.
 // `build` false leaves the last to the caller (whose RunInEngine() says
 // kError then), as building is the costly part.
 std::string ValidateScenario(const Scenario& s, bool build = true);
 
-// ImplicitObject()
-//
-// "" when every node's parent is an earlier directory node (or "/") and
-// every tmpfs and bind node mounts on an earlier node; else the first
-// node that relies on an object the executor makes on its own. Those
-// objects differ between the executors (the engine gives them exactly
-// 0755 root:root, the kernel's builder lets them inherit a setgid bit, a
-// group or a default ACL), a known disagreement the fuzzer steers clear
-// of, shrinking included.
-std::string ImplicitObject(const Scenario& s);
 
 }  // namespace pathwarden::fuzz
 

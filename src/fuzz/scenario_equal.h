@@ -20,7 +20,7 @@ namespace pathwarden::fuzz {
 // FirstDifference()
 //
 // "" when `a` and `b` run the same; else where they first differ
-// ("step 3: flags 64 vs 0").
+// ("step 3: flags differs").
 std::string FirstDifference(const Scenario& a, const Scenario& b);
 
 }  // namespace pathwarden::fuzz

@@ -149,7 +149,7 @@ class Shrinker {
   bool SimplifyLayer(std::function<LayerSpec&(Scenario&)> layer) {
     bool progress = false;
     // A right the layer stops handling goes from its rules too.
-    for (int bit = 0; bit < 16 && Left(); ++bit) {
+    for (int bit = 0; bit < landlock::kNumFsRights && Left(); ++bit) {
       const landlock::AccessMask m = 1u << bit;
       progress |= Attempt([&](Scenario& c) {
         LayerSpec& l = layer(c);

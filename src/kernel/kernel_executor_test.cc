@@ -212,9 +212,9 @@ uid = 1000
 [[step]]
 op = "stat"
 path = "/tmp/l"
-expect = "ok"
+expect = "{}"
 )",
-                     protected_symlinks);
+                     protected_symlinks, protected_symlinks ? "EACCES" : "ok");
 }
 
 TEST_F(KernelExecutor, SysctlsApplyDuringTheRunAndAreRestoredAfter) {

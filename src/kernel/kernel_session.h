@@ -50,8 +50,9 @@ class KernelSession {
   // Run()
   //
   // As RunInKernel(). kSkipped for another ABI, for capabilities this
-  // machine cannot grant, and for devices other than null, zero and full
-  // (opening another device could reach a real driver).
+  // machine cannot grant, and for devices that could reach a real driver
+  // (null, zero and full are safe, and majors no driver has where modules
+  // cannot be loaded).
   RunResult Run(const Scenario& s, const KernelOptions& options);
 
   // RunBatch()

@@ -46,14 +46,14 @@ as = "u"
 op = "link"
 path = "/f"
 path2 = "/tmp/l"
-expect = "ok"
+expect = "{}"
 [[step]]
 as = "u"
 op = "mkdir"
 path = "/tmp/mine"
 expect = "ok"
 )",
-                     protected_hardlinks);
+                     protected_hardlinks, protected_hardlinks ? "EPERM" : "ok");
 }
 
 TEST_F(KernelSessionTest, EachRunGetsItsSysctlsAndAFreshTree) {

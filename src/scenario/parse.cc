@@ -844,7 +844,7 @@ std::string FormatStepFlags(const StepSpec& step) {
       case 0: add("O_RDONLY"); break;
       case 1: add("O_WRONLY"); break;
       case 2: add("O_RDWR"); break;
-      default: add("O_ACCMODE"); break;
+      default: add("O_WRONLY|O_RDWR"); break;  // 3 has no name; these OR to it
     }
   }
   if (fam == FlagFamily::kAccess) {

@@ -172,11 +172,7 @@ std::string ScenarioToToml(const Scenario& s) {
     if (st.op == Op::kLink || st.op == Op::kRename || st.op == Op::kBindMount)
       out += "path2 = " + Quote(st.path2) + "\n";
     if (!st.dirfd.empty()) out += "dirfd = " + Quote(st.dirfd) + "\n";
-    std::string flags = FormatStepFlags(st);
-    // Access mode 3 has no name of its own; the names OR to it.
-    if (st.op == Op::kOpen && flags.starts_with("O_ACCMODE"))
-      flags.replace(0, 9, "O_WRONLY|O_RDWR");
-    if (!flags.empty() && (st.flags != 0 || st.access_mode != 0 || st.op == Op::kOpen))
+    if (std::string flags = ShownStepFlags(st); !flags.empty())
       out += "flags = " + Quote(flags) + "\n";
     if (st.op == Op::kOpen || st.op == Op::kMknod || st.op == Op::kMkdir || st.op == Op::kChmod)
       out += fmt::format("mode = 0o{:o}\n", st.mode);
