@@ -2,6 +2,7 @@
 // leaves no process behind.
 
 #include "src/kernel/kernel_server.h"
+#include "src/kernel/kernel_test_util.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -38,12 +39,7 @@ std::vector<pid_t> Children() {
   return out;
 }
 
-class KernelServerTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (std::string why = KernelUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
-  }
-};
+class KernelServerTest : public kernel_testing::KernelTest {};
 
 constexpr std::string_view kScenarios[] = {
     R"(format = 1
@@ -86,9 +82,7 @@ path = "/f/g"
 TEST_F(KernelServerTest, AnswersAsTheDirectPathDoes) {
   std::vector<Scenario> scenarios;
   for (std::string_view text : kScenarios) {
-    auto s = ParseScenario(text, "t.toml", false);
-    ASSERT_TRUE(s.has_value()) << s.error();
-    scenarios.push_back(std::move(*s));
+    scenarios.push_back(kernel_testing::Parse(text));
   }
   KernelOptions o;
   o.capture_tree = true;
@@ -123,14 +117,13 @@ TEST_F(KernelServerTest, LeavesNoProcessBehind) {
     ASSERT_EQ((*guard)->Set(SysctlValues{}), "");
     auto server = KernelServer::Spawn();
     ASSERT_TRUE(server.has_value()) << server.error();
-    auto s = ParseScenario(kScenarios[0], "t.toml", false);
-    ASSERT_TRUE(s.has_value()) << s.error();
+    const Scenario s = kernel_testing::Parse(kScenarios[0]);
     SupervisorParams params;
     params.mount_dir = std::string(kStateDir) + "/root";
     mkdir(params.mount_dir.c_str(), 0755);
     params.caps_available = AvailableCaps();
     for (int i = 0; i < 5; ++i) {
-      RunResult r = (*server)->Run(*s, KernelOptions{}, params);
+      RunResult r = (*server)->Run(s, KernelOptions{}, params);
       EXPECT_EQ(r.status, RunResult::Status::kRan) << r.message;
     }
     // The server, and the sysctl guardian while the values differ from

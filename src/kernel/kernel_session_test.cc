@@ -2,6 +2,7 @@
 // namespaces each time, and the throughput the differential fuzzer needs.
 
 #include "src/kernel/kernel_session.h"
+#include "src/kernel/kernel_test_util.h"
 
 #include <chrono>
 #include <cstdio>
@@ -12,18 +13,10 @@
 namespace pathwarden::kernel_internal {
 namespace {
 
-class KernelSessionTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (std::string why = KernelUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
-  }
-};
+class KernelSessionTest : public kernel_testing::KernelTest {};
 
-Scenario Parse(std::string_view toml) {
-  auto s = ParseScenario(toml, "t.toml", false);
-  EXPECT_TRUE(s.has_value()) << s.error();
-  return s.value_or(Scenario{});
-}
+using kernel_testing::ErrsOf;
+using kernel_testing::Parse;
 
 // A hard link to another user's file is refused under protected_hardlinks.
 std::string HardlinkScenario(int protected_hardlinks) {
@@ -147,8 +140,7 @@ TEST_F(KernelSessionTest, ThroughputOfATypicalScenario) {
   ASSERT_TRUE(session.has_value()) << session.error();
   RunResult first = (*session)->Run(s, KernelOptions{});
   ASSERT_EQ(first.status, RunResult::Status::kRan) << first.message;
-  std::vector<int> want;
-  for (const StepResult& r : first.steps) want.push_back(r.err);
+  const std::vector<int> want = ErrsOf(first);
   EXPECT_EQ(want[0], 0);
   EXPECT_EQ(want[1], EACCES);  // Landlock: /d1 is outside the rule
   EXPECT_EQ(want[2], 0);
@@ -156,9 +148,7 @@ TEST_F(KernelSessionTest, ThroughputOfATypicalScenario) {
   for (int i = 0; i < kRuns; ++i) {
     RunResult r = (*session)->Run(s, KernelOptions{});
     ASSERT_EQ(r.status, RunResult::Status::kRan) << r.message;
-    std::vector<int> got;
-    for (const StepResult& sr : r.steps) got.push_back(sr.err);
-    ASSERT_EQ(got, want) << "run " << i << " differs from the first";
+    ASSERT_EQ(ErrsOf(r), want) << "run " << i << " differs from the first";
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double steps_per_s = kRuns * static_cast<double>(s.steps.size()) / secs;

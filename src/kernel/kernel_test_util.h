@@ -15,14 +15,39 @@
 
 namespace pathwarden::kernel_testing {
 
-// Every expectation in these tests is what Linux 6.18 answers; root and
-// Landlock are needed, else the test is skipped with the reason.
-class KernelExecutor : public ::testing::Test {
+// KernelTest
+//
+// Every expectation in the kernel tests is what Linux 6.18 answers; root
+// and Landlock are needed, else the test is skipped with the reason.
+class KernelTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::string why = KernelUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
   }
+};
 
+// Parse()
+//
+// A scenario from test text (an empty one, with a test failure, when it
+// does not parse).
+inline Scenario Parse(std::string_view toml) {
+  auto s = ParseScenario(toml, "t.toml", false);
+  EXPECT_TRUE(s.has_value()) << s.error();
+  return s.value_or(Scenario{});
+}
+
+// ErrsOf()
+//
+// The errno of every step of a run.
+inline std::vector<int> ErrsOf(const RunResult& r) {
+  std::vector<int> errs;
+  for (const StepResult& s : r.steps) errs.push_back(s.err);
+  return errs;
+}
+
+// KernelExecutor: scenario text in, the kernel's answers out.
+class KernelExecutor : public KernelTest {
+ protected:
   static RunResult Run(std::string_view toml, bool capture_tree = false) {
     auto s = ParseScenario(toml, "t.toml", false);
     EXPECT_TRUE(s.has_value()) << s.error();
@@ -36,9 +61,7 @@ class KernelExecutor : public ::testing::Test {
   static std::vector<int> Errs(std::string_view toml) {
     RunResult r = Run(toml);
     EXPECT_EQ(r.status, RunResult::Status::kRan) << r.message;
-    std::vector<int> errs;
-    for (const StepResult& s : r.steps) errs.push_back(s.err);
-    return errs;
+    return ErrsOf(r);
   }
 };
 

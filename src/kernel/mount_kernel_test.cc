@@ -15,6 +15,7 @@ namespace pathwarden {
 namespace {
 
 using ::testing::ElementsAre;
+using kernel_testing::ErrsOf;
 using kernel_testing::KernelExecutor;
 
 TEST_F(KernelExecutor, UmountOfABusyMountIsEbusy) {
@@ -278,9 +279,7 @@ expect = "EXDEV"
 )",
                     /*capture_tree=*/true);
   ASSERT_EQ(r.status, RunResult::Status::kRan) << r.message;
-  std::vector<int> errs;
-  for (const StepResult& st : r.steps) errs.push_back(st.err);
-  EXPECT_THAT(errs, ElementsAre(EROFS, 0, EXDEV));
+  EXPECT_THAT(ErrsOf(r), ElementsAre(EROFS, 0, EXDEV));
   std::vector<std::string> paths;
   for (const TreeEntry& e : r.tree) paths.push_back(fmt::format("{}:{}:{}", e.path, e.type, e.size));
   EXPECT_THAT(paths, ElementsAre("/:dir:0", "/dir:dir:0", "/dir/x:file:0", "/dst:file:3",

@@ -2,6 +2,7 @@
 // puts the host's values back before anything else.
 
 #include "src/kernel/sysctl_guard.h"
+#include "src/kernel/kernel_test_util.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -51,12 +52,7 @@ bool CrashAHolder(const SysctlValues& values, bool guardian_too) {
   return got && ok == 1 && WIFSIGNALED(status);
 }
 
-class SysctlGuardTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (std::string why = KernelUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
-  }
-};
+class SysctlGuardTest : public kernel_testing::KernelTest {};
 
 // Values are compared under the lock only: outside it, another pathwarden
 // process (ctest -j) may be running a scenario with its own.
