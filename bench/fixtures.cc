@@ -27,18 +27,18 @@ std::unique_ptr<Engine> ChainEngine(int depth, int layers, const EngineOptions& 
   // ioctl_dev, in a ruleset handling ioctl_dev|write_file|make_reg.
   landlock::Ruleset rs;
   rs.handled_fs = landlock::kFsIoctlDev | landlock::kFsWriteFile | landlock::kFsMakeReg;
-  const landlock::AccessMask implicit = landlock::kFsAll & ~(rs.handled_fs | landlock::kFsRefer);
+  RuleSpec rule;
+  rule.access = landlock::kFsIoctlDev;
+  std::string why;
   vfs::PathPos cur = w.root();
   const vfs::SbId sb = w.inode(w.inode_of(cur.dentry)).sb;
   for (int i = 0; i < depth; ++i) {
-    rs.rules.push_back({false, ll.ObjectFor(w.inode_of(cur.dentry)), 0,
-                        landlock::kFsIoctlDev | implicit, ""});
+    if (ll.AddPathRule(rs, rule, cur, &why) != 0) return nullptr;
     const vfs::InodeId ino = w.NewInode(sb, S_IFDIR | 0755, 0, 0);
     w.SetNlink(ino, 2);
     cur.dentry = w.Link(cur.dentry, "d", ino);
   }
   Process& p = e->process(e->FindProcess("sb"));
-  std::string why;
   for (int l = 0; l < layers; ++l)
     if (ll.Restrict(p, rs, &why) != 0) return nullptr;
   e->InstallFd(p, "inner", e->NewFile(p, cur, kFmodePath, O_PATH));
@@ -97,13 +97,20 @@ gid = 1000
   rs.handled_fs = landlock::kFsReadFile | landlock::kFsReadDir;
   vfs::World::WriteGuard g(w);
   const vfs::DentryId inc = w.Lookup(usr_dir.dentry, "include");
-  if (inc != vfs::kNone)
-    rs.rules.push_back({false, ll.ObjectFor(w.inode_of(inc)), 0,
-                        landlock::kFsReadFile | (landlock::kFsAll & ~(rs.handled_fs | landlock::kFsRefer)),
-                        "/usr/include"});
-  Process& sb = e->process(e->FindProcess("sb"));
   std::string err;
-  ll.Restrict(sb, rs, &err);
+  if (inc != vfs::kNone) {
+    RuleSpec rule;
+    rule.path = "/usr/include";
+    rule.access = landlock::kFsReadFile;
+    if (ll.AddPathRule(rs, rule, {usr_dir.mnt, inc}, &err) != 0) {
+      *why = "the sandbox's rule: " + err;
+      return nullptr;
+    }
+  }
+  if (ll.Restrict(e->process(e->FindProcess("sb")), rs, &err) != 0) {
+    *why = "the sandbox's layer: " + err;
+    return nullptr;
+  }
   return e;
 }
 

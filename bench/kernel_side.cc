@@ -21,19 +21,16 @@
 
 #include "bench/bench.h"
 #include "pathwarden/landlock.h"
+#include "src/kernel/landlock_uapi.h"
 
 namespace pathwarden::bench {
 namespace {
 
-struct RulesetAttr {
-  uint64_t handled_access_fs;
-  uint64_t handled_access_net;
-  uint64_t scoped;
-};
-struct PathBeneathAttr {
-  uint64_t allowed_access;
-  int32_t parent_fd;
-} __attribute__((packed));
+using kernel_internal::LandlockAddRule;
+using kernel_internal::LandlockCreateRuleset;
+using kernel_internal::LandlockPathBeneathAttr;
+using kernel_internal::LandlockRestrictSelf;
+using kernel_internal::LandlockRulesetAttr;
 
 // In the child: a private tmpfs, a chain of `depth` directories "d" with a
 // rule granting ioctl_dev on each, a ruleset handling ioctl_dev,
@@ -49,14 +46,17 @@ struct PathBeneathAttr {
   if (unshare(CLONE_NEWNS) != 0) fail(errno);
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail(errno);
   if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "mode=0755") != 0) fail(errno);
-  RulesetAttr attr{landlock::kFsIoctlDev | landlock::kFsWriteFile | landlock::kFsMakeReg, 0, 0};
-  const int rs = static_cast<int>(syscall(444, &attr, sizeof attr, 0));
+  LandlockRulesetAttr attr;
+  attr.handled_access_fs = landlock::kFsIoctlDev | landlock::kFsWriteFile | landlock::kFsMakeReg;
+  const int rs = LandlockCreateRuleset(&attr, sizeof attr, 0);
   if (rs < 0) fail(errno);
   int cur = open(dir.c_str(), O_PATH | O_CLOEXEC);
   if (cur < 0) fail(errno);
   for (int i = 0; i < depth; ++i) {
-    PathBeneathAttr rule{landlock::kFsIoctlDev, cur};
-    if (syscall(445, rs, landlock::kRulePathBeneath, &rule, 0) != 0) fail(errno);
+    LandlockPathBeneathAttr rule;
+    rule.allowed_access = landlock::kFsIoctlDev;
+    rule.parent_fd = cur;
+    if (LandlockAddRule(rs, landlock::kRulePathBeneath, &rule, 0) != 0) fail(errno);
     if (mkdirat(cur, "d", 0755) != 0) fail(errno);
     const int next = openat(cur, "d", O_PATH | O_CLOEXEC);
     if (next < 0) fail(errno);
@@ -64,7 +64,7 @@ struct PathBeneathAttr {
     cur = next;
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(errno);
-  if (syscall(446, rs, 0) != 0) fail(errno);
+  if (LandlockRestrictSelf(rs, 0) != 0) fail(errno);
   auto once = [&] {
     const int fd = openat(cur, "file.txt", O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
     if (fd >= 0) close(fd);

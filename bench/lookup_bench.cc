@@ -38,7 +38,8 @@ void RunLookup(const Options& o, Reporter& r) {
   std::string target = "/usr/include/linux/fs.h";
   struct stat st;
   if (o.usr != "/usr" || stat(target.c_str(), &st) != 0) {
-    // Another tree: the deepest regular file of its first few entries.
+    // Another tree: the first path of it, longer than half of fs.h's, that
+    // the user may stat.
     for (const std::string& p : AllPaths(e->world(), e->world().root(), "")) {
       StepSpec probe;
       probe.as = "user";

@@ -16,24 +16,11 @@
 #include "src/kernel/kernel_session.h"
 
 namespace pathwarden::cli {
-namespace {
-
-}  // namespace
-
-
-namespace {
-
-struct Loaded {
-  Scenario s;
-  std::string build_error;
-};
-
-}  // namespace
 
 int RunCheck(const CheckOptions& o) {
   // Parse and build everything first: a file with an error runs nothing,
   // and then no file runs.
-  std::vector<Loaded> files;
+  std::vector<Scenario> files;
   bool any_error = false;
   for (const std::string& f : o.files) {
     auto s = LoadScenarioFile(f);
@@ -48,7 +35,7 @@ int RunCheck(const CheckOptions& o) {
       any_error = true;
       continue;
     }
-    files.push_back({std::move(*s), {}});
+    files.push_back(std::move(*s));
   }
   if (any_error) return 2;
 
@@ -71,8 +58,7 @@ int RunCheck(const CheckOptions& o) {
   uint64_t steps = 0, failed = 0, skipped_files = 0, tree_failures = 0, variant_failures = 0;
   bool kernel_error = false;
   EngineStats total;
-  for (const Loaded& l : files) {
-    const Scenario& s = l.s;
+  for (const Scenario& s : files) {
     RunResult engine;
     if (use_engine) {
       EngineStats stats;

@@ -28,8 +28,9 @@ int main(int argc, char** argv) {
   cmd->add_flag("--no-memo", no_memo, "walk to the root on every Landlock check");
   cmd->add_flag("--show-tree", check.show_tree, "print the final tree of each file");
   cmd->add_flag("--cross-check", check.cross_check,
-                "also run every engine variant (fast search on/off, both layouts) and "
-                "fail on any difference in result or reason");
+                "also run every engine variant (fast search, layouts, memo, reasons, the "
+                "walk's loop; each with a dry run first and cache checks) and fail on any "
+                "difference in result or reason");
   cmd->add_flag("--explain-allowed", check.engine.explain_allowed,
                 "explain allowed Landlock decisions too (which rule granted what)");
 
