@@ -1,7 +1,8 @@
 // Landlock's filesystem check: the walk from an object up to the real root
 // unmasking the layers' rights with the rules it meets, and the refer
-// algorithm for rename and link. Written once over the layer-mask layout
-// (ByLayer or ByAccess, see layer_masks.h).
+// algorithm for rename and link. Templates over the layer-mask layout
+// (ByLayer or ByAccess, see layer_masks.h); SimpleWalk() is the general
+// walk's single-request, untraced case as a tight loop.
 // Linux: security/landlock/fs.c @6.18 is_access_to_paths_allowed(),
 // collect_domain_accesses(), current_check_refer_path(), no_more_access(),
 // find_rule(), get_mode_access(), maybe_remove()

@@ -8,8 +8,9 @@
 //             layer_access_masks, after the patch), updated with bitwise
 //             operations on whole masks.
 //
-// Both expose the same interface, so the walk is written once (a
-// template) and the two are compared result for result.
+// Both expose the same interface, so the walks are templates over it (the
+// general one and SimpleWalk(), its untraced single-request loop) and the
+// two layouts are compared result for result.
 // Linux: security/landlock/access.h, ruleset.c landlock_init_layer_masks(),
 // landlock_unmask_layers(); fs.c scope_to_request(), is_eacces(),
 // may_refer()/no_more_access()

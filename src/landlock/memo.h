@@ -3,8 +3,10 @@
 // layer's rules grant along the whole evaluated walk to the real root (the
 // union per layer) decide any simple check at that position:
 //
-//   layer i denies  request & handled(i) & ~grants(i)
+//   layer i denies  request & FsMaskForCheck(i) & ~grants(i)
 //
+// (FsMaskForCheck(i): what layer i handles, with REFER once it handles
+// any filesystem right)
 // which is exactly what the walk computes (it stops early only when that
 // is already empty). Grants are filled lazily, position by position from
 // the top, so a repeated check costs O(1) in the depth; they are valid for
