@@ -151,6 +151,16 @@ int DoBindMount(OpCtx& ctx) {
     return EINVAL;
   }
   if (int err = GraftTypes(ctx, target, S_ISDIR(w.inode_at(src.dentry).mode))) return err;
+  // A source that was removed (the root of a bind of it, reached after an
+  // rmdir or unlink) is refused only now, after the type check (verified
+  // on the kernel here: ENOTDIR wins over this ENOENT).
+  if (!(w.dentry(src.dentry).flags & vfs::kDentryHashed) &&
+      w.dentry(src.dentry).parent != src.dentry) {
+    ctx.Fail(Stage::kMount, [&] {
+      return fmt::format("{} was removed: it cannot be bound elsewhere", ctx.PathOf(src));
+    });
+    return ENOENT;
+  }
   if (ctx.apply) {
     std::vector<SubmountCopy> subs;
     if (ctx.st.flags & MS_REC) CollectSubmounts(w, src.mnt, src.dentry, -1, &subs, 0);
