@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace pathwarden::internal {
@@ -22,6 +23,14 @@ inline uint32_t MixHash(uint32_t parent, uint32_t hash) noexcept {
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
   return static_cast<uint32_t>(x);
+}
+
+// SaltHash()
+//
+// Combines an id with a hash that is already well mixed (a name's): one
+// multiply, where MixHash() mixes two raw ids.
+inline uint32_t SaltHash(uint32_t salt, uint32_t hash) noexcept {
+  return hash ^ (salt * 0x9e3779b1u);
 }
 
 // IdHashTable
@@ -42,21 +51,54 @@ class IdHashTable {
   IdHashTable(const IdHashTable&) = delete;
   IdHashTable& operator=(const IdHashTable&) = delete;
 
+  // View
+  //
+  // The current table, for a reader that probes it many times (a path
+  // walk): its slots and mask in registers, where the table's own fields
+  // would be reloaded after every acquire load. A table replaced by a
+  // resize stays readable until the hash table is destroyed, so a view
+  // never dangles; what it finds is validated like any read.
+  class View {
+   public:
+    // Find()
+    //
+    // The first id stored with `hash` for which match(id) is true, or 0.
+    template <typename Match>
+    [[gnu::always_inline]]
+    uint32_t Find(uint32_t hash, Match&& match) const noexcept {
+      for (uint32_t i = hash & mask_, n = 0; n <= mask_; i = (i + 1) & mask_, ++n) {
+        const uint64_t s = slots_[i].load(std::memory_order_acquire);
+        if (s == 0) return 0;
+        if (static_cast<uint32_t>(s >> 32) == hash && match(static_cast<uint32_t>(s)))
+          return static_cast<uint32_t>(s);
+      }
+      return 0;
+    }
+
+    // For a loop that probes by hand: slot i holds (hash << 32 | id), 0
+    // when empty; a search gives up after mask() + 1 slots.
+    uint32_t mask() const noexcept { return mask_; }
+    uint64_t slot(uint32_t i) const noexcept { return slots_[i].load(std::memory_order_acquire); }
+
+   private:
+    friend class IdHashTable;
+    View(const std::atomic<uint64_t>* slots, uint32_t mask) : slots_(slots), mask_(mask) {}
+
+    const std::atomic<uint64_t>* slots_;
+    uint32_t mask_;
+  };
+
+  View view() const noexcept {
+    const Table* t = table_.load(std::memory_order_acquire);
+    return View(t->slots.get(), t->mask);
+  }
+
   // Find()
   //
-  // The first id stored with `hash` for which match(id) is true, or 0.
+  // View::Find() on the current table.
   template <typename Match>
   uint32_t Find(uint32_t hash, Match&& match) const noexcept {
-    const Table* t = table_.load(std::memory_order_acquire);
-    uint32_t mask = t->mask;
-    for (uint32_t i = hash & mask, n = 0; n <= mask; i = (i + 1) & mask, ++n) {
-      uint64_t s = t->slots[i].load(std::memory_order_acquire);
-      if (s == 0) return 0;
-      if (static_cast<uint32_t>(s >> 32) == hash &&
-          match(static_cast<uint32_t>(s)))
-        return static_cast<uint32_t>(s);
-    }
-    return 0;
+    return view().Find(hash, std::forward<Match>(match));
   }
 
   // Insert()

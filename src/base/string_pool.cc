@@ -39,6 +39,10 @@ StrId StringPool::Intern(std::string_view s) {
   return id;
 }
 
+Component ScanLongComponent(std::string_view path, size_t start, uint64_t w0) noexcept {
+  return ScanLongComponentInline(path, start, w0);
+}
+
 size_t StringPool::bytes() const noexcept {
   return used_ + index_.size() * (sizeof(std::string_view) + sizeof(StrId) + 16) +
          index_.bucket_count() * sizeof(void*);

@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <cstring>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -15,13 +18,9 @@
 namespace pathwarden::internal {
 
 // Word-at-a-time name hashing, as the kernel's hash_name() does it: a
-// component is read eight bytes at a time, its end found with bit tricks,
-// and its hash built from whole words, in one pass. HashName() over a
-// name and HashComponent() over a path give the same hash.
-
-inline constexpr uint64_t kOnes = 0x0101010101010101ull;
-inline constexpr uint64_t kHighs = 0x8080808080808080ull;
-inline constexpr uint64_t kSlashes = kOnes * '/';
+// component is read eight bytes at a time, its end found with a byte
+// compare, and its hash built from whole words, in one pass. HashName()
+// over a name and ScanComponent() over a path give the same hash.
 
 // LoadPartial()
 //
@@ -50,13 +49,17 @@ inline uint64_t HashMix(uint64_t h, uint64_t word) noexcept {
   return (h << 31) | (h >> 33);
 }
 
-inline uint32_t HashFinish(uint64_t h, size_t len) noexcept {
-  h ^= len;
-  h *= 0xff51afd7ed558ccdull;
-  return static_cast<uint32_t>(h ^ (h >> 32));
-}
+// The size is not mixed in: a lookup compares sizes (in the name key), and
+// names of different sizes, holding no NUL byte, mix different words.
+inline uint32_t HashFinish(uint64_t h) noexcept { return static_cast<uint32_t>(h ^ (h >> 32)); }
 
-inline constexpr uint64_t kHashSeed = 0x243f6a8885a308d3ull;
+// Zero: the first word's mix is then a multiply and a rotation.
+inline constexpr uint64_t kHashSeed = 0;
+
+// kLowBytes[k]: the low k bytes of a word.
+inline constexpr uint64_t kLowBytes[8] = {
+    0, 0xff, 0xffff, 0xffffff, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
+    0xffffffffffffffull};
 
 // NamesEqual()
 //
@@ -71,13 +74,15 @@ inline bool NamesEqual(const char* a, const char* b, size_t n) noexcept {
 
 // HashName()
 //
-// The hash of a path component, as the dentry hash table keys it.
+// The hash of a path component, as the dentry hash table keys it: every
+// whole word mixed in, then the last part word (zero-padded, empty for a
+// multiple of eight bytes).
 inline uint32_t HashName(std::string_view s) noexcept {
   uint64_t h = kHashSeed;
   size_t i = 0;
   for (; i + 8 <= s.size(); i += 8) h = HashMix(h, LoadWord(s.data() + i));
-  if (i < s.size()) h = HashMix(h, LoadPartial(s.data() + i, s.size() - i));
-  return HashFinish(h, s.size());
+  h = HashMix(h, LoadPartial(s.data() + i, s.size() - i));
+  return HashFinish(h);
 }
 
 // HeadOf()
@@ -98,41 +103,126 @@ inline uint64_t NameKey(uint64_t head, size_t size) noexcept {
   return (head & kLow7) | (static_cast<uint64_t>(size <= 7 ? size : 0xff) << 56);
 }
 
-// HashComponent()
+// SlashMask()
 //
-// The component of `path` that starts at `start` and ends before the next
-// '/' or at the end: its length, its HashName() in *hash and its HeadOf()
-// in *head.
-inline size_t HashComponent(std::string_view path, size_t start, uint32_t* hash,
-                            uint64_t* head) noexcept {
-  const char* p = path.data() + start;
+// Bit k set for every '/' among the eight bytes of w (byte k counted from
+// the least significant).
+inline uint32_t SlashMask(uint64_t w) noexcept {
+#ifdef __SSE2__
+  const __m128i v = _mm_cvtsi64_si128(static_cast<long long>(w));
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('/'))));
+#else
+  // A high bit for every '/' byte; bytes above the lowest may be reported
+  // falsely, which only the lowest bit's users may ignore: keep it exact.
+  uint32_t m = 0;
+  for (int k = 0; k < 8; ++k) m |= static_cast<uint32_t>(((w >> (8 * k)) & 0xff) == '/') << k;
+  return m;
+#endif
+}
+
+// Component
+//
+// A path component as the walk needs it: its length, HashName(), HeadOf()
+// and NameKey().
+struct Component {
+  size_t len;
+  uint32_t hash;
+  uint64_t head;
+  uint64_t key;
+};
+
+// The bytes of `path` from p (rem < 8 of them, to its end), zero-padded:
+// the top of the path's last word when it has one (shifted twice: a shift
+// by 64, for rem == 0, would be undefined).
+inline uint64_t LoadPathTail(std::string_view path, const char* p, size_t rem) noexcept {
+  if (path.size() >= 8) return (LoadWord(path.data() + path.size() - 8) >> 1) >> (63 - 8 * rem);
+  return LoadPartial(p, rem);
+}
+
+// ScanLongComponent()
+//
+// ScanComponent() of a component of eight bytes or more, whose first word
+// `w0` has been read: inline for a loop that must call nothing, and out of
+// line.
+[[gnu::always_inline]] inline Component ScanLongComponentInline(std::string_view path,
+                                                                size_t start,
+                                                                uint64_t w0) noexcept {
+  const char* const p = path.data() + start;
   const size_t avail = path.size() - start;
-  uint64_t h = kHashSeed;
-  size_t len = 0;
-  *head = 0;
+  uint64_t h = HashMix(kHashSeed, w0);
+  size_t len = 8;
+  uint64_t w;
+  uint32_t stops;
   for (;;) {
     const size_t rem = avail - len;
-    const uint64_t w = rem >= 8 ? LoadWord(p + len) : LoadPartial(p + len, rem);
-    const uint64_t x = w ^ kSlashes;
-    // A high bit for every '/' byte (the lowest one is exact), and one for
-    // the end of the path.
-    uint64_t stops = (x - kOnes) & ~x & kHighs;
-    if (rem < 8) stops |= 0x80ull << (8 * rem);
-    if (stops) {
-      const unsigned k = static_cast<unsigned>(__builtin_ctzll(stops)) / 8;
-      if (k) {
-        const uint64_t last = w & (~0ull >> (64 - 8 * k));
-        h = HashMix(h, last);
-        if (len == 0) *head = last;
-      }
-      len += k;
-      *hash = HashFinish(h, len);
-      return len;
+    if (rem >= 8) {
+      w = LoadWord(p + len);
+      stops = SlashMask(w);
+    } else {
+      w = LoadPathTail(path, p + len, rem);
+      stops = SlashMask(w) | 1u << rem;
     }
-    if (len == 0) *head = w;
+    if (stops) break;
     h = HashMix(h, w);
     len += 8;
   }
+  const unsigned k = static_cast<unsigned>(__builtin_ctz(stops));
+  len += k;
+  return {len, HashFinish(HashMix(h, w & kLowBytes[k])), w0, NameKey(w0, len)};
+}
+Component ScanLongComponent(std::string_view path, size_t start, uint64_t w0) noexcept;
+
+// ScanShortComponent()
+//
+// The component of `path` that starts at `start` and ends before the next
+// '/' or at the end, if it is shorter than a word (most are): found and
+// hashed without a loop or a call. False for a longer one, which
+// ScanComponent() takes.
+[[gnu::always_inline]] inline bool ScanShortComponent(std::string_view path, size_t start,
+                                                      Component* c, uint64_t* w0) noexcept {
+  const char* const p = path.data() + start;
+  const size_t rem = path.size() - start;
+  uint64_t w;
+  uint32_t stops;
+  if (rem >= 8) {
+    w = LoadWord(p);
+    stops = SlashMask(w);
+  } else {
+    w = LoadPathTail(path, p, rem);
+    stops = SlashMask(w) | 1u << rem;
+  }
+  *w0 = w;
+  if (stops == 0) return false;
+  const unsigned k = static_cast<unsigned>(__builtin_ctz(stops));
+  const uint64_t last = w & kLowBytes[k];
+  *c = {k, HashFinish(HashMix(kHashSeed, last)), last, last | static_cast<uint64_t>(k) << 56};
+  return true;
+}
+
+// ScanComponent()
+//
+// The component of `path` that starts at `start` and ends before the next
+// '/' or at the end, in one pass (the kernel's hash_name()). Every word is
+// read whole: the last bytes of a path of eight bytes or more are read as
+// the top of its last word.
+[[gnu::always_inline]] inline Component ScanComponent(std::string_view path,
+                                                      size_t start) noexcept {
+  Component c;
+  uint64_t w0;
+  if (ScanShortComponent(path, start, &c, &w0)) [[likely]]
+    return c;
+  return ScanLongComponent(path, start, w0);
+}
+
+// HashComponent()
+//
+// ScanComponent()'s length, with the hash in *hash and the head in *head.
+[[gnu::always_inline]] inline size_t HashComponent(std::string_view path, size_t start,
+                                                   uint32_t* hash, uint64_t* head) noexcept {
+  const Component c = ScanComponent(path, start);
+  *hash = c.hash;
+  *head = c.head;
+  return c.len;
 }
 
 using StrId = uint32_t;
@@ -175,7 +265,7 @@ class StringPool {
     uint32_t size;
     std::memcpy(&size, p, sizeof size);
     if (size != s.size() || LoadWord(p + kHeader) != head) return false;
-    return size <= 8 || NamesEqual(p + kHeader + 8, s.data() + 8, size - 8);
+    return size <= 8 || TailEquals(p + kHeader + 8, s.data() + 8, size - 8);
   }
   uint32_t Hash(StrId id) const noexcept {
     uint32_t hash;
@@ -186,6 +276,12 @@ class StringPool {
   size_t bytes() const noexcept;
 
  private:
+  // NamesEqual() out of line: a lookup inlines Equals(), and most names
+  // end within their head.
+  [[gnu::noinline]] static bool TailEquals(const char* a, const char* b, size_t n) noexcept {
+    return NamesEqual(a, b, n);
+  }
+
   static constexpr size_t kAlign = 8;
   static constexpr size_t kHeader = 8;
 

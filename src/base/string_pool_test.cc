@@ -25,6 +25,22 @@ void ExpectComponentsAgree(const std::string& path) {
     ASSERT_TRUE(i + len == path.size() || path[i + len] == '/') << path << " at " << i;
     EXPECT_EQ(h, HashName(name)) << "\"" << name << "\" in \"" << path << "\"";
     EXPECT_EQ(head, HeadOf(name)) << "\"" << name << "\" in \"" << path << "\"";
+    // The scan the walk's loop uses: the same, with the name key; the
+    // short form only for names shorter than a word.
+    const Component c = ScanComponent(path, i);
+    EXPECT_EQ(c.len, len) << path << " at " << i;
+    EXPECT_EQ(c.hash, h) << path << " at " << i;
+    EXPECT_EQ(c.head, head) << path << " at " << i;
+    EXPECT_EQ(c.key, NameKey(HeadOf(name), name.size())) << path << " at " << i;
+    Component s{};
+    uint64_t w0 = 0;
+    EXPECT_EQ(ScanShortComponent(path, i, &s, &w0), len < 8) << path << " at " << i;
+    if (len >= 8) {
+      const Component l = ScanLongComponentInline(path, i, w0);
+      EXPECT_EQ(l.len, len);
+      EXPECT_EQ(l.hash, h);
+      EXPECT_EQ(l.key, c.key);
+    }
     i += len + 1;
   }
 }

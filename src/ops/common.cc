@@ -66,13 +66,6 @@ bool IsLocalMountpoint(const vfs::World& w, DentryId d) {
   return w.dentry(d).mounts() != 0;
 }
 
-uint32_t LookupFlagsFor(uint32_t at_flags, bool follow_default) {
-  uint32_t l = 0;
-  if (follow_default && !(at_flags & AT_SYMLINK_NOFOLLOW)) l |= walk::kLookupFollow;
-  if (at_flags & AT_EMPTY_PATH) l |= walk::kLookupEmpty;
-  return l;
-}
-
 int MayCreate(const OpCtx& ctx, PathPos dir) {
   if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
     ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });

@@ -8,6 +8,8 @@
 #ifndef PATHWARDEN_SRC_OPS_COMMON_H_
 #define PATHWARDEN_SRC_OPS_COMMON_H_
 
+#include <fcntl.h>
+
 #include <string_view>
 
 #include "src/engine/engine.h"
@@ -32,7 +34,12 @@ int DacCheck(const OpCtx& ctx, vfs::PathPos at, uint32_t mask, std::string_view 
 //
 // The walk's flags for an *at() call's AT_SYMLINK_NOFOLLOW and
 // AT_EMPTY_PATH; `follow_default` when the call follows without them.
-uint32_t LookupFlagsFor(uint32_t at_flags, bool follow_default);
+inline uint32_t LookupFlagsFor(uint32_t at_flags, bool follow_default) {
+  uint32_t l = 0;
+  if (follow_default && !(at_flags & AT_SYMLINK_NOFOLLOW)) l |= walk::kLookupFollow;
+  if (at_flags & AT_EMPTY_PATH) l |= walk::kLookupEmpty;
+  return l;
+}
 
 // MayCreate()
 //

@@ -197,14 +197,55 @@ class World {
   // walk computes both as it finds the name's end).
   DentryId Lookup(DentryId parent, std::string_view name, uint32_t name_hash,
                   uint64_t name_head) const noexcept {
-    const uint32_t h = internal::MixHash(parent, name_hash);
-    const uint64_t key = internal::NameKey(name_head, name.size());
-    return dhash_.Find(h, [&](uint32_t id) {
-      const Dentry& d = dentries_[id];
-      return d.parent == parent && d.name_key == key &&
-             (name.size() <= 7 || strings_.Equals(d.name, name, name_head));
-    });
+    return DentryIndex(*this).Lookup(parent, name, name_hash, name_head);
   }
+
+  // DentryIndex
+  //
+  // Lookup() for a reader that makes many in a row (a path walk): the
+  // hash table's current view and the bases of the dentries and names in
+  // registers, where the world's own fields would be reloaded after every
+  // acquire load. Valid as long as the world; what it finds is validated
+  // like any read.
+  class DentryIndex {
+   public:
+    explicit DentryIndex(const World& w) noexcept
+        : table_(w.dhash_.view()), dentries_(w.dentries_), strings_(&w.strings_) {}
+
+    const Dentry& dentry(DentryId id) const noexcept { return dentries_(id); }
+
+    [[gnu::always_inline]] DentryId Lookup(DentryId parent, std::string_view name,
+                                           uint32_t name_hash,
+                                           uint64_t name_head) const noexcept {
+      return Lookup(parent, name.data(),
+                    {name.size(), name_hash, name_head,
+                     internal::NameKey(name_head, name.size())});
+    }
+    // The same for a scanned component whose bytes start at `name`.
+    [[gnu::always_inline]] DentryId Lookup(DentryId parent, const char* name,
+                                           const internal::Component& c) const noexcept {
+      return table_.Find(internal::SaltHash(parent, c.hash), [&](uint32_t id) {
+        const Dentry& d = dentries_(id);
+        return d.parent == parent && d.name_key == c.key &&
+               (c.len <= 7 || strings_->Equals(d.name, {name, c.len}, c.head));
+      });
+    }
+
+    // For a walk that probes the table by hand (see IdHashTable::View):
+    // slots are keyed by internal::SaltHash(parent, name hash), and a
+    // dentry whose parent and name key match is the one sought if the
+    // name has at most seven bytes, or if NameEquals().
+    const internal::IdHashTable::View& table() const noexcept { return table_; }
+    [[gnu::always_inline]] bool NameEquals(const Dentry& d, const char* name,
+                                           const internal::Component& c) const noexcept {
+      return strings_->Equals(d.name, {name, c.len}, c.head);
+    }
+
+   private:
+    internal::IdHashTable::View table_;
+    internal::StableArena<Dentry>::Cursor dentries_;
+    const internal::StringPool* strings_;
+  };
 
   // LookupMount()
   //
@@ -390,7 +431,7 @@ class World {
   };
 
   uint32_t HashOf(DentryId d) const {
-    return internal::MixHash(dentries_[d].parent, strings_.Hash(dentries_[d].name));
+    return internal::SaltHash(dentries_[d].parent, strings_.Hash(dentries_[d].name));
   }
   void DentryGet(DentryId d);
   void DentryPut(DentryId d);

@@ -296,74 +296,259 @@ int HandleDots(Nameidata& nd, LastType type) {
 
 namespace {
 
-// PlainComponents()
+// The register loop
 //
-// The common case of link_path_walk(), kept in registers: a plain name,
-// not the last one, in a directory the process may search, naming a
-// hashed directory with nothing mounted on it. Steps over as many such
-// components as follow one another and returns where it stopped: the
+// The common case of link_path_walk(), apart from the general code: plain
+// names, in directories the process may search, naming hashed directories
+// with nothing mounted on them -- and, for path_lookupat(), the last
+// component too when it ends the name: a plain name without trailing
+// slashes, found, with nothing mounted on it, not a symlink the walk would
+// follow, a directory if one is required. It steps over as many such
+// components as follow one another and stops before anything else: the
 // general code takes the component there, with every check and its
-// explanation. It decides nothing the general code would not.
+// explanation. It decides nothing the general code would not, and a
+// component it hands off has not been asked about.
 //
 // may_lookup() is here too, so that the fast search check is measured
-// against the permission call alone: a directory anyone may search skips
-// the call; any other is asked generic_permission(), and a refusal stops
-// the loop for the general code to refuse and explain.
-[[gnu::always_inline]] inline size_t PlainComponents(Nameidata& nd, std::string_view name,
-                                                     size_t i) {
-  const World& w = *nd.env.w;
-  const World::DentryCursor dentry = w.dentry_cursor();
-  const uint32_t fast_bit = nd.env.fast_search ? vfs::kDentryFastSearch : 0;
-  DentryId cur = nd.path.dentry;
-  uint32_t flags = dentry(cur).flags;
-  uint64_t steps = 0, fast = 0;
-  size_t len;
-  uint32_t hash;
-  uint64_t head;
+// against the permission call alone: with the check, a directory anyone
+// may search needs no call; without it, every directory is asked
+// generic_permission(), and a refusal stops the loop for the general code
+// to refuse and explain.
+
+// What the last component may be: whether the loop may take it at all,
+// and the walk's kLookupFollow and kLookupDirectory.
+inline constexpr uint32_t kPlainResolve = 1;
+inline constexpr uint32_t kPlainFollow = 2;
+inline constexpr uint32_t kPlainDirectory = 4;
+
+uint32_t PlainMode(uint32_t lookup_flags, bool may_resolve) {
+  return (may_resolve ? kPlainResolve : 0) | (lookup_flags & kLookupFollow ? kPlainFollow : 0) |
+         (lookup_flags & kLookupDirectory ? kPlainDirectory : 0);
+}
+
+inline bool IsDots(const internal::Component& c) {
+  return (c.key & 0xff) == '.' &&
+         (c.key == ('.' | 1ull << 56) || c.key == ('.' | '.' << 8 | 2ull << 56));
+}
+
+// Steps taken (low half) and how many of them were fast (high half).
+void AddCounts(const WalkEnv& env, uint64_t counts) {
+  if (EngineStats* stats = env.stats) {
+    stats->components += static_cast<uint32_t>(counts);
+    stats->fast_components += counts >> 32;
+  }
+}
+
+// PlainRun()
+//
+// The loop proper, from component `i` of `path` in directory `cur`: where
+// it stopped (i, cur), its counts, and whether it resolved the last
+// component.
+//
+// With the fast search check (kFastSearch) it takes only directories
+// anyone may search, and calls nothing in the common case: it probes the
+// dentry hash by hand, so that the compiler keeps its state in registers
+// (a call in the loop costs every iteration spilled registers). A
+// directory that needs generic_permission() is PlainStep()'s. Without the
+// check, the same loop asks generic_permission() about every directory:
+// that call, and its cost to the loop around it, is what the check saves.
+//
+// Its arguments come in registers and its results go back field by field:
+// a struct built by the caller and read back in pieces stalls
+// store-to-load forwarding (it cost a tenth of a lookup).
+struct PlainRunResult {
+  size_t i;
+  uint64_t counts;
+  DentryId cur;
+  bool resolved;
+};
+
+// Long names are compared out of line: a loop inside the probe loop cost
+// the common case its registers.
+[[gnu::noinline]] bool LongNameEquals(const World::DentryIndex& dcache, const vfs::Dentry& d,
+                                      const char* name, const internal::Component& c) {
+  return dcache.NameEquals(d, name, c);
+}
+
+template <bool kFastSearch>
+[[gnu::always_inline]] inline PlainRunResult PlainRunInline(const WalkEnv& env, const char* path,
+                                                            size_t size, size_t i, DentryId cur,
+                                                            uint32_t mode) {
+  // Local copies: the acquire loads below would make the compiler reload
+  // fields of the world from memory every time.
+  const World::DentryIndex dcache(*env.w);
+  const internal::IdHashTable::View table = dcache.table();
+  const std::string_view name(path, size);
+  uint32_t flags = dcache.dentry(cur).flags;
+  uint64_t counts = 0;
+  bool resolved = false;
   for (;;) {
-    len = internal::HashComponent(name, i, &hash, &head);
-    if (len > kNameMax || (len <= 2 && (head == '.' || head == ('.' | '.' << 8)))) break;
-    size_t next = i + len;
-    while (next < name.size() && name[next] == '/') ++next;
-    if (next == name.size()) break;  // the last component, or one with trailing slashes
-    if (flags & vfs::kDentryDeadDir) break;
-    const DentryId d = w.Lookup(cur, name.substr(i, len), hash, head);
-    if (d == vfs::kNone) break;
-    const uint32_t child = dentry(d).flags;
-    if ((child >> vfs::kDentryMountShift) != 0 || !(child & vfs::kDentryDir)) break;
-    // Last, so that a component handed off is asked once, by the general
-    // code.
-    const bool searchable = flags & fast_bit;
-    if (!searchable &&
-        perm::GenericPermission(w, *nd.env.cred, w.inode_of(cur), perm::kMayExec).err)
+    // hash_name()
+    internal::Component c;
+    uint64_t w0;
+    if (!internal::ScanShortComponent(name, i, &c, &w0)) {
+      c = internal::ScanLongComponentInline(name, i, w0);
+      if (c.len > kNameMax) break;
+    } else if (IsDots(c)) {
       break;
+    }
+    size_t next = i + c.len;
+    const bool last = next == size;
+    if (last) {
+      if (!(mode & kPlainResolve)) break;
+    } else {
+      ++next;
+      if (next == size || path[next] == '/') break;  // trailing or doubled slashes
+    }
+    // A removed directory holds nothing; with the check, only a directory
+    // anyone may search.
+    if constexpr (kFastSearch) {
+      if ((flags & (vfs::kDentryFastSearch | vfs::kDentryDeadDir)) != vfs::kDentryFastSearch)
+        break;
+    } else if (flags & vfs::kDentryDeadDir) {
+      break;
+    }
+    // d_lookup(), as World::DentryIndex::Lookup() does it.
+    const uint32_t hash = internal::SaltHash(cur, c.hash);
+    const uint32_t mask = table.mask();
+    DentryId d = vfs::kNone;
+    for (uint32_t slot = hash & mask, probes = 0; probes <= mask;
+         slot = (slot + 1) & mask, ++probes) {
+      const uint64_t s = table.slot(slot);
+      if (s == 0) break;
+      if (static_cast<uint32_t>(s >> 32) == hash) {
+        const vfs::Dentry& de = dcache.dentry(static_cast<uint32_t>(s));
+        if (de.parent == cur && de.name_key == c.key &&
+            (c.len <= 7 || LongNameEquals(dcache, de, path + i, c))) {
+          d = static_cast<uint32_t>(s);
+          break;
+        }
+      }
+    }
+    if (d == vfs::kNone) break;
+    const uint32_t child = dcache.dentry(d).flags;
+    if (!last) {
+      // A directory with nothing mounted on it.
+      if ((child & (~0u << vfs::kDentryMountShift | vfs::kDentryDir)) != vfs::kDentryDir) break;
+    } else if ((child >> vfs::kDentryMountShift) != 0 ||
+               ((child & vfs::kDentrySymlink) && (mode & kPlainFollow)) ||
+               (!(child & vfs::kDentryDir) && (mode & kPlainDirectory))) {
+      // The last one: nothing mounted on it, only a symlink the walk does
+      // not follow, a directory if one is required.
+      break;
+    }
+    if constexpr (!kFastSearch) {
+      // may_lookup(), last, so that a component handed off is asked once,
+      // by the general code.
+      if (perm::GenericPermission(*env.w, *env.cred, dcache.dentry(cur).inode, perm::kMayExec)
+              .err)
+        break;
+    }
     cur = d;
     flags = child;
     i = next;
-    ++steps;
-    fast += searchable;
-  }
-  // The component where it stopped, for the general code.
-  nd.last = name.substr(i, len);
-  nd.last_hash = hash;
-  nd.last_head = head;
-  if (steps != 0) {
-    nd.path.dentry = cur;
-    if (EngineStats* st = nd.env.stats) {
-      st->components += steps;
-      st->fast_components += fast;
+    counts += 1 | uint64_t{kFastSearch} << 32;
+    if (last) {
+      resolved = true;
+      break;
     }
   }
-  return i;
+  return {i, counts, cur, resolved};
 }
 
-[[gnu::always_inline]] inline int LinkPathWalkInline(Nameidata& nd, std::string_view name) {
+template <bool kFastSearch>
+[[gnu::noinline]] PlainRunResult PlainRun(const WalkEnv& env, const char* path, size_t size,
+                                          size_t i, DentryId cur, uint32_t mode) {
+  return PlainRunInline<kFastSearch>(env, path, size, i, cur, mode);
+}
+
+// PlainStep()
+//
+// One component as the loop would take it, by the general means: a long
+// name or a directory that needs generic_permission() (with the check),
+// and anything PlainRun() stopped at that the loop may still take. Moves
+// *i and *cur past it and counts it; false where the loop stops, or once
+// it resolved the last component (*resolved).
+template <bool kFastSearch>
+bool PlainStep(const WalkEnv& env, uint32_t mode, std::string_view name, size_t* i,
+               DentryId* cur, uint64_t* counts, bool* resolved) {
+  const World::DentryIndex dcache(*env.w);
+  const internal::Component c = internal::ScanComponent(name, *i);
+  if (c.len > kNameMax || IsDots(c)) return false;
+  size_t next = *i + c.len;
+  const bool last = next == name.size();
+  if (last) {
+    if (!(mode & kPlainResolve)) return false;
+  } else {
+    ++next;  // the '/' that ended it
+    while (next < name.size() && name[next] == '/') ++next;
+    if (next == name.size()) return false;  // trailing slashes
+  }
+  const uint32_t flags = dcache.dentry(*cur).flags;
+  if (flags & vfs::kDentryDeadDir) return false;
+  const DentryId d = dcache.Lookup(*cur, name.data() + *i, c);
+  if (d == vfs::kNone) return false;
+  const uint32_t child = dcache.dentry(d).flags;
+  if ((child >> vfs::kDentryMountShift) != 0) return false;
+  if (last) {
+    if (((child & vfs::kDentrySymlink) && (mode & kPlainFollow)) ||
+        (!(child & vfs::kDentryDir) && (mode & kPlainDirectory)))
+      return false;
+  } else if (!(child & vfs::kDentryDir)) {
+    return false;
+  }
+  const bool searchable = kFastSearch && (flags & vfs::kDentryFastSearch);
+  if (!searchable &&
+      perm::GenericPermission(*env.w, *env.cred, dcache.dentry(*cur).inode, perm::kMayExec).err)
+    return false;
+  *cur = d;
+  *i = next;
+  *counts += 1 | uint64_t{searchable} << 32;
+  *resolved = last;
+  return !last;
+}
+
+// PlainComponents()
+//
+// The register loop from component `i` of `path` in directory `cur`, for
+// the general code: PlainRun() and PlainStep() in turn, as far as they go.
+struct PlainResult {
+  size_t i;              // where it stopped
+  vfs::DentryId dentry;  // the directory reached (or the result)
+  bool resolved;
+};
+
+template <bool kFastSearch>
+[[gnu::noinline]] PlainResult PlainComponents(const WalkEnv& env, uint32_t mode, DentryId cur,
+                                              const char* path, size_t size, size_t i) {
+  uint64_t counts = 0;
+  bool resolved = false;
+  for (;;) {
+    const PlainRunResult r = PlainRun<kFastSearch>(env, path, size, i, cur, mode);
+    i = r.i;
+    cur = r.cur;
+    counts += r.counts;
+    if (r.resolved) {
+      resolved = true;
+      break;
+    }
+    if (!PlainStep<kFastSearch>(env, mode, {path, size}, &i, &cur, &counts, &resolved)) break;
+  }
+  AddCounts(env, counts);
+  return {i, cur, resolved};
+}
+
+// With `resolved` (path_lookupat()), the last component may be taken by
+// PlainComponents() too: *resolved says so.
+// `from`: where to start in `name` (a walk resumed at a component).
+[[gnu::always_inline]] inline int LinkPathWalkInline(Nameidata& nd, std::string_view name,
+                                                     bool* resolved = nullptr, size_t from = 0) {
   const World& w = *nd.env.w;
   int depth = 0;
   nd.last_type = LastType::kRoot;
   nd.last = {};
   nd.last_slash = false;
-  size_t i = 0;
+  size_t i = from;
   while (i < name.size() && name[i] == '/') ++i;
   if (i == name.size()) {
     nd.dir = vfs::kNone;  // only slashes: no hardening checks apply
@@ -373,7 +558,20 @@ namespace {
     // hash_name(): the component's length and hash in one pass (done by
     // PlainComponents() for the component it stops at).
     if (nd.env.plain_components) {
-      i = PlainComponents(nd, name, i);
+      // Only the last component of the name itself: the end of a symlink
+      // body met on the way is not the end of the walk.
+      const uint32_t mode = PlainMode(nd.flags, depth == 0 && resolved != nullptr);
+      const PlainResult r =
+          nd.env.fast_search
+              ? PlainComponents<true>(nd.env, mode, nd.path.dentry, name.data(), name.size(), i)
+              : PlainComponents<false>(nd.env, mode, nd.path.dentry, name.data(), name.size(), i);
+      nd.path.dentry = r.dentry;
+      if (r.resolved) {
+        *resolved = true;
+        return 0;
+      }
+      i = r.i;
+      nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
     } else {
       nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
     }
@@ -430,14 +628,25 @@ namespace {
 int LinkPathWalk(Nameidata& nd, std::string_view name) { return LinkPathWalkInline(nd, name); }
 
 
-int FilenameLookup(const WalkEnv& env, const Start& start,
-                   std::string_view name, uint32_t flags, PathPos* out) {
-  if (int err = CheckNameInline(env, name, flags & kLookupEmpty)) return err;
+namespace {
+
+// path_lookupat() by the general code, from the start or resumed at `from`
+// in `at` (resumed).
+[[gnu::noinline]] int FilenameLookupSlow(const WalkEnv& env, const Start& start,
+                                         std::string_view name, uint32_t flags, PathPos at,
+                                         size_t from, bool resumed, PathPos* out) {
   Nameidata nd(env, flags);
-  if (int err = PathInitInline(nd, start, name)) return err;
+  if (resumed) {
+    nd.path = at;
+  } else if (int err = PathInitInline(nd, start, name)) {
+    return err;
+  }
   std::string_view s = name;
   for (;;) {
-    if (int err = LinkPathWalkInline(nd, s)) return err;
+    bool resolved = false;
+    if (int err = LinkPathWalkInline(nd, s, &resolved, from)) return err;
+    from = 0;
+    if (resolved) break;
     Link link;
     if (int err = LookupLastInline(nd, &link)) return err;
     if (!link.follow) break;
@@ -451,6 +660,38 @@ int FilenameLookup(const WalkEnv& env, const Start& start,
   }
   *out = nd.path;
   return 0;
+}
+
+}  // namespace
+
+int FilenameLookup(const WalkEnv& env, const Start& start,
+                   std::string_view name, uint32_t flags, PathPos* out) {
+  if (int err = CheckNameInline(env, name, flags & kLookupEmpty)) return err;
+  // The common case first: a name from the root or the working directory
+  // that PlainRun() resolves whole, with no walk state set up. Where it
+  // stops, the general code resumes.
+  if (env.plain_components && !name.empty() && (name[0] == '/' || !start.has_dirfd)) {
+    PathPos at = name[0] == '/' ? env.root : env.cwd;
+    size_t i = 0;
+    while (i < name.size() && name[i] == '/') ++i;
+    if (i < name.size()) {
+      const uint32_t mode = PlainMode(flags, true);
+      const PlainRunResult r =
+          env.fast_search ? PlainRunInline<true>(env, name.data(), name.size(), i, at.dentry, mode)
+                          : PlainRun<false>(env, name.data(), name.size(), i, at.dentry, mode);
+      AddCounts(env, r.counts);
+      if (r.resolved) {
+        // Field by field: one 8-byte store built from two 4-byte halves
+        // can stall on the load of a spilled one.
+        out->mnt = at.mnt;
+        out->dentry = r.cur;
+        return 0;
+      }
+      at.dentry = r.cur;
+      return FilenameLookupSlow(env, start, name, flags, at, r.i, true, out);
+    }
+  }
+  return FilenameLookupSlow(env, start, name, flags, {}, 0, false, out);
 }
 
 int FilenameParentat(const WalkEnv& env, const Start& start,

@@ -1,8 +1,9 @@
-// The walk's register loop (PlainComponents()) against the general code
-// (EngineOptions::plain_components off): it must hand every case it does
-// not take back at the right component, count components as may_lookup()
-// does, and never change an answer or a reason. (The scenario suites and the fuzzer check the semantics at
-// large; these pin the hand-offs.)
+// The walk's register loop (PlainRun(), PlainStep()) against the general
+// code (EngineOptions::plain_components off): it must hand every case it
+// does not take back at the right component, take the last component only
+// as lookup_last() would, count components as may_lookup() does, and never
+// change an answer or a reason. (The scenario suites and the fuzzer check
+// the semantics at large; these pin the hand-offs.)
 
 #include <string>
 
@@ -50,6 +51,22 @@ type = "tmpfs"
 mode = 0o755
 [[node]]
 path = "/a/m/g"
+[[node]]
+path = "/a/abcdefg"
+type = "dir"
+[[node]]
+path = "/a/abcdefg/abcdefgh"
+type = "dir"
+mode = 0o711
+[[node]]
+path = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes"
+type = "dir"
+[[node]]
+path = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/file-with-a-long-name.txt"
+[[node]]
+path = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/flink"
+type = "symlink"
+target = "file-with-a-long-name.txt"
 [[process]]
 name = "u"
 uid = 1000
@@ -67,7 +84,7 @@ struct Answer {
 };
 
 Answer Stat(const std::string& as, const std::string& path, bool fast_search,
-            bool plain_components = true) {
+            bool plain_components = true, Op op = Op::kStat) {
   auto s = ParseScenario(kTree, "t.toml", false);
   EXPECT_TRUE(s.has_value()) << s.error();
   EngineOptions o;
@@ -78,7 +95,7 @@ Answer Stat(const std::string& as, const std::string& path, bool fast_search,
   EXPECT_TRUE(built.has_value()) << built.error();
   StepSpec st;
   st.as = as;
-  st.op = Op::kStat;
+  st.op = op;
   st.path = path;
   Explainer ex;
   Answer a;
@@ -123,26 +140,54 @@ TEST_P(PlainComponentsTest, HandsOffSymlinksDotsMountsAndMisses) {
   EXPECT_EQ(Stat("u", "/a/" + std::string(255, 'n') + "/f", fast).err, ENOENT);
 }
 
-constexpr const char* kPaths[] = {"/a/b/c/f",     "/a/locked/f", "/a/link/f",
-                                  "/a/m/../b/c/f", "/a/missing/f", "/a/b/c/f/x",
-                                  "/a/b/c/f/",     "//a//b/./c/f", "/a/b/../locked/f"};
+constexpr const char* kLong = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes";
+
+const std::string kPaths[] = {
+    "/a/b/c/f", "/a/locked/f", "/a/link/f", "/a/m/../b/c/f", "/a/missing/f", "/a/b/c/f/x",
+    "/a/b/c/f/", "//a//b/./c/f", "/a/b/../locked/f",
+    // The last component: a symlink (followed by stat, not by lstat), a
+    // mount point, a directory, one with a trailing slash, ".", "..".
+    "/a/link", "/a/m", "/a/b", "/a/b/", "/a/b/.", "/a/b/..", "a/b/c/f", "a",
+    // Names around a word's size and longer, found, missing and refused.
+    std::string(kLong) + "/file-with-a-long-name.txt", std::string(kLong) + "/flink",
+    std::string(kLong) + "/file-with-a-long-name.tx", std::string(kLong) + "/file-with-a-long-name.txu",
+    std::string(kLong) + "/file-with-a-long-name.txt/", "/a/abcdefg/abcdefgh", "/a/abcdefg/abcdefg",
+    "/a/abcdefg/abcdefghi", std::string(kLong)};
 
 TEST_P(PlainComponentsTest, AnswersAsTheGeneralCode) {
-  for (const char* as : {"u", "other"}) {
-    for (const char* path : kPaths) {
-      const Answer loop = Stat(as, path, GetParam(), true);
-      const Answer general = Stat(as, path, GetParam(), false);
-      EXPECT_EQ(loop.err, general.err) << as << " " << path;
-      EXPECT_EQ(loop.reason, general.reason) << as << " " << path;
-      EXPECT_EQ(loop.stats.components, general.stats.components) << as << " " << path;
-      EXPECT_EQ(loop.stats.fast_components, general.stats.fast_components) << as << " " << path;
+  for (Op op : {Op::kStat, Op::kLstat, Op::kAccess, Op::kChdir}) {
+    for (const char* as : {"u", "other"}) {
+      for (const std::string& path : kPaths) {
+        const Answer loop = Stat(as, path, GetParam(), true, op);
+        const Answer general = Stat(as, path, GetParam(), false, op);
+        const std::string what = std::string(OpName(op)) + " as " + as + " " + path;
+        EXPECT_EQ(loop.err, general.err) << what;
+        EXPECT_EQ(loop.reason, general.reason) << what;
+        EXPECT_EQ(loop.stats.components, general.stats.components) << what;
+        EXPECT_EQ(loop.stats.fast_components, general.stats.fast_components) << what;
+      }
     }
   }
 }
 
+TEST_P(PlainComponentsTest, TakesLongNamesAndTheLastComponent) {
+  const bool fast = GetParam();
+  const std::string file = std::string(kLong) + "/file-with-a-long-name.txt";
+  EXPECT_EQ(Stat("u", file, fast).err, 0);
+  EXPECT_EQ(Stat("u", std::string(kLong) + "/flink", fast).err, 0);  // followed
+  EXPECT_EQ(Stat("u", std::string(kLong) + "/flink", fast, true, Op::kLstat).err, 0);
+  EXPECT_EQ(Stat("u", file + "x", fast).err, ENOENT);
+  EXPECT_EQ(Stat("u", file.substr(0, file.size() - 1), fast).err, ENOENT);
+  // "/", a, abcdefg, abcdefgh (0711: searchable by everyone) and the long
+  // one are searched, all fast with the check.
+  const Answer a = Stat("u", file, fast);
+  EXPECT_EQ(a.stats.components, 5u);
+  EXPECT_EQ(a.stats.fast_components, fast ? 5u : 0u);
+}
+
 TEST(PlainComponents, FastSearchChangesNoAnswerNorReason) {
   for (const char* as : {"u", "other"}) {
-    for (const char* path : kPaths) {
+    for (const std::string& path : kPaths) {
       const Answer on = Stat(as, path, true);
       const Answer off = Stat(as, path, false);
       EXPECT_EQ(on.err, off.err) << as << " " << path;
