@@ -134,8 +134,17 @@ bool SimpleWalk(const vfs::World& w, const Domain& d, vfs::PathPos walker, M* m)
       mnt_root = w.mount(walker.mnt).root;
       cur = &dentry(walker.dentry);
     }
+    // The parent, unless this is its filesystem's root (a disconnected
+    // directory's walk goes on from its mount's root): a branch, not a
+    // select (the empty asm keeps the compiler from making it one), so
+    // that the next load waits for nothing but this one.
     const vfs::DentryId parent = cur->parent;
-    walker.dentry = parent == walker.dentry ? mnt_root : parent;
+    const vfs::DentryId here = walker.dentry;
+    walker.dentry = parent;
+    if (parent == here) [[unlikely]] {
+      asm volatile("");
+      walker.dentry = mnt_root;
+    }
     cur = &dentry(walker.dentry);
     object = cur->dir_object;
   }

@@ -59,15 +59,13 @@ class ByLayer {
   // set of layers still denying something is kept as a bit mask, so the
   // test costs nothing per layer.
   bool Unmask(std::span<const LayerAccess> rule) {
-    for (const LayerAccess& l : rule) {
-      const int i = l.level - 1;
-      // Most rules met on a walk clear nothing still pending: write only
-      // when they do (no store-to-load chain from level to level).
-      if (a_[i] & l.access) {
-        a_[i] &= ~l.access;
-        if (a_[i] == 0) pending_ &= static_cast<uint16_t>(~(1u << i));
-      }
+    // Most rules are one layer's: no loop for them, whose registers the
+    // walk around it would pay for.
+    if (rule.size() == 1) [[likely]] {
+      UnmaskEntry(rule[0]);
+      return pending_ == 0;
     }
+    for (const LayerAccess& l : rule) UnmaskEntry(l);
     return !rule.empty() && pending_ == 0;
   }
 
@@ -113,6 +111,16 @@ class ByLayer {
   }
 
  private:
+  void UnmaskEntry(const LayerAccess& l) {
+    const int i = l.level - 1;
+    // Most rules met on a walk clear nothing still pending: write only
+    // when they do (no store-to-load chain from level to level).
+    if (a_[i] & l.access) {
+      a_[i] &= ~l.access;
+      if (a_[i] == 0) pending_ &= static_cast<uint16_t>(~(1u << i));
+    }
+  }
+
   std::array<AccessMask, kMaxLayers> a_{};
   uint16_t pending_ = 0;  // layers with a_[i] != 0
   int n_ = 0;
