@@ -66,13 +66,25 @@ Engine::~Engine() {
   // their domains release Landlock objects.
   for (auto& p : procs_) p->fds.clear();
   procs_.clear();
+  proc_keys_.clear();
 }
 
 int Engine::FindProcess(std::string_view name) const {
-  // Names are short: a word compared for most, no call to memcmp().
+  // Names are short: for most, equal keys are equal names, and the keys
+  // lie side by side. A longer name is compared out of line, so that this
+  // stays a leaf.
+  if (name.size() > 7) return FindProcessLong(name);
   const uint64_t key = internal::NameKey(internal::HeadOf(name), name.size());
-  for (const auto& p : procs_)
-    if (p->name_key == key && (name.size() <= 7 || p->name == name)) return p->index;
+  const uint64_t* keys = proc_keys_.data();
+  for (size_t i = 0, n = proc_keys_.size(); i < n; ++i)
+    if (keys[i] == key) return static_cast<int>(i);
+  return -1;
+}
+
+int Engine::FindProcessLong(std::string_view name) const {
+  const uint64_t key = internal::NameKey(internal::HeadOf(name), name.size());
+  for (size_t i = 0; i < proc_keys_.size(); ++i)
+    if (proc_keys_[i] == key && procs_[i]->name == name) return static_cast<int>(i);
   return -1;
 }
 
@@ -146,6 +158,7 @@ std::expected<void, std::string> Engine::Build(const Scenario& s) {
   root->name_key = internal::NameKey(internal::HeadOf(root->name), root->name.size());
   root->index = 0;
   root->cred = Cred::ForUser(0, 0);
+  proc_keys_.push_back(root->name_key);
   procs_.push_back(std::move(root));
   SetRoot(*procs_[0], world_.root());
   SetCwd(*procs_[0], world_.root());
@@ -352,6 +365,7 @@ std::expected<void, std::string> Engine::StartProcess(const Scenario& s, const P
   p->cred = parent->cred;
   p->domain = parent->domain;
   Process& proc = *p;
+  proc_keys_.push_back(p->name_key);
   procs_.push_back(std::move(p));
   SetRoot(proc, parent->root);
   SetCwd(proc, parent->cwd);

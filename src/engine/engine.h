@@ -203,6 +203,7 @@ class Engine {
   void SetRoot(Process& p, vfs::PathPos pos);
 
  private:
+  int FindProcessLong(std::string_view name) const;  // FindProcess() past 7 bytes
   int Dispatch(OpCtx& ctx);
   std::expected<void, std::string> BuildNode(const Scenario& s,
                                              const NodeSpec& n);
@@ -211,7 +212,8 @@ class Engine {
 
   EngineOptions options_;
   vfs::World world_;
-  std::vector<std::unique_ptr<Process>> procs_;
+  std::vector<std::unique_ptr<Process>> procs_;  // by index
+  std::vector<uint64_t> proc_keys_;               // their name keys, for FindProcess()
   std::array<int, 4> sysctl_{};
   int abi_ = landlock::kAbiLatest;
   EngineStats stats_;
