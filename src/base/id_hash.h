@@ -75,11 +75,6 @@ class IdHashTable {
       return 0;
     }
 
-    // For a loop that probes by hand: slot i holds (hash << 32 | id), 0
-    // when empty; a search gives up after mask() + 1 slots.
-    uint32_t mask() const noexcept { return mask_; }
-    uint64_t slot(uint32_t i) const noexcept { return slots_[i].load(std::memory_order_acquire); }
-
    private:
     friend class IdHashTable;
     View(const std::atomic<uint64_t>* slots, uint32_t mask) : slots_(slots), mask_(mask) {}

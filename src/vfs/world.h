@@ -221,27 +221,29 @@ class World {
                     {name.size(), name_hash, name_head,
                      internal::NameKey(name_head, name.size())});
     }
-    // The same for a scanned component whose bytes start at `name`.
+    // The same for a scanned component whose bytes start at `name`. With
+    // kCallFree, names longer than the name key are compared out of line,
+    // so that a loop around the lookup has no inner loop (the compiler
+    // would take registers from it) and calls nothing for short names.
+    template <bool kCallFree = false>
     [[gnu::always_inline]] DentryId Lookup(DentryId parent, const char* name,
                                            const internal::Component& c) const noexcept {
       return table_.Find(internal::SaltHash(parent, c.hash), [&](uint32_t id) {
         const Dentry& d = dentries_(id);
-        return d.parent == parent && d.name_key == c.key &&
-               (c.len <= 7 || strings_->Equals(d.name, {name, c.len}, c.head));
+        if (d.parent != parent || d.name_key != c.key) return false;
+        if (c.len <= 7) return true;
+        if constexpr (kCallFree) return LongNameEquals(*strings_, d, name, c);
+        return strings_->Equals(d.name, {name, c.len}, c.head);
       });
     }
 
-    // For a walk that probes the table by hand (see IdHashTable::View):
-    // slots are keyed by internal::SaltHash(parent, name hash), and a
-    // dentry whose parent and name key match is the one sought if the
-    // name has at most seven bytes, or if NameEquals().
-    const internal::IdHashTable::View& table() const noexcept { return table_; }
-    [[gnu::always_inline]] bool NameEquals(const Dentry& d, const char* name,
-                                           const internal::Component& c) const noexcept {
-      return strings_->Equals(d.name, {name, c.len}, c.head);
+   private:
+    [[gnu::noinline]] static bool LongNameEquals(const internal::StringPool& strings,
+                                                 const Dentry& d, const char* name,
+                                                 const internal::Component& c) noexcept {
+      return strings.Equals(d.name, {name, c.len}, c.head);
     }
 
-   private:
     internal::IdHashTable::View table_;
     internal::StableArena<Dentry>::Cursor dentries_;
     const internal::StringPool* strings_;

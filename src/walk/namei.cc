@@ -346,9 +346,10 @@ void AddCounts(const WalkEnv& env, uint64_t counts) {
 // component.
 //
 // With the fast search check (kFastSearch) it takes only directories
-// anyone may search, and calls nothing in the common case: it probes the
-// dentry hash by hand, so that the compiler keeps its state in registers
-// (a call in the loop costs every iteration spilled registers). A
+// anyone may search, and calls nothing in the common case (the dentry
+// lookup is inline, long names aside), so that the compiler keeps its
+// state in registers: a call in the loop cost every iteration spilled
+// registers. A
 // directory that needs generic_permission() is PlainStep()'s. Without the
 // check, the same loop asks generic_permission() about every directory:
 // that call, and its cost to the loop around it, is what the check saves.
@@ -363,13 +364,6 @@ struct PlainRunResult {
   bool resolved;
 };
 
-// Long names are compared out of line: a loop inside the probe loop cost
-// the common case its registers.
-[[gnu::noinline]] bool LongNameEquals(const World::DentryIndex& dcache, const vfs::Dentry& d,
-                                      const char* name, const internal::Component& c) {
-  return dcache.NameEquals(d, name, c);
-}
-
 template <bool kFastSearch>
 [[gnu::always_inline]] inline PlainRunResult PlainRunInline(const WalkEnv& env, const char* path,
                                                             size_t size, size_t i, DentryId cur,
@@ -377,7 +371,6 @@ template <bool kFastSearch>
   // Local copies: the acquire loads below would make the compiler reload
   // fields of the world from memory every time.
   const World::DentryIndex dcache(*env.w);
-  const internal::IdHashTable::View table = dcache.table();
   const std::string_view name(path, size);
   uint32_t flags = dcache.dentry(cur).flags;
   uint64_t counts = 0;
@@ -408,23 +401,7 @@ template <bool kFastSearch>
     } else if (flags & vfs::kDentryDeadDir) {
       break;
     }
-    // d_lookup(), as World::DentryIndex::Lookup() does it.
-    const uint32_t hash = internal::SaltHash(cur, c.hash);
-    const uint32_t mask = table.mask();
-    DentryId d = vfs::kNone;
-    for (uint32_t slot = hash & mask, probes = 0; probes <= mask;
-         slot = (slot + 1) & mask, ++probes) {
-      const uint64_t s = table.slot(slot);
-      if (s == 0) break;
-      if (static_cast<uint32_t>(s >> 32) == hash) {
-        const vfs::Dentry& de = dcache.dentry(static_cast<uint32_t>(s));
-        if (de.parent == cur && de.name_key == c.key &&
-            (c.len <= 7 || LongNameEquals(dcache, de, path + i, c))) {
-          d = static_cast<uint32_t>(s);
-          break;
-        }
-      }
-    }
+    const DentryId d = dcache.Lookup</*kCallFree=*/true>(cur, path + i, c);
     if (d == vfs::kNone) break;
     const uint32_t child = dcache.dentry(d).flags;
     if (!last) {
