@@ -362,6 +362,7 @@ struct PlainRunResult {
   uint64_t counts;
   DentryId cur;
   bool resolved;
+  bool at_last;  // stopped at the last component, which `mode` leaves alone
 };
 
 template <bool kFastSearch>
@@ -388,7 +389,7 @@ template <bool kFastSearch>
     size_t next = i + c.len;
     const bool last = next == size;
     if (last) {
-      if (!(mode & kPlainResolve)) break;
+      if (!(mode & kPlainResolve)) return {i, counts, cur, false, true};
     } else {
       ++next;
       if (next == size || path[next] == '/') break;  // trailing or doubled slashes
@@ -430,7 +431,7 @@ template <bool kFastSearch>
       break;
     }
   }
-  return {i, counts, cur, resolved};
+  return {i, counts, cur, resolved, false};
 }
 
 template <bool kFastSearch>
@@ -509,6 +510,7 @@ template <bool kFastSearch>
       resolved = true;
       break;
     }
+    if (r.at_last) break;
     if (!PlainStep<kFastSearch>(env, mode, {path, size}, &i, &cur, &counts, &resolved)) break;
   }
   AddCounts(env, counts);
@@ -532,12 +534,14 @@ template <bool kFastSearch>
     return 0;
   }
   for (;;) {
-    // hash_name(): the component's length and hash in one pass (done by
-    // PlainComponents() for the component it stops at).
-    if (nd.env.plain_components) {
-      // Only the last component of the name itself: the end of a symlink
-      // body met on the way is not the end of the walk.
-      const uint32_t mode = PlainMode(nd.flags, depth == 0 && resolved != nullptr);
+    // The register loop first, as far as it goes. Only the last component
+    // of the name itself may be resolved: the end of a symlink body met on
+    // the way is not the end of the walk.
+    const uint32_t mode = PlainMode(nd.flags, depth == 0 && resolved != nullptr);
+    // A last component the loop may not take is not worth its call (an
+    // open() at a dirfd, a creation in the working directory).
+    if (nd.env.plain_components &&
+        ((mode & kPlainResolve) || name.find('/', i) != std::string_view::npos)) {
       const PlainResult r =
           nd.env.fast_search
               ? PlainComponents<true>(nd.env, mode, nd.path.dentry, name.data(), name.size(), i)
@@ -548,10 +552,9 @@ template <bool kFastSearch>
         return 0;
       }
       i = r.i;
-      nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
-    } else {
-      nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
     }
+    // hash_name(): the component's length and hash in one pass.
+    nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
     if (int err = MayLookup(nd)) return err;
     nd.last_type = Classify(nd.last);
     i += nd.last.size();
