@@ -57,9 +57,14 @@ inline uint32_t HashFinish(uint64_t h) noexcept { return static_cast<uint32_t>(h
 inline constexpr uint64_t kHashSeed = 0;
 
 // kLowBytes[k]: the low k bytes of a word.
-inline constexpr uint64_t kLowBytes[8] = {
-    0, 0xff, 0xffff, 0xffffff, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
-    0xffffffffffffffull};
+inline constexpr uint64_t kLowBytes[8] = {0,
+                                          0xff,
+                                          0xffff,
+                                          0xffffff,
+                                          0xffffffffull,
+                                          0xffffffffffull,
+                                          0xffffffffffffull,
+                                          0xffffffffffffffull};
 
 // NamesEqual()
 //
@@ -144,8 +149,7 @@ inline uint64_t LoadPathTail(std::string_view path, const char* p, size_t rem) n
 // ScanComponent() of a component of eight bytes or more, whose first word
 // `w0` has been read: inline for a loop that must call nothing, and out of
 // line.
-[[gnu::always_inline]] inline Component ScanLongComponentInline(std::string_view path,
-                                                                size_t start,
+[[gnu::always_inline]] inline Component ScanLongComponentInline(std::string_view path, size_t start,
                                                                 uint64_t w0) noexcept {
   const char* const p = path.data() + start;
   const size_t avail = path.size() - start;

@@ -349,14 +349,15 @@ void AddCounts(const WalkEnv& env, uint64_t counts) {
 // anyone may search, and calls nothing in the common case (the dentry
 // lookup is inline, long names aside), so that the compiler keeps its
 // state in registers: a call in the loop cost every iteration spilled
-// registers. A
-// directory that needs generic_permission() is PlainStep()'s. Without the
-// check, the same loop asks generic_permission() about every directory:
-// that call, and its cost to the loop around it, is what the check saves.
+// registers. A directory that needs generic_permission() is PlainStep()'s.
+// Without the check, the same loop asks generic_permission() about every
+// directory: that call, and its cost to the loop around it, is what the
+// check saves.
 //
 // Its arguments come in registers and its results go back field by field:
 // a struct built by the caller and read back in pieces stalls
-// store-to-load forwarding (it cost a tenth of a lookup).
+// store-to-load forwarding (inlining the loop where a lookup starts, which
+// removed such a struct, took a fifth off the lookup).
 struct PlainRunResult {
   size_t i;
   uint64_t counts;
