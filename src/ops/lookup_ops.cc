@@ -91,13 +91,22 @@ int DoReadlink(OpCtx& ctx) {
   return 0;
 }
 
+namespace {
+
+// The directory chdir(2) and chroot(2) move to: user_path_at() with
+// LOOKUP_FOLLOW|LOOKUP_DIRECTORY, then path_permission(MAY_EXEC|MAY_CHDIR).
+int LookupDirToEnter(OpCtx& ctx, PathPos* at) {
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path,
+                                     walk::kLookupFollow | walk::kLookupDirectory, at))
+    return err;
+  return DacCheck(ctx, *at, perm::kMayExec | perm::kMayChdir, "search permission on");
+}
+
+}  // namespace
+
 int DoChdir(OpCtx& ctx) {
   PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path,
-                                     walk::kLookupFollow | walk::kLookupDirectory, &at))
-    return err;
-  if (int err = DacCheck(ctx, at, perm::kMayExec | perm::kMayChdir, "search permission on"))
-    return err;
+  if (int err = LookupDirToEnter(ctx, &at)) return err;
   if (ctx.apply) ctx.e.SetCwd(ctx.p, at);
   return 0;
 }
@@ -121,11 +130,7 @@ int DoFchdir(OpCtx& ctx) {
 
 int DoChroot(OpCtx& ctx) {
   PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path,
-                                     walk::kLookupFollow | walk::kLookupDirectory, &at))
-    return err;
-  if (int err = DacCheck(ctx, at, perm::kMayExec | perm::kMayChdir, "search permission on"))
-    return err;
+  if (int err = LookupDirToEnter(ctx, &at)) return err;
   if (!ctx.cred().Capable(kCapSysChroot)) {
     ctx.Fail(Stage::kCapability, "chroot needs CAP_SYS_CHROOT");
     return EPERM;

@@ -19,27 +19,26 @@ using vfs::DentryId;
 using vfs::InodeId;
 using vfs::PathPos;
 
+// The child of `ancestor` on the way up from `d` (`d` itself when it is
+// one), or kNone when `ancestor` is not above `d`.
+DentryId ChildTowards(const vfs::World& w, DentryId d, DentryId ancestor) {
+  const uint32_t limit = w.dentry_end() + 1;  // bounded: a racing reader
+  for (uint32_t n = 0; n < limit; ++n) {
+    const DentryId parent = w.dentry(d).parent;
+    if (parent == ancestor) return d;
+    if (parent == d) break;  // a filesystem's root
+    d = parent;
+  }
+  return vfs::kNone;
+}
+
 // lock_rename(p1 = new parent, p2 = old parent): the "trap", the child of
 // one parent that is an ancestor of (or is) the other parent, or kNone
 // when the parents are equal or only share a common ancestor.
 DentryId RenameTrap(const vfs::World& w, DentryId p1, DentryId p2) {
   if (p1 == p2) return vfs::kNone;
-  const uint32_t limit = w.dentry_end() + 1;
-  DentryId p = p1;
-  for (uint32_t n = 0; n < limit; ++n) {
-    DentryId r = w.dentry(p).parent;
-    if (r == p2) return p;  // p: child of p2, ancestor-or-self of p1
-    if (r == p) break;
-    p = r;
-  }
-  DentryId q = p2;
-  for (uint32_t n = 0; n < limit; ++n) {
-    DentryId r = w.dentry(q).parent;
-    if (r == p1) return q;  // q: child of p1, ancestor-or-self of p2
-    if (r == q) break;
-    q = r;
-  }
-  return vfs::kNone;
+  const DentryId trap = ChildTowards(w, p1, p2);
+  return trap != vfs::kNone ? trap : ChildTowards(w, p2, p1);
 }
 
 // lookup_one_qstr_excl() for rename: the source must exist; the target

@@ -518,17 +518,23 @@ template <bool kFastSearch>
   return {i, cur, resolved};
 }
 
+inline constexpr size_t kNoResume = ~size_t{0};
+
 // With `resolved` (path_lookupat()), the last component may be taken by
-// PlainComponents() too: *resolved says so.
-// `from`: where to start in `name` (a walk resumed at a component).
+// PlainComponents() too: *resolved says so. `resume_at`: a walk the
+// register loop began and stopped at this component of `name`; the
+// general code takes that one first (the loop would only stop there
+// again).
 [[gnu::always_inline]] inline int LinkPathWalkInline(Nameidata& nd, std::string_view name,
-                                                     bool* resolved = nullptr, size_t from = 0) {
+                                                     bool* resolved = nullptr,
+                                                     size_t resume_at = kNoResume) {
   const World& w = *nd.env.w;
   int depth = 0;
   nd.last_type = LastType::kRoot;
   nd.last = {};
   nd.last_slash = false;
-  size_t i = from;
+  bool loop_stopped_here = resume_at != kNoResume;
+  size_t i = loop_stopped_here ? resume_at : 0;
   while (i < name.size() && name[i] == '/') ++i;
   if (i == name.size()) {
     nd.dir = vfs::kNone;  // only slashes: no hardening checks apply
@@ -541,7 +547,7 @@ template <bool kFastSearch>
     const uint32_t mode = PlainMode(nd.flags, depth == 0 && resolved != nullptr);
     // A last component the loop may not take is not worth its call (an
     // open() at a dirfd, a creation in the working directory).
-    if (nd.env.plain_components &&
+    if (nd.env.plain_components && !loop_stopped_here &&
         ((mode & kPlainResolve) || name.find('/', i) != std::string_view::npos)) {
       const PlainResult r =
           nd.env.fast_search
@@ -554,6 +560,7 @@ template <bool kFastSearch>
       }
       i = r.i;
     }
+    loop_stopped_here = false;
     // hash_name(): the component's length and hash in one pass.
     nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
     if (int err = MayLookup(nd)) return err;
@@ -611,13 +618,13 @@ int LinkPathWalk(Nameidata& nd, std::string_view name) { return LinkPathWalkInli
 
 namespace {
 
-// path_lookupat() by the general code, from the start or resumed at `from`
-// in `at` (resumed).
+// path_lookupat() by the general code, from the start, or resumed at
+// component `resume_at` in `at` where the register loop stopped.
 [[gnu::noinline]] int FilenameLookupSlow(const WalkEnv& env, const Start& start,
                                          std::string_view name, uint32_t flags, PathPos at,
-                                         size_t from, bool resumed, PathPos* out) {
+                                         size_t resume_at, PathPos* out) {
   Nameidata nd(env, flags);
-  if (resumed) {
+  if (resume_at != kNoResume) {
     nd.path = at;
   } else if (int err = PathInitInline(nd, start, name)) {
     return err;
@@ -625,8 +632,8 @@ namespace {
   std::string_view s = name;
   for (;;) {
     bool resolved = false;
-    if (int err = LinkPathWalkInline(nd, s, &resolved, from)) return err;
-    from = 0;
+    if (int err = LinkPathWalkInline(nd, s, &resolved, resume_at)) return err;
+    resume_at = kNoResume;
     if (resolved) break;
     Link link;
     if (int err = LookupLastInline(nd, &link)) return err;
@@ -669,10 +676,10 @@ int FilenameLookup(const WalkEnv& env, const Start& start,
         return 0;
       }
       at.dentry = r.cur;
-      return FilenameLookupSlow(env, start, name, flags, at, r.i, true, out);
+      return FilenameLookupSlow(env, start, name, flags, at, r.i, out);
     }
   }
-  return FilenameLookupSlow(env, start, name, flags, {}, 0, false, out);
+  return FilenameLookupSlow(env, start, name, flags, {}, kNoResume, out);
 }
 
 int FilenameParentat(const WalkEnv& env, const Start& start,
