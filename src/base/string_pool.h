@@ -117,8 +117,7 @@ inline uint32_t SlashMask(uint64_t w) noexcept {
   const __m128i v = _mm_cvtsi64_si128(static_cast<long long>(w));
   return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('/'))));
 #else
-  // A high bit for every '/' byte; bytes above the lowest may be reported
-  // falsely, which only the lowest bit's users may ignore: keep it exact.
+  // Without SSE2, byte by byte.
   uint32_t m = 0;
   for (int k = 0; k < 8; ++k) m |= static_cast<uint32_t>(((w >> (8 * k)) & 0xff) == '/') << k;
   return m;

@@ -23,6 +23,11 @@ using vfs::PathPos;
 
 namespace {
 
+// What FindProcess() compares: a name's internal::NameKey().
+uint64_t ProcessKey(std::string_view name) {
+  return internal::NameKey(internal::HeadOf(name), name.size());
+}
+
 const StepSpec& EmptyStep() {
   static const StepSpec kEmpty;
   return kEmpty;
@@ -74,7 +79,7 @@ int Engine::FindProcess(std::string_view name) const {
   // lie side by side. A longer name is compared out of line, so that this
   // stays a leaf.
   if (name.size() > 7) return FindProcessLong(name);
-  const uint64_t key = internal::NameKey(internal::HeadOf(name), name.size());
+  const uint64_t key = ProcessKey(name);
   const uint64_t* keys = proc_keys_.data();
   for (size_t i = 0, n = proc_keys_.size(); i < n; ++i)
     if (keys[i] == key) return static_cast<int>(i);
@@ -82,7 +87,7 @@ int Engine::FindProcess(std::string_view name) const {
 }
 
 int Engine::FindProcessLong(std::string_view name) const {
-  const uint64_t key = internal::NameKey(internal::HeadOf(name), name.size());
+  const uint64_t key = ProcessKey(name);
   for (size_t i = 0; i < proc_keys_.size(); ++i)
     if (proc_keys_[i] == key && procs_[i]->name == name) return static_cast<int>(i);
   return -1;
@@ -155,10 +160,9 @@ std::expected<void, std::string> Engine::Build(const Scenario& s) {
   // The implicit root process: uid 0, every capability, cwd and root "/".
   auto root = std::make_unique<Process>();
   root->name = "root";
-  root->name_key = internal::NameKey(internal::HeadOf(root->name), root->name.size());
   root->index = 0;
   root->cred = Cred::ForUser(0, 0);
-  proc_keys_.push_back(root->name_key);
+  proc_keys_.push_back(ProcessKey(root->name));
   procs_.push_back(std::move(root));
   SetRoot(*procs_[0], world_.root());
   SetCwd(*procs_[0], world_.root());
@@ -355,7 +359,6 @@ std::expected<void, std::string> Engine::BuildNode(const Scenario& s, const Node
 std::expected<void, std::string> Engine::StartProcess(const Scenario& s, const ProcessSpec& ps) {
   auto p = std::make_unique<Process>();
   p->name = ps.name;
-  p->name_key = internal::NameKey(internal::HeadOf(p->name), p->name.size());
   p->index = static_cast<int>(procs_.size());
   const Process* parent = ps.parent.empty() ? procs_[0].get()
                                             : procs_[FindProcess(ps.parent)].get();
@@ -365,7 +368,7 @@ std::expected<void, std::string> Engine::StartProcess(const Scenario& s, const P
   p->cred = parent->cred;
   p->domain = parent->domain;
   Process& proc = *p;
-  proc_keys_.push_back(p->name_key);
+  proc_keys_.push_back(ProcessKey(p->name));
   procs_.push_back(std::move(p));
   SetRoot(proc, parent->root);
   SetCwd(proc, parent->cwd);

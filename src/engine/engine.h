@@ -54,7 +54,6 @@ struct OpenFile {
 
 struct Process {
   std::string name;
-  uint64_t name_key = 0;  // internal::NameKey() of the name, for FindProcess()
   int index = 0;
   int parent = -1;
   Cred cred;
