@@ -13,7 +13,7 @@
 #define PATHWARDEN_ACL_H_
 
 #include <cstdint>
-#include <expected>
+#include "pathwarden/result.h"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,7 +52,7 @@ class PosixAcl {
   // ParseEntries()
   //
   // Parses the short text form into a list of entries (not yet an ACL).
-  static std::expected<std::vector<AclEntry>, std::string> ParseEntries(
+  static Result<std::vector<AclEntry>, std::string> ParseEntries(
       std::string_view text);
 
   // Modify()

@@ -20,7 +20,7 @@
 
 #include <array>
 #include <cstdint>
-#include <expected>
+#include "pathwarden/result.h"
 #include <optional>
 #include <string>
 #include <string_view>
@@ -188,12 +188,12 @@ inline constexpr const char* kSysctlNames[4] = {
 //
 // Reads and validates a scenario (".json" files as JSON, others as TOML).
 // The error is one or more lines "file:line:col: message".
-std::expected<Scenario, std::string> LoadScenarioFile(const std::string& path);
+Result<Scenario, std::string> LoadScenarioFile(const std::string& path);
 
 // ParseScenario()
 //
 // As LoadScenarioFile() for text in memory; `name` is used in messages.
-std::expected<Scenario, std::string> ParseScenario(std::string_view text,
+Result<Scenario, std::string> ParseScenario(std::string_view text,
                                                   const std::string& name,
                                                   bool json);
 

@@ -153,7 +153,7 @@ void Engine::SetRoot(Process& p, PathPos pos) {
   p.root = pos;
 }
 
-std::expected<void, std::string> Engine::Build(const Scenario& s) {
+Result<void, std::string> Engine::Build(const Scenario& s) {
   vfs::World::WriteGuard g(world_);
   sysctl_ = s.sysctl;
   abi_ = s.abi;
@@ -209,14 +209,14 @@ std::expected<void, std::string> Engine::Build(const Scenario& s) {
   return {};
 }
 
-std::expected<void, std::string> Engine::BuildNode(const Scenario& s, const NodeSpec& n) {
+Result<void, std::string> Engine::BuildNode(const Scenario& s, const NodeSpec& n) {
   Cred builder = Cred::ForUser(0, 0);
   builder.umask = 0;
   Process& root = *procs_[0];
   OpCtx ctx{*this, world_, root, EmptyStep(), nullptr, WalkEnvFor(root, nullptr), true, &builder};
   ctx.env.cred = &builder;
   auto fail = [&](std::string msg) {
-    return std::unexpected(fmt::format("{}: {}", s.Where(n.loc), msg));
+    return Unexpected(fmt::format("{}: {}", s.Where(n.loc), msg));
   };
   // Sets owner, mode and ACLs as chown, chmod and setfacl would, in that
   // order.
@@ -243,10 +243,10 @@ std::expected<void, std::string> Engine::BuildNode(const Scenario& s, const Node
       world_.SetDefaultAcl(ino, world_.InternAcl(d));
     }
   };
-  auto mkdir_plain = [&](std::string_view path) -> std::expected<PathPos, std::string> {
+  auto mkdir_plain = [&](std::string_view path) -> Result<PathPos, std::string> {
     ops::Created c;
     if (int err = ops::FilenameCreate(ctx, path, walk::Start{}, true, &c))
-      return std::unexpected(fmt::format("cannot create \"{}\": {}", path, ErrnoName(err)));
+      return Unexpected(fmt::format("cannot create \"{}\": {}", path, ErrnoName(err)));
     DentryId d = ops::CreateObject(ctx, c.parent, c.name, S_IFDIR | 0755, 0);
     InodeId ino = world_.inode_of(d);
     world_.SetOwner(ino, 0, 0);
@@ -356,7 +356,7 @@ std::expected<void, std::string> Engine::BuildNode(const Scenario& s, const Node
   return {};
 }
 
-std::expected<void, std::string> Engine::StartProcess(const Scenario& s, const ProcessSpec& ps) {
+Result<void, std::string> Engine::StartProcess(const Scenario& s, const ProcessSpec& ps) {
   auto p = std::make_unique<Process>();
   p->name = ps.name;
   p->index = static_cast<int>(procs_.size());
@@ -373,7 +373,7 @@ std::expected<void, std::string> Engine::StartProcess(const Scenario& s, const P
   SetRoot(proc, parent->root);
   SetCwd(proc, parent->cwd);
   auto fail = [&](const SourceLoc& loc, std::string msg) {
-    return std::unexpected(fmt::format("{}: {}", s.Where(loc), msg));
+    return Unexpected(fmt::format("{}: {}", s.Where(loc), msg));
   };
   Explainer ex;
   if (ps.cwd) {

@@ -5,7 +5,7 @@
 #define PATHWARDEN_SRC_ENGINE_ENGINE_H_
 
 #include <array>
-#include <expected>
+#include "pathwarden/result.h"
 #include <map>
 #include <memory>
 #include <string>
@@ -144,7 +144,7 @@ class Engine {
   //
   // Creates the scenario's tree, mounts and processes. The error is
   // "file:line:col: message".
-  std::expected<void, std::string> Build(const Scenario& s);
+  Result<void, std::string> Build(const Scenario& s);
 
   // Step()
   //
@@ -204,9 +204,9 @@ class Engine {
  private:
   int FindProcessLong(std::string_view name) const;  // FindProcess() past 7 bytes
   int Dispatch(OpCtx& ctx);
-  std::expected<void, std::string> BuildNode(const Scenario& s,
+  Result<void, std::string> BuildNode(const Scenario& s,
                                              const NodeSpec& n);
-  std::expected<void, std::string> StartProcess(const Scenario& s,
+  Result<void, std::string> StartProcess(const Scenario& s,
                                                 const ProcessSpec& ps);
 
   EngineOptions options_;

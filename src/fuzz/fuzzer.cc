@@ -224,9 +224,9 @@ std::string MismatchFileText(const Scenario& s, uint64_t seed, uint64_t case_ind
   return text + ScenarioToToml(s);
 }
 
-std::expected<FuzzResult, std::string> RunFuzz(const FuzzOptions& options) {
+Result<FuzzResult, std::string> RunFuzz(const FuzzOptions& options) {
   auto session = KernelSession::Open();
-  if (!session) return std::unexpected(session.error());
+  if (!session) return Unexpected(session.error());
   FuzzOptions o = options;
   o.gen.caps_available = kernel_internal::AvailableCaps();
   return Fuzzer(o, **session).Run();

@@ -17,7 +17,7 @@
 #define PATHWARDEN_SRC_FUZZ_FUZZER_H_
 
 #include <cstdint>
-#include <expected>
+#include "pathwarden/result.h"
 #include <functional>
 #include <optional>
 #include <string>
@@ -90,7 +90,7 @@ struct FuzzResult {
 //
 // Runs the cases of `options`; fails (with the reason) only when the
 // kernel executor cannot run here (not root, no Landlock).
-std::expected<FuzzResult, std::string> RunFuzz(const FuzzOptions& options);
+Result<FuzzResult, std::string> RunFuzz(const FuzzOptions& options);
 
 // MismatchFileText()
 //

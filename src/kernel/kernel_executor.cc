@@ -101,15 +101,15 @@ std::string SkipReason(const Scenario& s, int abi, uint64_t caps_available) {
   return "";
 }
 
-std::expected<std::unique_ptr<KernelSession>, std::string> KernelSession::Open(Launch launch) {
-  if (std::string why = KernelUnavailableReason(); !why.empty()) return std::unexpected(why);
+Result<std::unique_ptr<KernelSession>, std::string> KernelSession::Open(Launch launch) {
+  if (std::string why = KernelUnavailableReason(); !why.empty()) return Unexpected(why);
   SupervisorParams params;
   params.mount_dir = fmt::format("{}/root", kStateDir);
   params.caps_available = AvailableCaps();
   auto guard = SysctlGuard::Acquire();
-  if (!guard) return std::unexpected(guard.error());
+  if (!guard) return Unexpected(guard.error());
   if (mkdir(params.mount_dir.c_str(), 0755) != 0 && errno != EEXIST)
-    return std::unexpected(fmt::format("mkdir {}: {}", params.mount_dir, ErrnoName(errno)));
+    return Unexpected(fmt::format("mkdir {}: {}", params.mount_dir, ErrnoName(errno)));
   return std::unique_ptr<KernelSession>(
       new KernelSession(std::move(*guard), std::move(params), KernelAbi(), launch));
 }

@@ -99,10 +99,10 @@ __attribute__((constructor)) void ServeIfAsked() {
 
 }  // namespace
 
-std::expected<std::unique_ptr<KernelServer>, std::string> KernelServer::Spawn() {
+Result<std::unique_ptr<KernelServer>, std::string> KernelServer::Spawn() {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return std::unexpected(fmt::format("socketpair: {}", ErrnoName(errno)));
+    return Unexpected(fmt::format("socketpair: {}", ErrnoName(errno)));
   // Built before the fork: a multithreaded caller's child should only
   // make system calls until execve.
   char arg0[] = "pathwarden-kernel-server";
@@ -121,7 +121,7 @@ std::expected<std::unique_ptr<KernelServer>, std::string> KernelServer::Spawn() 
   close(sv[1]);
   if (pid < 0) {
     close(sv[0]);
-    return std::unexpected(fmt::format("fork the kernel server: {}", ErrnoName(err)));
+    return Unexpected(fmt::format("fork the kernel server: {}", ErrnoName(err)));
   }
   std::unique_ptr<KernelServer> server(new KernelServer(pid, sv[0]));
   std::string hello;
@@ -129,8 +129,8 @@ std::expected<std::unique_ptr<KernelServer>, std::string> KernelServer::Spawn() 
   if (e == 0 && hello == kReady) return server;
   kill(pid, SIGKILL);
   server->Stop();
-  if (e != 0) return std::unexpected(fmt::format("the kernel server did not start: {}", ErrnoName(e)));
-  return std::unexpected(fmt::format("the kernel server cannot run: {}", hello));
+  if (e != 0) return Unexpected(fmt::format("the kernel server did not start: {}", ErrnoName(e)));
+  return Unexpected(fmt::format("the kernel server cannot run: {}", hello));
 }
 
 KernelServer::~KernelServer() { Stop(); }

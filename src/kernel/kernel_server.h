@@ -6,7 +6,7 @@
 
 #include <sys/types.h>
 
-#include <expected>
+#include "pathwarden/result.h"
 #include <memory>
 #include <string>
 
@@ -33,7 +33,7 @@ namespace pathwarden::kernel_internal {
 //   RunResult r = (*server)->Run(s, options, params);
 class KernelServer {
  public:
-  static std::expected<std::unique_ptr<KernelServer>, std::string> Spawn();
+  static Result<std::unique_ptr<KernelServer>, std::string> Spawn();
   // Closing the channel ends the server once its supervisors are reaped.
   ~KernelServer();
   KernelServer(const KernelServer&) = delete;

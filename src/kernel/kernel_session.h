@@ -5,7 +5,7 @@
 #define PATHWARDEN_SRC_KERNEL_KERNEL_SESSION_H_
 
 #include <cstdint>
-#include <expected>
+#include "pathwarden/result.h"
 #include <memory>
 #include <span>
 #include <string>
@@ -43,7 +43,7 @@ class KernelSession {
   //
   // Fails (with the reason) when KernelUnavailableReason() is not empty or
   // the sysctl state cannot be taken over.
-  static std::expected<std::unique_ptr<KernelSession>, std::string> Open(
+  static Result<std::unique_ptr<KernelSession>, std::string> Open(
       Launch launch = Launch::kServer);
   ~KernelSession();
 

@@ -30,17 +30,17 @@ std::string SysctlPath(int i) {
   return fmt::format("/proc/sys/fs/{}", kSysctlNames[i]);
 }
 
-std::expected<int, std::string> ReadInt(const std::string& path) {
+Result<int, std::string> ReadInt(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(fmt::format("open {}: {}", path, ErrnoName(errno)));
+  if (fd < 0) return Unexpected(fmt::format("open {}: {}", path, ErrnoName(errno)));
   char buf[32] = {};
   ssize_t n = read(fd, buf, sizeof(buf) - 1);
   int err = errno;
   close(fd);
-  if (n < 0) return std::unexpected(fmt::format("read {}: {}", path, ErrnoName(err)));
+  if (n < 0) return Unexpected(fmt::format("read {}: {}", path, ErrnoName(err)));
   int v = 0;
   if (std::sscanf(buf, "%d", &v) != 1)
-    return std::unexpected(fmt::format("{} holds \"{}\", not a number", path, buf));
+    return Unexpected(fmt::format("{} holds \"{}\", not a number", path, buf));
   return v;
 }
 
@@ -87,9 +87,9 @@ std::string SaveFile(const std::string& path, const SysctlValues& v) {
   return "";
 }
 
-std::expected<SysctlValues, std::string> LoadFile(const std::string& path) {
+Result<SysctlValues, std::string> LoadFile(const std::string& path) {
   FILE* f = fopen(path.c_str(), "re");
-  if (f == nullptr) return std::unexpected(fmt::format("open {}: {}", path, ErrnoName(errno)));
+  if (f == nullptr) return Unexpected(fmt::format("open {}: {}", path, ErrnoName(errno)));
   SysctlValues v{};
   bool ok = true;
   for (int i = 0; i < 4 && ok; ++i) {
@@ -98,7 +98,7 @@ std::expected<SysctlValues, std::string> LoadFile(const std::string& path) {
   }
   fclose(f);
   if (!ok)
-    return std::unexpected(fmt::format(
+    return Unexpected(fmt::format(
         "{} is damaged: restore /proc/sys/fs/protected_* by hand and delete it", path));
   return v;
 }
@@ -179,27 +179,27 @@ bool HeldByThisProcess(int fd) {
 
 }  // namespace
 
-std::expected<SysctlValues, std::string> ReadSysctls() {
+Result<SysctlValues, std::string> ReadSysctls() {
   SysctlValues v{};
   for (int i = 0; i < 4; ++i) {
     auto r = ReadInt(SysctlPath(i));
-    if (!r) return std::unexpected(r.error());
+    if (!r) return Unexpected(r.error());
     v[i] = *r;
   }
   return v;
 }
 
-std::expected<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
+Result<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
     const std::string& dir) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    return std::unexpected(fmt::format("mkdir {}: {}", dir, ErrnoName(errno)));
+    return Unexpected(fmt::format("mkdir {}: {}", dir, ErrnoName(errno)));
   std::string lock_path = dir + "/sysctl.lock";
   int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return std::unexpected(fmt::format("open {}: {}", lock_path, ErrnoName(errno)));
+  if (fd < 0) return Unexpected(fmt::format("open {}: {}", lock_path, ErrnoName(errno)));
   int r = flock(fd, LOCK_EX | LOCK_NB);
   if (r != 0 && errno == EWOULDBLOCK && HeldByThisProcess(fd)) {
     close(fd);
-    return std::unexpected(
+    return Unexpected(
         "this process already holds the kernel executor's lock (a KernelSession is open): "
         "end it first");
   }
@@ -207,11 +207,11 @@ std::expected<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
   if (r != 0) {
     int err = errno;
     close(fd);
-    return std::unexpected(fmt::format("flock {}: {}", lock_path, ErrnoName(err)));
+    return Unexpected(fmt::format("flock {}: {}", lock_path, ErrnoName(err)));
   }
   auto fail = [fd](std::string e) {
     close(fd);
-    return std::unexpected(std::move(e));
+    return Unexpected(std::move(e));
   };
   // A holder that died while the values were changed left them here.
   std::string saved = dir + "/sysctl.saved";
@@ -230,9 +230,9 @@ std::expected<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
   return std::unique_ptr<SysctlGuard>(new SysctlGuard(fd, dir, *host, repaired));
 }
 
-std::expected<SysctlValues, std::string> ReadHostSysctls(const std::string& dir) {
+Result<SysctlValues, std::string> ReadHostSysctls(const std::string& dir) {
   auto guard = SysctlGuard::Acquire(dir);
-  if (!guard) return std::unexpected(guard.error());
+  if (!guard) return Unexpected(guard.error());
   return (*guard)->host();
 }
 

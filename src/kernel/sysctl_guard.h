@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include <array>
-#include <expected>
+#include "pathwarden/result.h"
 #include <memory>
 #include <string>
 
@@ -22,13 +22,13 @@ using SysctlValues = std::array<int, 4>;  // in kSysctlNames order
 //
 // The current values of /proc/sys/fs/protected_{symlinks,hardlinks,
 // regular,fifos}.
-std::expected<SysctlValues, std::string> ReadSysctls();
+Result<SysctlValues, std::string> ReadSysctls();
 
 // ReadHostSysctls()
 //
 // The host's values: read under the lock (after repairing a crash), so
 // never the values of a scenario another process is running.
-std::expected<SysctlValues, std::string> ReadHostSysctls(
+Result<SysctlValues, std::string> ReadHostSysctls(
     const std::string& dir = kStateDir);
 
 // SysctlGuard
@@ -54,7 +54,7 @@ std::expected<SysctlValues, std::string> ReadHostSysctls(
 //   if (std::string e = (*guard)->Set(s.sysctl); !e.empty()) ...
 class SysctlGuard {
  public:
-  static std::expected<std::unique_ptr<SysctlGuard>, std::string> Acquire(
+  static Result<std::unique_ptr<SysctlGuard>, std::string> Acquire(
       const std::string& dir = kStateDir);
   ~SysctlGuard();
   SysctlGuard(const SysctlGuard&) = delete;

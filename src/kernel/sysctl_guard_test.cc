@@ -34,7 +34,7 @@ bool CrashAHolder(const SysctlValues& values, bool guardian_too) {
     close(fds[0]);
     auto guard = SysctlGuard::Acquire();
     char ok = guard && (*guard)->Set(values).empty() && access(kSaved, F_OK) == 0 &&
-              ReadSysctls() == values && (*guard)->guardian() > 0;
+              ReadSysctls().has_value() && *ReadSysctls() == values && (*guard)->guardian() > 0;
     if (ok && guardian_too) {
       const pid_t g = (*guard)->guardian();
       kill(g, SIGKILL);

@@ -106,7 +106,7 @@ class Walker {
 
 }  // namespace
 
-std::expected<std::string, int> AclText(const std::string& path, const char* name) {
+Result<std::string, int> AclText(const std::string& path, const char* name) {
   std::vector<char> bytes(sizeof(uint32_t) + 32 * sizeof(AclXattrEntry));
   ssize_t n = lgetxattr(path.c_str(), name, bytes.data(), bytes.size());
   if (n < 0 && errno == ERANGE) {
@@ -118,14 +118,14 @@ std::expected<std::string, int> AclText(const std::string& path, const char* nam
   }
   if (n < 0) {
     if (errno == ENODATA || errno == EOPNOTSUPP) return std::string();
-    return std::unexpected(errno);
+    return Unexpected(errno);
   }
   const char* buf = bytes.data();
   uint32_t version = 0;
-  if (n < static_cast<ssize_t>(sizeof(version))) return std::unexpected(EINVAL);
+  if (n < static_cast<ssize_t>(sizeof(version))) return Unexpected(EINVAL);
   std::memcpy(&version, buf, sizeof(version));
   size_t count = (static_cast<size_t>(n) - sizeof(version)) / sizeof(AclXattrEntry);
-  if (version != kAclXattrVersion) return std::unexpected(EINVAL);
+  if (version != kAclXattrVersion) return Unexpected(EINVAL);
   std::vector<AclEntry> entries;
   for (size_t i = 0; i < count; ++i) {
     AclXattrEntry x;
@@ -141,9 +141,9 @@ std::expected<std::string, int> AclText(const std::string& path, const char* nam
   return acl.ToText();
 }
 
-std::expected<std::vector<TreeEntry>, std::string> CaptureTree(const std::string& root) {
+Result<std::vector<TreeEntry>, std::string> CaptureTree(const std::string& root) {
   Walker w(root);
-  if (std::string err = w.Walk("/", 0); !err.empty()) return std::unexpected(err);
+  if (std::string err = w.Walk("/", 0); !err.empty()) return Unexpected(err);
   return w.Take();
 }
 

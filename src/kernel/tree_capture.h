@@ -4,7 +4,7 @@
 #ifndef PATHWARDEN_SRC_KERNEL_TREE_CAPTURE_H_
 #define PATHWARDEN_SRC_KERNEL_TREE_CAPTURE_H_
 
-#include <expected>
+#include "pathwarden/result.h"
 #include <string>
 #include <vector>
 
@@ -17,7 +17,7 @@ namespace pathwarden::kernel_internal {
 // Every object reachable from `root` (the caller's "/", the scenario's
 // root) through mounts, one entry each with paths from "/", sorted by
 // path; ACLs in PosixAcl::ToText() form, "" when the inode has none.
-std::expected<std::vector<TreeEntry>, std::string> CaptureTree(
+Result<std::vector<TreeEntry>, std::string> CaptureTree(
     const std::string& root = "/");
 
 // AclText()
@@ -25,7 +25,7 @@ std::expected<std::vector<TreeEntry>, std::string> CaptureTree(
 // The ACL stored in the extended attribute `name` of `path`
 // ("system.posix_acl_access" or "system.posix_acl_default") as
 // PosixAcl::ToText() prints it; "" when there is none.
-std::expected<std::string, int> AclText(const std::string& path,
+Result<std::string, int> AclText(const std::string& path,
                                         const char* name);
 
 }  // namespace pathwarden::kernel_internal

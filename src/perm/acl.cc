@@ -21,11 +21,11 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-std::expected<uint8_t, std::string> ParsePerm(std::string_view p) {
+Result<uint8_t, std::string> ParsePerm(std::string_view p) {
   if (p.size() == 1 && p[0] >= '0' && p[0] <= '7')
     return static_cast<uint8_t>(p[0] - '0');
   if (p.empty() || p.size() > 3)
-    return std::unexpected(fmt::format("bad permissions \"{}\"", p));
+    return Unexpected(fmt::format("bad permissions \"{}\"", p));
   uint8_t perm = 0;
   for (char c : p) {
     switch (c) {
@@ -34,7 +34,7 @@ std::expected<uint8_t, std::string> ParsePerm(std::string_view p) {
       case 'x': perm |= 1; break;
       case '-': break;
       default:
-        return std::unexpected(fmt::format("bad permissions \"{}\"", p));
+        return Unexpected(fmt::format("bad permissions \"{}\"", p));
     }
   }
   return perm;
@@ -58,7 +58,7 @@ PosixAcl PosixAcl::FromMode(uint32_t mode) {
   return acl;
 }
 
-std::expected<std::vector<AclEntry>, std::string> PosixAcl::ParseEntries(
+Result<std::vector<AclEntry>, std::string> PosixAcl::ParseEntries(
     std::string_view text) {
   std::vector<AclEntry> out;
   while (!text.empty()) {
@@ -70,7 +70,7 @@ std::expected<std::vector<AclEntry>, std::string> PosixAcl::ParseEntries(
     // tag ":" [qualifier] ":" perms, or tag ":" perms for m and o.
     size_t c1 = item.find(':');
     if (c1 == std::string_view::npos)
-      return std::unexpected(fmt::format("ACL entry \"{}\" lacks ':'", item));
+      return Unexpected(fmt::format("ACL entry \"{}\" lacks ':'", item));
     std::string_view tag = item.substr(0, c1);
     std::string_view rest = item.substr(c1 + 1);
     std::string_view qual, perms;
@@ -94,25 +94,25 @@ std::expected<std::vector<AclEntry>, std::string> PosixAcl::ParseEntries(
     } else if (tag == "o" || tag == "other") {
       e.tag = AclTag::kOther;
     } else {
-      return std::unexpected(fmt::format("unknown ACL tag \"{}\"", tag));
+      return Unexpected(fmt::format("unknown ACL tag \"{}\"", tag));
     }
     if (c2 == std::string_view::npos && named_ok)
-      return std::unexpected(
+      return Unexpected(
           fmt::format("ACL entry \"{}\" needs tag:qualifier:perms", item));
     if (!qual.empty()) {
       if (!named_ok)
-        return std::unexpected(
+        return Unexpected(
             fmt::format("ACL entry \"{}\" takes no qualifier", item));
       uint32_t id = 0;
       auto [p, ec] = std::from_chars(qual.data(), qual.data() + qual.size(), id);
       if (ec != std::errc() || p != qual.data() + qual.size())
-        return std::unexpected(
+        return Unexpected(
             fmt::format("ACL qualifier \"{}\" is not a numeric id", qual));
       e.id = id;
       e.tag = e.tag == AclTag::kUserObj ? AclTag::kUser : AclTag::kGroup;
     }
     auto perm = ParsePerm(perms);
-    if (!perm) return std::unexpected(perm.error());
+    if (!perm) return Unexpected(perm.error());
     e.perm = *perm;
     out.push_back(e);
   }

@@ -114,14 +114,14 @@ std::string_view Doc::KindName() const {
   return "a value of another type";
 }
 
-std::expected<Doc, std::string> ParseTomlDoc(std::string_view text,
+Result<Doc, std::string> ParseTomlDoc(std::string_view text,
                                             const std::string& name) {
 #if TOML_EXCEPTIONS
   try {
     toml::table t = toml::parse(text, name);
     return FromToml(t);
   } catch (const toml::parse_error& e) {
-    return std::unexpected(fmt::format("{}:{}:{}: {}", name,
+    return Unexpected(fmt::format("{}:{}:{}: {}", name,
                                        e.source().begin.line,
                                        e.source().begin.column,
                                        e.description()));
@@ -130,7 +130,7 @@ std::expected<Doc, std::string> ParseTomlDoc(std::string_view text,
   toml::parse_result r = toml::parse(text, name);
   if (!r) {
     const toml::parse_error& e = r.error();
-    return std::unexpected(fmt::format("{}:{}:{}: {}", name,
+    return Unexpected(fmt::format("{}:{}:{}: {}", name,
                                        e.source().begin.line,
                                        e.source().begin.column,
                                        e.description()));
@@ -139,13 +139,13 @@ std::expected<Doc, std::string> ParseTomlDoc(std::string_view text,
 #endif
 }
 
-std::expected<Doc, std::string> ParseJsonDoc(std::string_view text,
+Result<Doc, std::string> ParseJsonDoc(std::string_view text,
                                             const std::string& name) {
   try {
     nlohmann::json j = nlohmann::json::parse(text);
     return FromJson(j, "");
   } catch (const nlohmann::json::parse_error& e) {
-    return std::unexpected(fmt::format("{}: byte {}: {}", name, e.byte,
+    return Unexpected(fmt::format("{}: byte {}: {}", name, e.byte,
                                        e.what()));
   }
 }

@@ -5,7 +5,7 @@
 #define PATHWARDEN_SRC_SCENARIO_DOC_H_
 
 #include <cstdint>
-#include <expected>
+#include "pathwarden/result.h"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,9 +39,9 @@ struct Doc {
 // ParseTomlDoc() / ParseJsonDoc()
 //
 // The error is "name:line:col: message" (JSON: "name: message").
-std::expected<Doc, std::string> ParseTomlDoc(std::string_view text,
+Result<Doc, std::string> ParseTomlDoc(std::string_view text,
                                             const std::string& name);
-std::expected<Doc, std::string> ParseJsonDoc(std::string_view text,
+Result<Doc, std::string> ParseJsonDoc(std::string_view text,
                                             const std::string& name);
 
 }  // namespace pathwarden::scenario_internal

@@ -125,7 +125,7 @@ class Parser {
  public:
   Parser(std::string name, bool json) : name_(std::move(name)), json_(json) {}
 
-  std::expected<Scenario, std::string> Run(const Doc& root) {
+  Result<Scenario, std::string> Run(const Doc& root) {
     Scenario s;
     s.file = name_;
     ParseTop(root, s);
@@ -135,7 +135,7 @@ class Parser {
         if (!all.empty()) all += '\n';
         all += e;
       }
-      return std::unexpected(all);
+      return Unexpected(all);
     }
     return s;
   }
@@ -814,18 +814,18 @@ std::string Scenario::Where(const SourceLoc& loc) const {
   return fmt::format("{}:{}:{}", file, loc.line, loc.col);
 }
 
-std::expected<Scenario, std::string> ParseScenario(std::string_view text,
+Result<Scenario, std::string> ParseScenario(std::string_view text,
                                                   const std::string& name,
                                                   bool json) {
   auto doc = json ? scenario_internal::ParseJsonDoc(text, name)
                   : scenario_internal::ParseTomlDoc(text, name);
-  if (!doc) return std::unexpected(doc.error());
+  if (!doc) return Unexpected(doc.error());
   return Parser(name, json).Run(*doc);
 }
 
-std::expected<Scenario, std::string> LoadScenarioFile(const std::string& path) {
+Result<Scenario, std::string> LoadScenarioFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  if (!in) return Unexpected(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   std::stringstream buf;
   buf << in.rdbuf();
   bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;

@@ -11,7 +11,7 @@
 namespace pathwarden {
 namespace {
 
-std::expected<Scenario, std::string> Toml(std::string_view text) {
+Result<Scenario, std::string> Toml(std::string_view text) {
   return ParseScenario(text, "t.toml", false);
 }
 

@@ -30,12 +30,12 @@ struct DevInoHash {
 
 }  // namespace
 
-std::expected<ImportStats, std::string> ImportHostTree(World& w, const std::string& host_dir,
+Result<ImportStats, std::string> ImportHostTree(World& w, const std::string& host_dir,
                                                        PathPos into) {
   World::WriteGuard g(w);
   ImportStats stats;
   const int top = open(host_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (top < 0) return std::unexpected(fmt::format("{}: {}", host_dir, std::strerror(errno)));
+  if (top < 0) return Unexpected(fmt::format("{}: {}", host_dir, std::strerror(errno)));
   const SbId sb = w.inode(w.inode_of(into.dentry)).sb;
   std::unordered_map<DevIno, InodeId, DevInoHash> seen;
   close(top);

@@ -5,7 +5,7 @@
 #define PATHWARDEN_SRC_VFS_IMPORT_H_
 
 #include <cstdint>
-#include <expected>
+#include "pathwarden/result.h"
 #include <string>
 
 #include "src/vfs/world.h"
@@ -24,7 +24,7 @@ struct ImportStats {
 // symlink bodies, hard links; not contents or ACLs) into directory
 // `into` of `w`, without following symlinks or crossing into other
 // filesystems' content in any special way. Writer only.
-std::expected<ImportStats, std::string> ImportHostTree(World& w, const std::string& host_dir,
+Result<ImportStats, std::string> ImportHostTree(World& w, const std::string& host_dir,
                                                        PathPos into);
 
 }  // namespace pathwarden::vfs
