@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pathwarden/executor.h"
+#include "src/engine/run.h"
 
 namespace pathwarden::cli {
 

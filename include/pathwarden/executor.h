@@ -1,13 +1,13 @@
 // File: pathwarden/executor.h
 //
-// The two executors of scenario files: the engine (the model) and the real
-// kernel (the judge). Both take a parsed Scenario and return, for every
+// What running a scenario file gives, and its executor on the real
+// kernel (the judge). The engine's executor is the scenario adapter onto
+// the library (src/scenario/run_engine.h). Both take a parsed Scenario and return, for every
 // step, the errno Linux gives; the engine also says why. Optionally both
 // return the final tree, so the fuzzer can compare more than errnos.
 //
 // Example:
 //   auto s = LoadScenarioFile("tests/scenarios/vfs/walk.toml");
-//   RunResult engine = RunInEngine(*s, EngineOptions{});
 //   RunResult kernel = RunInKernel(*s, KernelOptions{});
 
 #ifndef PATHWARDEN_EXECUTOR_H_
@@ -75,50 +75,6 @@ struct RunResult {
   std::vector<StepResult> steps;
   std::vector<TreeEntry> tree;  // sorted by path, when requested
 };
-
-// Landlock's unfulfilled-rights matrix, in the two layouts of the seed
-// patch "landlock: Refactor layer masks".
-enum class LayerLayout { kByAccess, kByLayer };
-
-struct EngineOptions {
-  // The fast search check ("permission check avoidance during lookup").
-  bool fast_search = true;
-  // The walk's register loop for plain components; off only to check it
-  // against the general code (check --cross-check does).
-  bool plain_components = true;
-  LayerLayout layout = LayerLayout::kByLayer;
-  // Memoized Landlock evaluation (results identical to the walk).
-  bool memo = true;
-  // Build a reason for each step (the hot path builds none without).
-  bool explain = true;
-  bool capture_tree = false;
-  // Explain allowed decisions too (which rule granted each right).
-  bool explain_allowed = false;
-  // Before every step, a dry run (Engine::Evaluate(), what readers get)
-  // must give the step's result; after it, the engine's caches (the
-  // fast-search bits, the dentries' mirrors, counts) must match their
-  // definitions. Either failing stops the run with an internal error.
-  // For tests: it costs a scan per step.
-  bool verify = false;
-};
-
-// Counters of one engine run.
-struct EngineStats {
-  uint64_t components = 0;       // path components walked
-  uint64_t fast_components = 0;  // of which took the fast search check
-};
-
-// EngineBuildError()
-//
-// Builds the scenario's world in the engine without running any step;
-// the "file:line:col: message" of what the file gets wrong, or "".
-std::string EngineBuildError(const Scenario& s);
-
-// RunInEngine()
-//
-// Builds the scenario's world in the engine and runs every step.
-RunResult RunInEngine(const Scenario& s, const EngineOptions& options,
-                      EngineStats* stats = nullptr);
 
 struct KernelOptions {
   bool capture_tree = false;

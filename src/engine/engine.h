@@ -14,9 +14,10 @@
 
 #include "pathwarden/cred.h"
 #include "pathwarden/executor.h"
+#include "src/base/engine_options.h"
 #include "pathwarden/landlock.h"
 #include "pathwarden/scenario.h"
-#include "src/engine/explain.h"
+#include "src/explain/explain.h"
 #include "src/vfs/world.h"
 #include "src/walk/namei.h"
 

@@ -1,6 +1,6 @@
 // The engine as an executor of scenario files.
 
-#include "pathwarden/executor.h"
+#include "src/engine/run.h"
 
 #include <fmt/format.h>
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "pathwarden/executor.h"
+#include "src/base/engine_options.h"
 #include "pathwarden/scenario.h"
 #include "src/engine/engine.h"
 #include "src/landlock/domain.h"

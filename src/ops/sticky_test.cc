@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "pathwarden/executor.h"
+#include "src/engine/run.h"
 #include "pathwarden/scenario.h"
 
 namespace pathwarden {

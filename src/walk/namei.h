@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "pathwarden/cred.h"
-#include "pathwarden/executor.h"
-#include "src/engine/explain.h"
+#include "src/base/engine_options.h"
+#include "src/explain/explain.h"
 #include "src/vfs/world.h"
 
 namespace pathwarden::walk {

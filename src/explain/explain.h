@@ -2,8 +2,8 @@
 // Built only when asked for (an Explainer is passed), so the hot path of
 // a lookup formats and allocates nothing.
 
-#ifndef PATHWARDEN_SRC_ENGINE_EXPLAIN_H_
-#define PATHWARDEN_SRC_ENGINE_EXPLAIN_H_
+#ifndef PATHWARDEN_SRC_EXPLAIN_EXPLAIN_H_
+#define PATHWARDEN_SRC_EXPLAIN_EXPLAIN_H_
 
 #include <cstdint>
 #include <string>
@@ -99,4 +99,4 @@ std::string DescribeCheck(const vfs::World& w, const Cred& cred,
 
 }  // namespace pathwarden
 
-#endif  // PATHWARDEN_SRC_ENGINE_EXPLAIN_H_
+#endif  // PATHWARDEN_SRC_EXPLAIN_EXPLAIN_H_

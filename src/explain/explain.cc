@@ -1,6 +1,6 @@
 // Reasons in human sentences.
 
-#include "src/engine/explain.h"
+#include "src/explain/explain.h"
 
 #include <fmt/format.h>
 
