@@ -11,79 +11,67 @@
 
 #include <fmt/format.h>
 
-#include "src/landlock/landlock.h"
+#include <algorithm>
 #include "src/vfs/import.h"
 
 namespace pathwarden::bench {
 
-std::unique_ptr<Engine> ChainEngine(int depth, int layers, const EngineOptions& options) {
-  auto s = ParseScenario("format = 1\n[[process]]\nname = \"sb\"\n", "chain", false);
-  auto e = std::make_unique<Engine>(options);
-  if (!s || !e->Build(*s)) return nullptr;
-  vfs::World& w = e->world();
-  landlock::Landlock& ll = e->landlock();
-  vfs::World::WriteGuard g(w);
+std::unique_ptr<ChainWorld> ChainModel(int depth, int layers, const EngineOptions& options) {
+  auto c = std::unique_ptr<ChainWorld>(new ChainWorld{NewModel(options), Process{}, Fd{}});
+  Model& m = c->model;
+  c->sb = m.Spawn("sb", Cred::ForUser(0, 0));
   // A chain of `depth` directories "d", one rule per directory granting
   // ioctl_dev, in a ruleset handling ioctl_dev|write_file|make_reg.
-  landlock::Ruleset rs;
-  rs.handled_fs = landlock::kFsIoctlDev | landlock::kFsWriteFile | landlock::kFsMakeReg;
-  RuleSpec rule;
-  rule.access = landlock::kFsIoctlDev;
-  std::string why;
-  vfs::PathPos cur = w.root();
-  const vfs::SbId sb = w.inode(w.inode_of(cur.dentry)).sb;
+  LandlockRuleset rs;
+  rs.handled_access_fs = landlock::kFsIoctlDev | landlock::kFsWriteFile | landlock::kFsMakeReg;
+  Node cur = m.Root();
   for (int i = 0; i < depth; ++i) {
-    if (ll.AddPathRule(rs, rule, cur, &why) != 0) return nullptr;
-    const vfs::InodeId ino = w.NewInode(sb, S_IFDIR | 0755, 0, 0);
-    w.SetNlink(ino, 2);
-    cur.dentry = w.Link(cur.dentry, "d", ino);
+    rs.AllowPath(cur, landlock::kFsIoctlDev);
+    rs.rules.back().path = "d";  // how reasons name it: the chain is too long to spell
+    auto next = m.Mkdir(cur, "d");
+    if (!next) return nullptr;
+    cur = *next;
   }
-  Process& p = e->process(e->FindProcess("sb"));
+  // The innermost directory, reached in steps shorter than PATH_MAX.
+  constexpr int kStep = 1000;
+  for (int done = 0; done < depth; done += kStep) {
+    std::string rel;
+    for (int i = done; i < std::min(depth, done + kStep); ++i) rel += i == done ? "d" : "/d";
+    if (m.Apply(c->sb, Chdir{.path = rel}, Model::Detail::kVerdictOnly).err()) return nullptr;
+  }
+  const Decision inner = m.Apply(c->sb, Open{.path = ".", .flags = O_PATH});
+  if (inner.err()) return nullptr;
+  c->inner = inner.fd();
+  m.NameFd(c->sb, c->inner, "inner");
+  if (m.Apply(c->sb, Chdir{.path = "/"}, Model::Detail::kVerdictOnly).err()) return nullptr;
   for (int l = 0; l < layers; ++l)
-    if (ll.Restrict(p, rs, &why) != 0) return nullptr;
-  e->InstallFd(p, "inner", e->NewFile(p, cur, kFmodePath, O_PATH));
-  return e;
+    if (m.Apply(c->sb, Restrict{.ruleset = rs}, Model::Detail::kVerdictOnly).err()) return nullptr;
+  return c;
 }
 
-StepSpec ChainStep() {
-  StepSpec st;
-  st.as = "sb";
-  st.op = Op::kOpen;
-  st.path = "file.txt";
-  st.dirfd = "inner";
-  st.flags = O_CREAT | O_TRUNC | O_WRONLY;
-  st.mode = 0600;
-  return st;
+Request ChainRequest(const ChainWorld& c) {
+  return Open{.dirfd = c.inner, .path = "file.txt", .flags = O_CREAT | O_TRUNC | O_WRONLY,
+              .mode = 0600};
 }
 
-std::unique_ptr<Engine> UsrEngine(const std::string& usr, const EngineOptions& options,
-                                  vfs::ImportStats* stats, double* seconds,
-                                  std::string* why) {
-  // A user (for DAC) and a sandbox reading only /usr/include (for
-  // Landlock checks).
-  auto s = ParseScenario(R"(format = 1
-[[node]]
-path = "/usr"
-type = "dir"
-[[process]]
-name = "user"
-uid = 1000
-gid = 1000
-[[process]]
-name = "sb"
-uid = 1000
-gid = 1000
-)", "usr", false);
-  auto e = std::make_unique<Engine>(options);
-  if (!s || !e->Build(*s)) {
+std::unique_ptr<UsrWorld> UsrModel(const std::string& usr, const EngineOptions& options,
+                                   vfs::ImportStats* stats, double* seconds, std::string* why) {
+  auto u = std::unique_ptr<UsrWorld>(new UsrWorld{NewModel(options), Process{}, Process{}, Node{}});
+  Model& m = u->model;
+  auto usr_node = m.Mkdir(m.Root(), "usr");
+  if (!usr_node) {
     *why = "cannot build the base world";
     return nullptr;
   }
-  vfs::World& w = e->world();
-  const vfs::PathPos root = w.root();
-  const vfs::PathPos usr_dir{root.mnt, w.Lookup(root.dentry, "usr")};
+  u->usr = *usr_node;
+  // A user (for DAC) and a sandbox reading only /usr/include (for
+  // Landlock checks).
+  Cred user = Cred::ForUser(1000, 1000);
+  u->user = m.Spawn("user", user);
+  u->sb = m.Spawn("sb", user);
+  vfs::World& w = EngineOf(m).world();
   const auto t0 = std::chrono::steady_clock::now();
-  auto imported = vfs::ImportHostTree(w, usr, usr_dir);
+  auto imported = vfs::ImportHostTree(w, usr, {u->usr.mount, u->usr.dentry});
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!imported) {
     *why = imported.error();
@@ -92,26 +80,15 @@ gid = 1000
   *stats = *imported;
   // The sandbox: one layer handling read_file, granting it under
   // /usr/include (when the snapshot has it).
-  landlock::Landlock& ll = e->landlock();
-  landlock::Ruleset rs;
-  rs.handled_fs = landlock::kFsReadFile | landlock::kFsReadDir;
-  vfs::World::WriteGuard g(w);
-  const vfs::DentryId inc = w.Lookup(usr_dir.dentry, "include");
-  std::string err;
-  if (inc != vfs::kNone) {
-    RuleSpec rule;
-    rule.path = "/usr/include";
-    rule.access = landlock::kFsReadFile;
-    if (ll.AddPathRule(rs, rule, {usr_dir.mnt, inc}, &err) != 0) {
-      *why = "the sandbox's rule: " + err;
-      return nullptr;
-    }
-  }
-  if (ll.Restrict(e->process(e->FindProcess("sb")), rs, &err) != 0) {
-    *why = "the sandbox's layer: " + err;
+  LandlockRuleset rs;
+  rs.handled_access_fs = landlock::kFsReadFile | landlock::kFsReadDir;
+  if (auto inc = m.Lookup("/usr/include")) rs.AllowPath(*inc, landlock::kFsReadFile);
+  const Decision d = m.Apply(u->sb, Restrict{.ruleset = rs});
+  if (d.err()) {
+    *why = "the sandbox's layer: " + d.ToText();
     return nullptr;
   }
-  return e;
+  return u;
 }
 
 std::vector<std::pair<std::string, vfs::DentryId>> PathsBelow(const vfs::World& w,

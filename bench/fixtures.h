@@ -8,32 +8,43 @@
 #include <utility>
 #include <vector>
 
-#include "src/engine/engine.h"
+#include "pathwarden/model.h"
+#include "src/api/model_impl.h"
 #include "src/vfs/import.h"
 
 namespace pathwarden::bench {
 
-// ChainEngine()
+// ChainWorld, ChainModel()
 //
 // The seed patch's worst case: `depth` nested directories with one rule
 // each (ioctl_dev) in `layers` identical layers handling
-// ioctl_dev|write_file|make_reg, and process "sb" holding an O_PATH fd
-// "inner" to the innermost directory. Null when it cannot be built.
-std::unique_ptr<Engine> ChainEngine(int depth, int layers, const EngineOptions& options);
+// ioctl_dev|write_file|make_reg, and process `sb` holding an O_PATH fd
+// `inner` to the innermost directory. Null when it cannot be built.
+struct ChainWorld {
+  Model model;
+  Process sb;
+  Fd inner;
+};
+std::unique_ptr<ChainWorld> ChainModel(int depth, int layers, const EngineOptions& options);
 
-// ChainStep()
+// ChainRequest()
 //
-// open("file.txt" at "inner", O_CREAT|O_TRUNC|O_WRONLY): Landlock denies
+// open("file.txt" at inner, O_CREAT|O_TRUNC|O_WRONLY): Landlock denies
 // make_reg after walking to the root.
-StepSpec ChainStep();
+Request ChainRequest(const ChainWorld& c);
 
-// UsrEngine()
+// UsrWorld, UsrModel()
 //
-// A world with the host tree `usr` imported at /usr, processes "user"
-// (uid 1000) and "sb" (uid 1000, one layer handling read_file and
+// A world with the host tree `usr` imported at /usr, processes `user`
+// (uid 1000) and `sb` (uid 1000, one layer handling read_file and
 // read_dir, granting read_file under /usr/include).
-std::unique_ptr<Engine> UsrEngine(const std::string& usr, const EngineOptions& options,
-                                  vfs::ImportStats* stats, double* seconds, std::string* why);
+struct UsrWorld {
+  Model model;
+  Process user, sb;
+  Node usr;
+};
+std::unique_ptr<UsrWorld> UsrModel(const std::string& usr, const EngineOptions& options,
+                                   vfs::ImportStats* stats, double* seconds, std::string* why);
 
 // PathsBelow()
 //

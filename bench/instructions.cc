@@ -21,8 +21,8 @@
 namespace pathwarden::bench {
 
 // The measured loop: callgrind's --toggle-collect names it.
-[[gnu::noinline]] void ProbeChecks(const Engine& e, const StepSpec& st, int n) {
-  for (int i = 0; i < n; ++i) (void)e.Evaluate(st, nullptr);
+[[gnu::noinline]] void ProbeChecks(const Model& m, Process p, const Request& req, int n) {
+  for (int i = 0; i < n; ++i) (void)m.Evaluate(p, req, Model::Detail::kVerdictOnly);
 }
 
 int RunProbe(const std::vector<std::string>& args) {
@@ -35,11 +35,12 @@ int RunProbe(const std::vector<std::string>& args) {
       EngineOptions eo;
       eo.layout = args[1] == "by-access" ? LayerLayout::kByAccess : LayerLayout::kByLayer;
       eo.memo = args[1] == "memoized";
-      auto e = ChainEngine(std::stoi(args[2]), std::stoi(args[3]), eo);
-      if (!e) return fail("cannot build the chain");
-      const StepSpec st = ChainStep();
-      if (e->Evaluate(st, nullptr) != EACCES) return fail("the chain's check is not denied");
-      ProbeChecks(*e, st, std::stoi(args[4]));
+      auto c = ChainModel(std::stoi(args[2]), std::stoi(args[3]), eo);
+      if (!c) return fail("cannot build the chain");
+      const Request req = ChainRequest(*c);
+      if (c->model.Evaluate(c->sb, req).err() != EACCES)
+        return fail("the chain's check is not denied");
+      ProbeChecks(c->model, c->sb, req, std::stoi(args[4]));
       return 0;
     }
     if (args.size() == 5 && args[0] == "lookup") {
@@ -48,14 +49,12 @@ int RunProbe(const std::vector<std::string>& args) {
       vfs::ImportStats stats;
       double seconds = 0;
       std::string why;
-      auto e = UsrEngine(args[2], eo, &stats, &seconds, &why);
-      if (!e) return fail(why);
-      StepSpec st;
-      st.as = "user";
-      st.op = Op::kStat;
-      st.path = args[3];
-      if (e->Evaluate(st, nullptr) != 0) return fail("stat " + args[3] + " fails in the engine");
-      ProbeChecks(*e, st, std::stoi(args[4]));
+      auto u = UsrModel(args[2], eo, &stats, &seconds, &why);
+      if (!u) return fail(why);
+      const Request req = Stat{.path = args[3]};
+      if (u->model.Evaluate(u->user, req).err() != 0)
+        return fail("stat " + args[3] + " fails in the engine");
+      ProbeChecks(u->model, u->user, req, std::stoi(args[4]));
       return 0;
     }
   } catch (const std::exception& ex) {

@@ -81,15 +81,16 @@ void RunLandlock(const Options& o, Reporter& r) {
         EngineOptions eo;
         eo.layout = v.layout;
         eo.memo = v.memo;
-        auto e = ChainEngine(depth, layers, eo);
-        if (!e) {
+        auto c = ChainModel(depth, layers, eo);
+        if (!c) {
           r.Note(fmt::format("cannot build the chain of {}", depth));
           continue;
         }
-        const StepSpec st = ChainStep();
-        const int err = e->Evaluate(st, nullptr);
+        const Request req = ChainRequest(*c);
+        constexpr Model::Detail kQuiet = Model::Detail::kVerdictOnly;
+        const int err = c->model.Evaluate(c->sb, req, kQuiet).err();
         if (err != EACCES) r.Note(fmt::format("unexpected result {} at depth {}", err, depth));
-        const double ns = NsPerOp([&] { (void)e->Evaluate(st, nullptr); }, seconds);
+        const double ns = NsPerOp([&] { (void)c->model.Evaluate(c->sb, req, kQuiet); }, seconds);
         nlohmann::json m = {{"bench", "landlock"}, {"variant", v.name},    {"depth", depth},
                             {"layers", layers},    {"ns_per_check", ns},  {"ns_per_level", ns / depth}};
         if (kernel_ns > 0 && layers == 1) m["kernel_over_engine"] = kernel_ns / ns;

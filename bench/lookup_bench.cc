@@ -30,31 +30,27 @@ void RunLookup(const Options& o, Reporter& r) {
   vfs::ImportStats stats;
   double import_s = 0;
   std::string why;
-  auto e = UsrEngine(o.usr, EngineOptions{}, &stats, &import_s, &why);
-  if (!e) {
+  auto u = UsrModel(o.usr, EngineOptions{}, &stats, &import_s, &why);
+  if (!u) {
     r.Note("lookup: " + why);
     return;
   }
+  Engine& e = EngineOf(u->model);
+  constexpr Model::Detail kQuiet = Model::Detail::kVerdictOnly;
   std::string target = "/usr/include/linux/fs.h";
   struct stat st;
   if (o.usr != "/usr" || stat(target.c_str(), &st) != 0) {
     // Another tree: the first path of it, longer than half of fs.h's, that
     // the user may stat.
-    for (const std::string& p : AllPaths(e->world(), e->world().root(), "")) {
-      StepSpec probe;
-      probe.as = "user";
-      probe.op = Op::kStat;
-      probe.path = p;
-      if (p.size() > target.size() / 2 && e->Evaluate(probe, nullptr) == 0) {
+    for (const std::string& p : AllPaths(e.world(), e.world().root(), "")) {
+      if (p.size() > target.size() / 2 &&
+          u->model.Evaluate(u->user, Stat{.path = p}, kQuiet).err() == 0) {
         target = p;
         break;
       }
     }
   }
-  StepSpec step;
-  step.as = "user";
-  step.op = Op::kStat;
-  step.path = target;
+  const Request step = Stat{.path = target};
   const double seconds = o.smoke ? 0.002 : o.quick ? 0.1 : 0.5;
   double kernel_stat = -1;
   if (o.kernel) {
@@ -75,9 +71,10 @@ void RunLookup(const Options& o, Reporter& r) {
   }
   double fast_ns = 0, slow_ns = 0;
   for (bool fast : {true, false}) {
-    e->mutable_options().fast_search = fast;
-    if (e->Evaluate(step, nullptr) != 0) r.Note(fmt::format("stat {} fails in the engine", target));
-    const double ns = NsPerOp([&] { (void)e->Evaluate(step, nullptr); }, seconds, 5);
+    e.mutable_options().fast_search = fast;
+    if (u->model.Evaluate(u->user, step, kQuiet).err() != 0)
+      r.Note(fmt::format("stat {} fails in the engine", target));
+    const double ns = NsPerOp([&] { (void)u->model.Evaluate(u->user, step, kQuiet); }, seconds, 5);
     (fast ? fast_ns : slow_ns) = ns;
     nlohmann::json m = {{"bench", "lookup"}, {"variant", fast ? "engine-fast" : "engine-slow"},
                         {"path", target}, {"ops_per_s", 1e9 / ns}};
@@ -104,16 +101,14 @@ void RunLookup(const Options& o, Reporter& r) {
       r.Add({{"bench", "lookup"}, {"instructions_slow_over_fast", ins[0] / ins[1]}});
   }
   // The fast path over every path of the snapshot, as a user walks it.
-  e->mutable_options().fast_search = true;
-  std::vector<std::string> paths =
-      AllPaths(e->world(), {e->world().root().mnt, e->world().Lookup(e->world().root().dentry, "usr")},
-               "/usr");
+  e.mutable_options().fast_search = true;
+  std::vector<std::string> paths = AllPaths(e.world(), {u->usr.mount, u->usr.dentry}, "/usr");
   if (o.smoke && paths.size() > 2000) paths.resize(2000);
   EngineStats total;
   uint64_t ok = 0;
   for (const std::string& p : paths) {
-    step.path = p;
-    if (e->Evaluate(step, nullptr, &total) == 0) ++ok;
+    const Request one = Stat{.path = p};
+    if (e.Evaluate(u->user.index, ArgsOf(one), nullptr, &total) == 0) ++ok;
   }
   r.Add({{"bench", "lookup"},
          {"fast_path_fraction", total.components ? double(total.fast_components) / total.components : 0},
@@ -126,12 +121,12 @@ void RunImport(const Options& o, Reporter& r) {
   vfs::ImportStats stats;
   double seconds = 0;
   std::string why;
-  auto e = UsrEngine(o.usr, EngineOptions{}, &stats, &seconds, &why);
-  if (!e) {
+  auto u = UsrModel(o.usr, EngineOptions{}, &stats, &seconds, &why);
+  if (!u) {
     r.Note("import: " + why);
     return;
   }
-  const vfs::World& w = e->world();
+  const vfs::World& w = EngineOf(u->model).world();
   const double per = double(w.bytes_inodes() + w.bytes_dentries()) / double(stats.entries);
   r.Add({{"bench", "import"},
          {"entries", stats.entries},

@@ -33,36 +33,28 @@ void RunThreads(const Options& o, Reporter& r) {
   vfs::ImportStats stats;
   double seconds = 0;
   std::string why;
-  auto e = UsrEngine(o.usr, EngineOptions{}, &stats, &seconds, &why);
-  if (!e) {
+  auto u = UsrModel(o.usr, EngineOptions{}, &stats, &seconds, &why);
+  if (!u) {
     r.Note("threads: " + why);
     return;
   }
+  Model& m = u->model;
+  const Process root = m.Init();
+  constexpr Model::Detail kQuiet = Model::Detail::kVerdictOnly;
   // A corner for the writer, away from what readers resolve.
   for (const char* d : {"/scratch", "/scratch/a"}) {
-    StepSpec mk;
-    mk.op = Op::kMkdir;
-    mk.path = d;
-    mk.mode = 0755;
-    e->Step(mk, nullptr);
+    (void)m.Apply(root, Mkdir{.path = d, .mode = 0755}, kQuiet);
   }
-  const std::vector<std::string> files = SomeFiles(e->world(), o.smoke ? 64 : 1000);
+  const std::vector<std::string> files = SomeFiles(EngineOf(m).world(), o.smoke ? 64 : 1000);
   if (files.empty()) {
     r.Note("threads: no files in the snapshot");
     return;
   }
-  std::vector<StepSpec> work;
+  // Who asks what: stats as the user, opens in the sandbox.
+  std::vector<std::pair<Process, Request>> work;
   for (const std::string& f : files) {
-    StepSpec stat;
-    stat.as = "user";
-    stat.op = Op::kStat;
-    stat.path = f;
-    work.push_back(stat);
-    StepSpec open;
-    open.as = "sb";
-    open.op = Op::kOpen;
-    open.path = f;
-    work.push_back(open);
+    work.emplace_back(u->user, Stat{.path = f});
+    work.emplace_back(u->sb, Open{.path = f});
   }
   const double duration = o.smoke ? 0.02 : o.quick ? 0.3 : 1.0;
   auto run = [&](int threads, bool writer) {
@@ -74,14 +66,15 @@ void RunThreads(const Options& o, Reporter& r) {
       pool.emplace_back([&, t] {
         // Warm this thread's memo and caches on the whole list first: the
         // clock starts when every reader is warm.
-        for (const StepSpec& st : work) (void)e->Evaluate(st, nullptr);
+        for (const auto& [p, req] : work) (void)m.Evaluate(p, req, kQuiet);
         ready.fetch_add(1);
         while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
         uint64_t n = 0;
         size_t i = t * 7;
         while (!stop.load(std::memory_order_relaxed)) {
           for (int k = 0; k < 64; ++k) {
-            (void)e->Evaluate(work[i % work.size()], nullptr);
+            const auto& [p, req] = work[i % work.size()];
+            (void)m.Evaluate(p, req, kQuiet);
             ++i;
           }
           n += 64;
@@ -94,17 +87,14 @@ void RunThreads(const Options& o, Reporter& r) {
     go.store(true, std::memory_order_release);
     uint64_t writes = 0;
     if (writer) {
-      StepSpec mv;
-      mv.op = Op::kRename;
-      StepSpec ch;
-      ch.op = Op::kChmod;
-      ch.path = "/scratch";
+
       while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < duration) {
-        mv.path = (writes & 1) ? "/scratch/b" : "/scratch/a";
-        mv.path2 = (writes & 1) ? "/scratch/a" : "/scratch/b";
-        e->Step(mv, nullptr);
-        ch.mode = (writes & 1) ? 0755 : 0700;
-        e->Step(ch, nullptr);
+        const bool odd = writes & 1;
+        (void)m.Apply(root,
+                      Rename{.oldpath = odd ? "/scratch/b" : "/scratch/a",
+                             .newpath = odd ? "/scratch/a" : "/scratch/b"},
+                      kQuiet);
+        (void)m.Apply(root, Chmod{.path = "/scratch", .mode = odd ? 0755u : 0700u}, kQuiet);
         writes += 2;
       }
     } else {
@@ -129,10 +119,10 @@ void RunThreads(const Options& o, Reporter& r) {
       auto& v = got[threads - 1];
       std::sort(v.begin(), v.end());
       const auto [ops, writes] = v[v.size() / 2];
-      nlohmann::json m = {{"bench", "threads"}, {"threads", threads}, {"writer", writer},
-                          {"ops_per_s", ops}, {"rounds", rounds}};
-      if (writer) m["writes_per_s"] = writes;
-      r.Add(std::move(m));
+      nlohmann::json row = {{"bench", "threads"}, {"threads", threads}, {"writer", writer},
+                            {"ops_per_s", ops}, {"rounds", rounds}};
+      if (writer) row["writes_per_s"] = writes;
+      r.Add(std::move(row));
       if (!writer && threads == 1) one = ops;
       if (!writer && threads == 2) r.Add({{"bench", "threads"}, {"two_over_one", ops / one}});
     }

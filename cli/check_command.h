@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "pathwarden/executor.h"
-#include "src/engine/run.h"
+#include "src/scenario/run_engine.h"
 
 namespace pathwarden::cli {
 

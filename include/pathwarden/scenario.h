@@ -28,6 +28,8 @@
 
 #include "pathwarden/acl.h"
 #include "pathwarden/landlock.h"
+#include "pathwarden/model.h"
+#include "pathwarden/request.h"
 
 namespace pathwarden {
 
@@ -60,17 +62,6 @@ std::string_view NodeTypeName(NodeType t);
 // anything unknown; kTmpfs and kBind are directories).
 uint32_t FileTypeBits(NodeType t);
 NodeType NodeTypeOf(uint32_t mode);
-
-// Mount flags of `mount_flags` (model values, not MS_*).
-inline constexpr uint32_t kMountRdonly = 1u << 0;
-inline constexpr uint32_t kMountNoexec = 1u << 1;
-inline constexpr uint32_t kMountNosuid = 1u << 2;
-inline constexpr uint32_t kMountNodev = 1u << 3;
-inline constexpr uint32_t kMountNosymfollow = 1u << 4;
-
-// Inode attributes of `attrs` (chattr; model values).
-inline constexpr uint32_t kAttrImmutable = 1u << 0;
-inline constexpr uint32_t kAttrAppend = 1u << 1;
 
 struct NodeSpec {
   SourceLoc loc;
@@ -124,19 +115,8 @@ struct ProcessSpec {
   uint64_t EffectiveCaps() const;
 };
 
-enum class Op : uint8_t {
-  kOpen, kClose, kStat, kLstat, kAccess, kMkdir, kMknod, kSymlink, kLink,
-  kUnlink, kRmdir, kRename, kTruncate, kFtruncate, kChmod, kChown, kLchown,
-  kReadlink, kChdir, kExecCheck, kIoctl, kBindTcp, kConnectTcp, kSignal,
-  kConnectAbstract, kSendFd, kMountTmpfs, kBindMount, kUmount, kRestrict,
-  // Extensions.
-  kUtimensat, kChroot, kFchdir,
-};
 std::string_view OpName(Op op);
 std::optional<Op> OpFromName(std::string_view name);
-
-// One half of utimensat's `times` (the step key; absent means NULL).
-enum class TimeSpec : uint8_t { kNow, kOmit, kSet };
 
 struct StepSpec {
   SourceLoc loc;

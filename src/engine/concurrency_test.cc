@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "pathwarden/scenario.h"
-#include "src/engine/engine.h"
+#include "src/scenario/run_engine.h"
 #include "src/landlock/memo.h"
 
 namespace pathwarden {
 namespace {
+
+constexpr Model::Detail kQuiet = Model::Detail::kVerdictOnly;
 
 constexpr const char* kScenario = R"(format = 1
 [[node]]
@@ -47,7 +49,7 @@ StepSpec MakeStep(std::string_view as, Op op, std::string path, uint64_t flags =
 TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   auto s = ParseScenario(kScenario, "c.toml", false);
   ASSERT_TRUE(s.has_value()) << s.error();
-  Engine e(EngineOptions{});
+  ScenarioModel e(EngineOptions{});
   ASSERT_TRUE(e.Build(*s).has_value());
 
   std::atomic<bool> stop{false};
@@ -58,10 +60,10 @@ TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
     const StepSpec open_granted = MakeStep("u", Op::kOpen, "/granted/f");
     const StepSpec open_a = MakeStep("u", Op::kOpen, "/a/f");
     while (!stop.load(std::memory_order_relaxed)) {
-      const int a = e.Evaluate(stat_a, nullptr);
-      const int x = e.Evaluate(stat_x, nullptr);
-      const int g = e.Evaluate(open_granted, nullptr);
-      const int o = e.Evaluate(open_a, nullptr);
+      const int a = e.Evaluate(stat_a, kQuiet).err();
+      const int x = e.Evaluate(stat_x, kQuiet).err();
+      const int g = e.Evaluate(open_granted, kQuiet).err();
+      const int o = e.Evaluate(open_a, kQuiet).err();
       // /a moves between /a and /b: ok or ENOENT. /x flips 0755/0700:
       // ok or EACCES. /granted is never touched. /a/f is outside the
       // rule: EACCES, or ENOENT while /a is away.
@@ -82,8 +84,8 @@ TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   open_x.mode = 0755;
   int write_failures = 0;
   for (int i = 0; i < 20000 && write_failures == 0; ++i) {
-    write_failures += e.Step((i & 1) ? to_a : to_b, nullptr) != 0;
-    write_failures += e.Step((i & 1) ? open_x : close_x, nullptr) != 0;
+    write_failures += e.Step((i & 1) ? to_a : to_b, kQuiet).err() != 0;
+    write_failures += e.Step((i & 1) ? open_x : close_x, kQuiet).err() != 0;
   }
   // The readers are joined before anything is reported.
   stop = true;
@@ -110,22 +112,22 @@ rule = [{ path = "/granted", access = ["read_file"] }]
   ASSERT_TRUE(s.has_value()) << s.error();
   EngineOptions opt;
   opt.memo = true;
-  Engine e(opt);
+  ScenarioModel e(opt);
   ASSERT_TRUE(e.Build(*s).has_value());
   const StepSpec open_inside = MakeStep("u", Op::kOpen, "/granted/sub/f");
   landlock::MemoClearThread();  // the memo is this thread's: not other tests'
-  EXPECT_EQ(e.Step(open_inside, nullptr), 0);
+  EXPECT_EQ(e.Step(open_inside, kQuiet).err(), 0);
   EXPECT_GT(landlock::MemoEntries(), 0u);
   // Move the subtree out from under the rule: the memo must not answer
   // from the old walk.
   StepSpec mv = MakeStep("root", Op::kRename, "/granted/sub");
   mv.path2 = "/other/sub";
-  ASSERT_EQ(e.Step(mv, nullptr), 0);
-  EXPECT_EQ(e.Step(MakeStep("u", Op::kOpen, "/other/sub/f"), nullptr), EACCES);
+  ASSERT_EQ(e.Step(mv, kQuiet).err(), 0);
+  EXPECT_EQ(e.Step(MakeStep("u", Op::kOpen, "/other/sub/f"), kQuiet).err(), EACCES);
   mv.path = "/other/sub";
   mv.path2 = "/granted/sub";
-  ASSERT_EQ(e.Step(mv, nullptr), 0);
-  EXPECT_EQ(e.Step(open_inside, nullptr), 0);
+  ASSERT_EQ(e.Step(mv, kQuiet).err(), 0);
+  EXPECT_EQ(e.Step(open_inside, kQuiet).err(), 0);
 }
 
 }  // namespace

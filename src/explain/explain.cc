@@ -27,9 +27,41 @@ std::string_view StageName(Stage s) {
   return "?";
 }
 
-std::string Explainer::Line() const {
-  if (stage_ == Stage::kNone) return text_;
-  return fmt::format("{}: {}", StageName(stage_), text_);
+std::string ReasonLine(Stage stage, std::string_view text) {
+  if (stage == Stage::kNone) return std::string(text);
+  return fmt::format("{}: {}", StageName(stage), text);
+}
+
+std::string Explainer::Line() const { return ReasonLine(r_.stage, r_.text); }
+
+std::string Decision::ToText() const { return ReasonLine(reason().stage, reason().text); }
+
+const Reason& Decision::EmptyReason() {
+  static const Reason kEmpty;
+  return kEmpty;
+}
+
+std::string_view VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kAllowed: return "allowed";
+    case Verdict::kDenied: return "denied";
+    case Verdict::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+std::string_view PermClassName(PermClass c) {
+  switch (c) {
+    case PermClass::kNone: return "none";
+    case PermClass::kOwner: return "owner";
+    case PermClass::kAclUser: return "acl-user";
+    case PermClass::kGroup: return "group";
+    case PermClass::kAclGroup: return "acl-group";
+    case PermClass::kOther: return "other";
+    case PermClass::kCapability: return "capability";
+    case PermClass::kFastSearch: return "fast-search";
+  }
+  return "?";
 }
 
 std::string ModeString(uint32_t mode) {

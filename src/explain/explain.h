@@ -1,4 +1,5 @@
-// Reasons: which check decided a result, and one human sentence about it.
+// Reasons: which check decided a result, one human sentence about it, and
+// the structure behind it (pathwarden/decision.h).
 // Built only when asked for (an Explainer is passed), so the hot path of
 // a lookup formats and allocates nothing.
 
@@ -10,33 +11,11 @@
 #include <string_view>
 
 #include "pathwarden/cred.h"
+#include "pathwarden/decision.h"
 #include "src/perm/permission.h"
 #include "src/vfs/world.h"
 
 namespace pathwarden {
-
-// Stage
-//
-// The part of the kernel whose check decided: the argument checks of the
-// system call, the path walk, DAC (mode bits, ACLs, capabilities), mount
-// flags, the sticky-bit rules, the protected_* sysctls, the VFS's own
-// rules (types, emptiness, busy), capability-only rules, Landlock, and the
-// file-descriptor table.
-enum class Stage : uint8_t {
-  kNone,
-  kArgs,
-  kWalk,
-  kDac,
-  kMount,
-  kSticky,
-  kProtected,
-  kVfs,
-  kCapability,
-  kLandlock,
-  kFd,
-  kUnix,
-};
-std::string_view StageName(Stage s);
 
 // Explainer
 //
@@ -45,26 +24,37 @@ std::string_view StageName(Stage s);
 class Explainer {
  public:
   void Fail(Stage s, std::string text) {
-    stage_ = s;
-    text_ = std::move(text);
+    r_.stage = s;
+    r_.text = std::move(text);
   }
   void Ok(Stage s, std::string text) {
-    stage_ = s;
-    text_ = std::move(text);
+    r_.stage = s;
+    r_.text = std::move(text);
   }
-  Stage stage() const { return stage_; }
-  const std::string& text() const { return text_; }
+  Stage stage() const { return r_.stage; }
+  const std::string& text() const { return r_.text; }
   // "walk: no search permission on /a (...)"
   std::string Line() const;
-  void Clear() {
-    stage_ = Stage::kNone;
-    text_.clear();
-  }
+  void Clear() { r_ = Reason{}; }
+
+  // The structured parts, recorded as the checks run.
+  void Component(ComponentVerdict c) { r_.components.push_back(std::move(c)); }
+  void Dac(PermVerdict v) { r_.dac = std::move(v); }
+  void Layers(std::vector<LayerVerdict> l) { r_.layers = std::move(l); }
+  void Refer(ReferSide side) { r_.refer.push_back(std::move(side)); }
+  void RestrictFailed(RestrictFailure f) { r_.restrict_failure = std::move(f); }
+
+  const Reason& reason() const { return r_; }
+  Reason Take() { return std::move(r_); }
 
  private:
-  Stage stage_ = Stage::kNone;
-  std::string text_;
+  Reason r_;
 };
+
+// ReasonLine()
+//
+// What Decision::ToText() and Explainer::Line() print.
+std::string ReasonLine(Stage stage, std::string_view text);
 
 // ModeString()
 //

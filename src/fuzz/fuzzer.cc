@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "pathwarden/executor.h"
-#include "src/engine/run.h"
+#include "src/scenario/run_engine.h"
 #include "src/fuzz/compare.h"
 #include "src/fuzz/random.h"
 #include "src/kernel/kernel_session.h"

@@ -6,7 +6,7 @@
 
 #include "pathwarden/cred.h"
 #include "pathwarden/executor.h"
-#include "src/engine/run.h"
+#include "src/scenario/run_engine.h"
 #include "pathwarden/landlock.h"
 #include "src/fuzz/gen_internal.h"
 

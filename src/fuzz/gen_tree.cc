@@ -10,7 +10,7 @@
 
 #include "pathwarden/acl.h"
 #include "pathwarden/executor.h"
-#include "src/engine/run.h"
+#include "src/scenario/run_engine.h"
 #include "src/fuzz/gen_internal.h"
 
 namespace pathwarden::fuzz::gen_internal {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "pathwarden/executor.h"
-#include "src/engine/run.h"
+#include "src/scenario/run_engine.h"
 #include "src/fuzz/gen_internal.h"
 #include "src/fuzz/scenario_equal.h"
 

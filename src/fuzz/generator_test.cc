@@ -9,7 +9,7 @@
 
 #include "pathwarden/cred.h"
 #include "pathwarden/executor.h"
-#include "src/engine/run.h"
+#include "src/scenario/run_engine.h"
 #include "src/fuzz/random.h"
 
 namespace pathwarden::fuzz {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "pathwarden/executor.h"
-#include "src/engine/run.h"
+#include "src/scenario/run_engine.h"
 #include "src/fuzz/generator.h"
 #include "src/fuzz/random.h"
 

@@ -233,7 +233,7 @@ void Landlock::Release(const Domain& d) {
   }
 }
 
-int Landlock::CreateRuleset(int abi, const LayerSpec& spec, Ruleset* out,
+int Landlock::CreateRuleset(int abi, const LandlockRuleset& spec, Ruleset* out,
                             std::string* why) const {
   const AbiRights r = RightsForAbi(abi);
   auto unknown = [&](AccessMask m, AccessMask known, std::string (*names)(AccessMask)) {
@@ -243,76 +243,76 @@ int Landlock::CreateRuleset(int abi, const LayerSpec& spec, Ruleset* out,
     }
     return false;
   };
-  if (unknown(spec.handled_fs, r.fs, FsAuditNames) ||
-      unknown(spec.handled_net, r.net, NetAuditNames) ||
+  if (unknown(spec.handled_access_fs, r.fs, FsAuditNames) ||
+      unknown(spec.handled_access_net, r.net, NetAuditNames) ||
       unknown(spec.scoped, r.scoped, ScopeAuditNames))
     return EINVAL;
-  if (!spec.handled_fs && !spec.handled_net && !spec.scoped) {
+  if (!spec.handled_access_fs && !spec.handled_access_net && !spec.scoped) {
     if (why) *why = "a ruleset that handles nothing";
     return ENOMSG;
   }
-  out->handled_fs = spec.handled_fs;
-  out->handled_net = spec.handled_net;
+  out->handled_fs = spec.handled_access_fs;
+  out->handled_net = spec.handled_access_net;
   out->scoped = spec.scoped;
   out->rules.clear();
   return 0;
 }
 
-int Landlock::CheckPathRule(const Ruleset& rs, const RuleSpec& rule, vfs::PathPos target,
-                            std::string* why) const {
-  if (!rule.access) {
-    if (why) *why = fmt::format("the rule on \"{}\" grants nothing", rule.path);
+int Landlock::CheckPathRule(const Ruleset& rs, AccessMask access, std::string_view path,
+                            vfs::PathPos target, std::string* why) const {
+  if (!access) {
+    if (why) *why = fmt::format("the rule on \"{}\" grants nothing", path);
     return ENOMSG;
   }
-  if (!AccessMaskSubset(rule.access, rs.handled_fs)) {
+  if (!AccessMaskSubset(access, rs.handled_fs)) {
     if (why)
-      *why = fmt::format("the rule on \"{}\" grants {} the ruleset does not handle", rule.path,
-                         FsAuditNames(rule.access & ~rs.handled_fs));
+      *why = fmt::format("the rule on \"{}\" grants {} the ruleset does not handle", path,
+                         FsAuditNames(access & ~rs.handled_fs));
     return EINVAL;
   }
   const vfs::InodeId ino = w_.inode_of(target.dentry);
-  if (!S_ISDIR(w_.inode(ino).mode) && !AccessMaskSubset(rule.access, kFsFileRights)) {
+  if (!S_ISDIR(w_.inode(ino).mode) && !AccessMaskSubset(access, kFsFileRights)) {
     if (why)
       *why = fmt::format("\"{}\" is not a directory: a rule on it takes only file rights, not {}",
-                         rule.path, FsAuditNames(rule.access & ~kFsFileRights));
+                         path, FsAuditNames(access & ~kFsFileRights));
     return EINVAL;
   }
   return 0;
 }
 
-int Landlock::AddPathRule(Ruleset& rs, const RuleSpec& rule, vfs::PathPos target,
-                          std::string* why) {
-  if (int err = CheckPathRule(rs, rule, target, why)) return err;
+int Landlock::AddPathRule(Ruleset& rs, AccessMask access, std::string_view path,
+                          vfs::PathPos target, std::string* why) {
+  if (int err = CheckPathRule(rs, access, path, target, why)) return err;
   RulesetRule rr;
   rr.object = ObjectFor(w_.inode_of(target.dentry));
   // Unhandled rights are granted by every rule, except refer.
-  rr.access = rule.access | (kFsAll & ~(rs.handled_fs | kFsRefer));
-  rr.path = rule.path;
+  rr.access = access | (kFsAll & ~(rs.handled_fs | kFsRefer));
+  rr.path = std::string(path);
   rs.rules.push_back(std::move(rr));
   return 0;
 }
 
-int Landlock::AddPortRule(Ruleset& rs, const RuleSpec& rule, std::string* why) const {
-  if (!rule.access) {
-    if (why) *why = fmt::format("the rule on port {} grants nothing", rule.port);
+int Landlock::AddPortRule(Ruleset& rs, AccessMask access, uint64_t port, std::string* why) const {
+  if (!access) {
+    if (why) *why = fmt::format("the rule on port {} grants nothing", port);
     return ENOMSG;
   }
-  if (!AccessMaskSubset(rule.access, rs.handled_net)) {
+  if (!AccessMaskSubset(access, rs.handled_net)) {
     if (why)
-      *why = fmt::format("the rule on port {} grants {} the ruleset does not handle", rule.port,
-                         NetAuditNames(rule.access & ~rs.handled_net));
+      *why = fmt::format("the rule on port {} grants {} the ruleset does not handle", port,
+                         NetAuditNames(access & ~rs.handled_net));
     return EINVAL;
   }
-  if (rule.port > 65535) return EINVAL;
+  if (port > 65535) return EINVAL;
   RulesetRule rr;
   rr.is_port = true;
-  rr.port = static_cast<uint16_t>(rule.port);
-  rr.access = rule.access | (kNetAll & ~rs.handled_net);
+  rr.port = static_cast<uint16_t>(port);
+  rr.access = access | (kNetAll & ~rs.handled_net);
   rs.rules.push_back(std::move(rr));
   return 0;
 }
 
-int Landlock::CheckRestrict(const Process& p, std::string* why) const {
+int Landlock::CheckRestrict(const Task& p, std::string* why) const {
   if (p.domain && p.domain->num_layers() >= kMaxLayers) {
     if (why) *why = fmt::format("the domain already has {} layers", kMaxLayers);
     return E2BIG;
@@ -320,7 +320,7 @@ int Landlock::CheckRestrict(const Process& p, std::string* why) const {
   return 0;
 }
 
-int Landlock::Restrict(Process& p, const Ruleset& rs, std::string* why) {
+int Landlock::Restrict(Task& p, const Ruleset& rs, std::string* why) {
   if (int err = CheckRestrict(p, why)) return err;
   p.domain = Hold(MergeRuleset(p.domain.get(), rs));
   ++p.cred_epoch;
@@ -432,6 +432,7 @@ int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, const OpenRequest& req,
 }  // namespace
 
 int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
+  if (!ctx.p.domain) return 0;
   const Domain* d = ctx.p.domain.get();
   if (!HandlesFs(d, kFsAll)) return 0;
   const OpenRequest req = OpenRequestFor(ctx.w, file);
@@ -456,6 +457,7 @@ int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
 }
 
 int Landlock::FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode) {
+  if (!ctx.p.domain) return 0;
   // A new regular file has no rule of its own: its walk is its parent's.
   AccessMask open = 0;
   if (f_mode & kFmodeRead) open |= kFsReadFile;
@@ -530,7 +532,7 @@ int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
   return EACCES;
 }
 
-int Landlock::Scope(OpCtx& ctx, const Process& target, const Domain* server, AccessMask scope) {
+int Landlock::Scope(OpCtx& ctx, const Task& target, const Domain* server, AccessMask scope) {
   const Domain* d = ctx.p.domain.get();
   if (d == nullptr) return 0;
   int handle_layer = 0;

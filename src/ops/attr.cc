@@ -141,7 +141,7 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
 }  // namespace
 
 int DoChmod(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   const uint32_t flags = static_cast<uint32_t>(st.flags);
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
@@ -161,7 +161,7 @@ int DoChmod(OpCtx& ctx) {
 }
 
 int DoChown(OpCtx& ctx, bool nofollow) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   uint32_t flags = static_cast<uint32_t>(st.flags);
   if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
   PathPos at;
@@ -193,7 +193,7 @@ int DoChown(OpCtx& ctx, bool nofollow) {
 }
 
 int DoTruncate(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, st.path, walk::kLookupFollow, &at))
     return err;
@@ -221,9 +221,11 @@ int DoTruncate(OpCtx& ctx) {
 }
 
 int DoUtimensat(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   const uint32_t flags = static_cast<uint32_t>(st.flags);
-  if (st.times && (*st.times)[0] == TimeSpec::kOmit && (*st.times)[1] == TimeSpec::kOmit) {
+  static const std::optional<std::array<TimeSpec, 2>> kNull;
+  const std::optional<std::array<TimeSpec, 2>>& times = st.times ? *st.times : kNull;
+  if (times && (*times)[0] == TimeSpec::kOmit && (*times)[1] == TimeSpec::kOmit) {
     ctx.Ok(Stage::kArgs, "both times are UTIME_OMIT: nothing to do, the path is not even looked up");
     return 0;
   }
@@ -231,8 +233,7 @@ int DoUtimensat(OpCtx& ctx) {
   if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
                                      LookupFlagsFor(flags, true), &at))
     return err;
-  bool touch = !st.times ||
-               ((*st.times)[0] == TimeSpec::kNow && (*st.times)[1] == TimeSpec::kNow);
+  bool touch = !times || ((*times)[0] == TimeSpec::kNow && (*times)[1] == TimeSpec::kNow);
   if (int err = MntWantWrite(ctx, at)) return err;
   Iattr a;
   if (touch) {

@@ -229,7 +229,7 @@ NewInodeAttrs NewAttrs(OpCtx& ctx, InodeId dir, uint32_t mode) {
 }
 
 DentryId CreateObject(OpCtx& ctx, PathPos dir, std::string_view name,
-                      uint32_t mode, uint32_t rdev, const std::string& content) {
+                      uint32_t mode, uint32_t rdev, std::string_view content) {
   if (!ctx.apply) return vfs::kNone;
   const InodeId dino = ctx.w.inode_of(dir.dentry);
   NewInodeAttrs a = NewAttrs(ctx, dino, mode);

@@ -12,7 +12,7 @@
 
 #include <string_view>
 
-#include "src/engine/engine.h"
+#include "src/task/task.h"
 #include "src/perm/permission.h"
 
 namespace pathwarden::ops {
@@ -115,7 +115,7 @@ NewInodeAttrs NewAttrs(OpCtx& ctx, vfs::InodeId dir, uint32_t mode);
 // Returns the new dentry (kNone in a dry run).
 vfs::DentryId CreateObject(OpCtx& ctx, vfs::PathPos dir, std::string_view name,
                            uint32_t mode, uint32_t rdev,
-                           const std::string& content = {});
+                           std::string_view content = {});
 
 // DropLink()
 //

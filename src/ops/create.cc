@@ -43,18 +43,18 @@ void CreatedOk(OpCtx& ctx, PathPos parent, std::string_view name) {
 
 int DoMkdir(OpCtx& ctx) {
   Created c;
-  if (int err = FilenameCreate(ctx, ctx.st.path, ctx.StartFor(ctx.st.path), true, &c))
+  if (int err = FilenameCreate(ctx, ctx.a.path, ctx.StartFor(ctx.a.path), true, &c))
     return err;
   if (int err = security::PathMkdir(ctx, c.parent)) return err;
   if (int err = MayCreate(ctx, c.parent)) return err;
-  CreateObject(ctx, c.parent, c.name, (ctx.st.mode & (0777 | S_ISVTX)) | S_IFDIR, 0);
+  CreateObject(ctx, c.parent, c.name, (ctx.a.mode & (0777 | S_ISVTX)) | S_IFDIR, 0);
   CreatedOk(ctx, c.parent, c.name);
   return 0;
 }
 
 int DoMknod(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
-  const uint32_t type = FileTypeBits(st.mknod_type);
+  const OpArgs& st = ctx.a;
+  const uint32_t type = st.mknod_type ? st.mknod_type : S_IFREG;
   // may_mknod(), before the walk.
   if (type == S_IFDIR) {
     ctx.Fail(Stage::kArgs, "mknod cannot make directories");
@@ -81,7 +81,7 @@ int DoMknod(OpCtx& ctx) {
 }
 
 int DoSymlink(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   // getname() of the target comes first.
   if (int err = walk::CheckName(ctx.env, st.target, false)) return err;
   Created c;
@@ -95,7 +95,7 @@ int DoSymlink(OpCtx& ctx) {
 }
 
 int DoLink(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   const uint32_t flags = static_cast<uint32_t>(st.flags);
   if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) return EINVAL;
   const bool empty_ok = flags & AT_EMPTY_PATH;
@@ -108,7 +108,7 @@ int DoLink(OpCtx& ctx) {
   if (empty_ok && start.has_dirfd && !start.bad_fd &&
       (st.path.empty() || st.path[0] != '/')) {
     if (int err = walk::CheckName(ctx.env, st.path, true)) return err;
-    const OpenFile* f = ctx.Fd(st.dirfd);
+    const OpenFile* f = ctx.File(st.dirfd);
     if (f && (f->opener != ctx.p.index || f->cred_epoch != ctx.p.cred_epoch) &&
         !ctx.cred().Capable(kCapDacReadSearch)) {
       ctx.Fail(Stage::kCapability,
@@ -131,7 +131,7 @@ int DoLink(OpCtx& ctx) {
   }
   const InodeId ino = ctx.w.inode_of(old.dentry);
   // may_linkat(): protected_hardlinks.
-  if (ctx.e.sysctl()[1] && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) &&
+  if (ctx.t.sysctl()[1] && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) &&
       !SafeHardlinkSource(ctx, ino)) {
     ctx.Fail(Stage::kProtected, [&] {
       return fmt::format(

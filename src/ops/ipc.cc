@@ -17,28 +17,29 @@ namespace {
 // net.ipv4.ip_unprivileged_port_start of a fresh network namespace.
 constexpr uint32_t kUnprivilegedPortStart = 1024;
 
-const Process* Target(const OpCtx& ctx) {
-  int t = ctx.e.FindProcess(ctx.st.target);
-  return t < 0 ? nullptr : &ctx.e.process(t);
+// The peer a request names, or nullptr.
+const Task* Target(const OpCtx& ctx) {
+  const int t = ctx.a.peer;
+  return t < 0 || t >= ctx.t.count() ? nullptr : &ctx.t.task(t);
 }
 
 }  // namespace
 
 int DoIoctl(OpCtx& ctx) {
-  OpenFile* f = ctx.Fd(ctx.st.fd);
+  OpenFile* f = ctx.File(ctx.a.fd);
   if (!f || (f->f_mode & kFmodePath)) {
     ctx.Fail(Stage::kFd, [&] {
-      return fmt::format("\"{}\" is {}", ctx.st.fd, f ? "an O_PATH file" : "not open");
+      return fmt::format("{} is {}", ctx.FdText(ctx.a.fd), f ? "an O_PATH file" : "not open");
     });
     return EBADF;
   }
-  if (int err = security::FileIoctl(ctx, *f, ctx.st.cmd)) return err;
+  if (int err = security::FileIoctl(ctx, *f, ctx.a.cmd)) return err;
   ctx.Ok(Stage::kFd, "no check refuses the command (the driver's own answer is not the verdict)");
   return 0;
 }
 
 int DoSignal(OpCtx& ctx) {
-  const Process* t = Target(ctx);
+  const Task* t = Target(ctx);
   if (!t) return ESRCH;
   const Cred& c = ctx.cred();
   const Cred& tc = t->cred;
@@ -59,7 +60,7 @@ int DoSignal(OpCtx& ctx) {
 }
 
 int DoConnectAbstract(OpCtx& ctx) {
-  const Process* t = Target(ctx);
+  const Task* t = Target(ctx);
   if (!t) return ECONNREFUSED;
   if (int err = security::UnixStreamConnect(ctx, *t)) return err;
   ctx.Ok(Stage::kUnix, [&] {
@@ -69,7 +70,7 @@ int DoConnectAbstract(OpCtx& ctx) {
 }
 
 int DoBindTcp(OpCtx& ctx) {
-  const uint16_t port = static_cast<uint16_t>(ctx.st.port);
+  const uint16_t port = static_cast<uint16_t>(ctx.a.port);
   if (int err = security::SocketBind(ctx, port)) return err;
   if (port != 0 && port < kUnprivilegedPortStart && !ctx.cred().Capable(kCapNetBindService)) {
     ctx.Fail(Stage::kCapability, [&] {
@@ -82,7 +83,7 @@ int DoBindTcp(OpCtx& ctx) {
 }
 
 int DoConnectTcp(OpCtx& ctx) {
-  const uint16_t port = static_cast<uint16_t>(ctx.st.port);
+  const uint16_t port = static_cast<uint16_t>(ctx.a.port);
   if (int err = security::SocketConnect(ctx, port)) return err;
   ctx.Ok(Stage::kUnix,
          [&] { return fmt::format("{} may connect to TCP port {}", ctx.p.name, port); });
@@ -90,17 +91,17 @@ int DoConnectTcp(OpCtx& ctx) {
 }
 
 int DoSendFd(OpCtx& ctx) {
-  const int t = ctx.e.FindProcess(ctx.st.target);
-  auto it = ctx.p.fds.find(ctx.st.fd);
+  const Task* t = Target(ctx);
+  auto it = ctx.p.fds.find(ctx.a.fd.num);
   if (it == ctx.p.fds.end()) {
-    ctx.Fail(Stage::kFd, [&] { return fmt::format("\"{}\" is not open", ctx.st.fd); });
+    ctx.Fail(Stage::kFd, [&] { return fmt::format("{} is not open", ctx.FdText(ctx.a.fd)); });
     return EBADF;
   }
-  if (t < 0) return ECONNREFUSED;
-  if (ctx.apply) ctx.e.InstallFd(ctx.e.process(t), ctx.st.fd, it->second);
+  if (!t) return ECONNREFUSED;
+  if (ctx.apply) ctx.new_fd = ctx.t.InstallFd(ctx.t.task(t->index), it->second);
   ctx.Ok(Stage::kFd, [&] {
-    return fmt::format("\"{}\" passed to {} (same open file, same frozen rights)", ctx.st.fd,
-                       ctx.st.target);
+    return fmt::format("{} passed to {} (same open file, same frozen rights)",
+                       ctx.FdText(ctx.a.fd), t->name);
   });
   return 0;
 }

@@ -18,7 +18,7 @@ using vfs::InodeId;
 using vfs::PathPos;
 
 int DoStat(OpCtx& ctx, bool nofollow) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   uint32_t flags = static_cast<uint32_t>(st.flags);
   if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
   const uint32_t lookup = LookupFlagsFor(flags, true);
@@ -33,7 +33,7 @@ int DoStat(OpCtx& ctx, bool nofollow) {
 }
 
 int DoAccess(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   const uint32_t mode = st.access_mode;
   const uint32_t flags = static_cast<uint32_t>(st.flags);
   if (mode & ~7u) return EINVAL;
@@ -48,7 +48,7 @@ int DoAccess(OpCtx& ctx) {
     cred.fsgid = cred.rgid;
     cred.cap_effective = cred.ruid == 0 ? cred.cap_permitted : 0;
   }
-  OpCtx actx{ctx.e, ctx.w, ctx.p, ctx.st, ctx.ex, ctx.env, ctx.apply, &cred};
+  OpCtx actx{ctx.t, ctx.w, ctx.p, ctx.a, ctx.ex, ctx.env, ctx.apply, &cred};
   actx.env.cred = &cred;
   PathPos at;
   if (int err = walk::FilenameLookup(actx.env, actx.StartFor(st.path), st.path, lookup, &at))
@@ -73,7 +73,7 @@ int DoAccess(OpCtx& ctx) {
 }
 
 int DoReadlink(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
                                      walk::kLookupEmpty, &at))
@@ -96,7 +96,7 @@ namespace {
 // The directory chdir(2) and chroot(2) move to: user_path_at() with
 // LOOKUP_FOLLOW|LOOKUP_DIRECTORY, then path_permission(MAY_EXEC|MAY_CHDIR).
 int LookupDirToEnter(OpCtx& ctx, PathPos* at) {
-  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path,
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.a.path,
                                      walk::kLookupFollow | walk::kLookupDirectory, at))
     return err;
   return DacCheck(ctx, *at, perm::kMayExec | perm::kMayChdir, "search permission on");
@@ -107,14 +107,14 @@ int LookupDirToEnter(OpCtx& ctx, PathPos* at) {
 int DoChdir(OpCtx& ctx) {
   PathPos at;
   if (int err = LookupDirToEnter(ctx, &at)) return err;
-  if (ctx.apply) ctx.e.SetCwd(ctx.p, at);
+  if (ctx.apply) ctx.t.SetCwd(ctx.p, at);
   return 0;
 }
 
 int DoFchdir(OpCtx& ctx) {
-  OpenFile* f = ctx.Fd(ctx.st.fd);
+  OpenFile* f = ctx.File(ctx.a.fd);
   if (!f) {
-    ctx.Fail(Stage::kFd, [&] { return fmt::format("\"{}\" is not open", ctx.st.fd); });
+    ctx.Fail(Stage::kFd, [&] { return fmt::format("{} is not open", ctx.FdText(ctx.a.fd)); });
     return EBADF;
   }
   if (!S_ISDIR(ctx.w.inode(f->inode).mode)) {
@@ -124,7 +124,7 @@ int DoFchdir(OpCtx& ctx) {
   }
   if (int err = DacCheck(ctx, f->path, perm::kMayExec | perm::kMayChdir, "search permission on"))
     return err;
-  if (ctx.apply) ctx.e.SetCwd(ctx.p, f->path);
+  if (ctx.apply) ctx.t.SetCwd(ctx.p, f->path);
   return 0;
 }
 
@@ -135,7 +135,7 @@ int DoChroot(OpCtx& ctx) {
     ctx.Fail(Stage::kCapability, "chroot needs CAP_SYS_CHROOT");
     return EPERM;
   }
-  if (ctx.apply) ctx.e.SetRoot(ctx.p, at);
+  if (ctx.apply) ctx.t.SetRoot(ctx.p, at);
   return 0;
 }
 

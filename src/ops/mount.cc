@@ -115,15 +115,15 @@ void DetachTree(vfs::World& w, MountId m, int depth) {
 
 int DoMountTmpfs(OpCtx& ctx) {
   PathPos at;
-  if (int err = MountHead(ctx, ctx.st.path, &at)) return err;
+  if (int err = MountHead(ctx, ctx.a.path, &at)) return err;
   vfs::World& w = ctx.w;
   // A fresh tmpfs: root 1777 owned by the mounter.
   if (int err = LockMount(ctx, &at)) return err;
   if (int err = GraftTypes(ctx, at, true)) return err;
   if (ctx.apply) {
     vfs::SbId sb = w.NewSuperblock(01777, ctx.cred().fsuid, ctx.cred().fsgid);
-    uint32_t flags = MntFlagsOf(ctx.st.flags);
-    if (ctx.st.flags & MS_RDONLY) w.SetSbFlags(sb, vfs::kSbReadonly);
+    uint32_t flags = MntFlagsOf(ctx.a.flags);
+    if (ctx.a.flags & MS_RDONLY) w.SetSbFlags(sb, vfs::kSbReadonly);
     w.Attach(at, sb, w.sb(sb).root, flags);
   }
   ctx.Ok(Stage::kCapability,
@@ -133,13 +133,13 @@ int DoMountTmpfs(OpCtx& ctx) {
 
 int DoBindMount(OpCtx& ctx) {
   PathPos target;
-  if (int err = MountHead(ctx, ctx.st.path2, &target)) return err;
-  if (ctx.st.path.empty()) {
+  if (int err = MountHead(ctx, ctx.a.path2, &target)) return err;
+  if (ctx.a.path.empty()) {
     ctx.Fail(Stage::kArgs, "a bind mount needs a source");
     return EINVAL;
   }
   PathPos src;
-  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path, walk::kLookupFollow, &src))
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.a.path, walk::kLookupFollow, &src))
     return err;
   vfs::World& w = ctx.w;
   // do_loopback(): the target is locked before the source is checked.
@@ -163,7 +163,7 @@ int DoBindMount(OpCtx& ctx) {
   }
   if (ctx.apply) {
     std::vector<SubmountCopy> subs;
-    if (ctx.st.flags & MS_REC) CollectSubmounts(w, src.mnt, src.dentry, -1, &subs, 0);
+    if (ctx.a.flags & MS_REC) CollectSubmounts(w, src.mnt, src.dentry, -1, &subs, 0);
     const vfs::Mount& sm = w.mount(src.mnt);
     const MountId m = w.Attach(target, sm.sb, src.dentry, sm.flags);
     std::vector<MountId> copies;
@@ -180,11 +180,11 @@ int DoBindMount(OpCtx& ctx) {
 }
 
 int DoUmount(OpCtx& ctx) {
-  const uint32_t flags = static_cast<uint32_t>(ctx.st.flags);
+  const uint32_t flags = static_cast<uint32_t>(ctx.a.flags);
   if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW)) return EINVAL;
   const uint32_t lookup = (flags & UMOUNT_NOFOLLOW) ? 0 : walk::kLookupFollow;
   PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.st.path, lookup, &at))
+  if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, ctx.a.path, lookup, &at))
     return err;
   vfs::World& w = ctx.w;
   // LOOKUP_MOUNTPOINT: the mounts on the final position count, also where

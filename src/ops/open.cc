@@ -64,7 +64,7 @@ int MayCreateInSticky(const OpCtx& ctx, const walk::Nameidata& nd, InodeId ino) 
   const uint32_t dir_mode = nd.dir_mode();
   if (!(dir_mode & S_ISVTX)) return 0;
   const vfs::Inode& i = ctx.w.inode(ino);
-  const auto& sys = ctx.e.sysctl();
+  const auto& sys = ctx.t.sysctl();
   const int regular = sys[2], fifos = sys[3];
   if (S_ISREG(i.mode) && !regular) return 0;
   if (S_ISFIFO(i.mode) && !fifos) return 0;
@@ -276,7 +276,7 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags,
   if ((f_mode & kFmodeWrite) && !special) {
     if (int err = MntWantWrite(ctx, path)) return err;
   }
-  auto file = ctx.e.NewFile(ctx.p, path, f_mode, f_flags, ctx.apply);
+  auto file = ctx.t.NewFile(ctx.p, path, f_mode, f_flags, ctx.apply);
   if (!file) {
     ctx.Fail(Stage::kFd, "too many open files for this inode in the model");
     return ENFILE;
@@ -389,7 +389,7 @@ int PathOpenat(OpCtx& ctx, std::string_view name, const walk::Start& start,
 }  // namespace
 
 int DoOpen(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   // build_open_how(): O_PATH drops every flag but a few.
   uint32_t flags = static_cast<uint32_t>(st.flags);
   if (flags & O_PATH) flags &= O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_PATH;
@@ -421,7 +421,7 @@ int DoOpen(OpCtx& ctx) {
     PathPos pos;
     if (int err = walk::FilenameLookup(ctx.env, start, st.path, how.lookup, &pos))
       return err;
-    file = ctx.e.NewFile(ctx.p, pos, kFmodePath, flags, ctx.apply);
+    file = ctx.t.NewFile(ctx.p, pos, kFmodePath, flags, ctx.apply);
     if (!file) return ENFILE;
     ctx.Ok(Stage::kWalk, [&] {
       return fmt::format("O_PATH: only search permission on the way to {}", ctx.PathOf(pos));
@@ -430,22 +430,22 @@ int DoOpen(OpCtx& ctx) {
     if (int err = PathOpenat(ctx, st.path, start, how, &file)) return err;
     if (!file) return 0;  // dry-run creation
   }
-  if (ctx.apply && !st.fd.empty()) ctx.e.InstallFd(ctx.p, st.fd, std::move(file));
+  if (ctx.apply) ctx.new_fd = ctx.t.InstallFd(ctx.p, std::move(file));
   return 0;
 }
 
 int DoClose(OpCtx& ctx) {
-  if (!ctx.Fd(ctx.st.fd)) {
-    ctx.Fail(Stage::kFd, [&] { return fmt::format("no open file named \"{}\"", ctx.st.fd); });
+  if (!ctx.File(ctx.a.fd)) {
+    ctx.Fail(Stage::kFd, [&] { return fmt::format("no open file named {}", ctx.FdText(ctx.a.fd)); });
     return EBADF;
   }
-  if (ctx.apply) ctx.e.CloseFd(ctx.p, ctx.st.fd);
-  ctx.Ok(Stage::kFd, [&] { return fmt::format("closed \"{}\"", ctx.st.fd); });
+  if (ctx.apply) ctx.t.CloseFd(ctx.p, ctx.a.fd.num);
+  ctx.Ok(Stage::kFd, [&] { return fmt::format("closed {}", ctx.FdText(ctx.a.fd)); });
   return 0;
 }
 
 int DoExecCheck(OpCtx& ctx) {
-  const StepSpec& st = ctx.st;
+  const OpArgs& st = ctx.a;
   const uint32_t flags = static_cast<uint32_t>(st.flags) | kAtExecveCheck;
   if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | kAtExecveCheck)) return EINVAL;
   OpenHow how;
@@ -481,17 +481,17 @@ int DoExecCheck(OpCtx& ctx) {
 }
 
 int DoFtruncate(OpCtx& ctx) {
-  OpenFile* f = ctx.Fd(ctx.st.fd);
+  OpenFile* f = ctx.File(ctx.a.fd);
   if (!f || (f->f_mode & kFmodePath)) {
     ctx.Fail(Stage::kFd, [&] {
-      return fmt::format("\"{}\" is {}", ctx.st.fd, f ? "an O_PATH file" : "not open");
+      return fmt::format("{} is {}", ctx.FdText(ctx.a.fd), f ? "an O_PATH file" : "not open");
     });
     return EBADF;
   }
   const vfs::Inode& i = ctx.w.inode(f->inode);
   if (!S_ISREG(i.mode) || !(f->f_mode & kFmodeWrite)) {
     ctx.Fail(Stage::kFd, [&] {
-      return fmt::format("\"{}\" is {}", ctx.st.fd,
+      return fmt::format("{} is {}", ctx.FdText(ctx.a.fd),
                          S_ISREG(i.mode) ? "not open for writing" : "not a regular file");
     });
     return EINVAL;
@@ -502,7 +502,7 @@ int DoFtruncate(OpCtx& ctx) {
   }
   if (int err = security::FileTruncate(ctx, *f)) return err;
   if (ctx.apply) Truncate(ctx, f->inode);
-  ctx.Ok(Stage::kFd, [&] { return fmt::format("\"{}\" is open for writing", ctx.st.fd); });
+  ctx.Ok(Stage::kFd, [&] { return fmt::format("{} is open for writing", ctx.FdText(ctx.a.fd)); });
   return 0;
 }
 

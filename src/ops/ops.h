@@ -8,7 +8,7 @@
 #ifndef PATHWARDEN_SRC_OPS_OPS_H_
 #define PATHWARDEN_SRC_OPS_OPS_H_
 
-#include "src/engine/engine.h"
+#include "src/task/task.h"
 
 namespace pathwarden::ops {
 

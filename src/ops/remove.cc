@@ -31,12 +31,12 @@ void RemovedOk(OpCtx& ctx, PathPos victim) {
 }  // namespace
 
 int DoUnlink(OpCtx& ctx) {
-  if (ctx.st.flags & AT_REMOVEDIR) return DoRmdir(ctx);
+  if (ctx.a.flags & AT_REMOVEDIR) return DoRmdir(ctx);
   walk::ParentResult pr;
-  if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.st.path), ctx.st.path, 0, &pr))
+  if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.a.path), ctx.a.path, 0, &pr))
     return err;
   if (pr.type != walk::LastType::kNorm) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("\"{}\" names a directory", ctx.st.path); });
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("\"{}\" names a directory", ctx.a.path); });
     return EISDIR;
   }
   if (int err = MntWantWrite(ctx, pr.parent)) return err;
@@ -64,7 +64,7 @@ int DoUnlink(OpCtx& ctx) {
 
 int DoRmdir(OpCtx& ctx) {
   walk::ParentResult pr;
-  if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.st.path), ctx.st.path, 0, &pr))
+  if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.a.path), ctx.a.path, 0, &pr))
     return err;
   switch (pr.type) {
     case walk::LastType::kDotDot:

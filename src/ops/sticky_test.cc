@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "pathwarden/executor.h"
-#include "src/engine/run.h"
+#include "src/scenario/run_engine.h"
 #include "pathwarden/scenario.h"
 
 namespace pathwarden {

@@ -423,4 +423,14 @@ void World::SetMountFlags(MountId m, uint32_t flags) {
 
 void World::SetSbFlags(SbId sb, uint32_t flags) { sbs_[sb].flags = flags; }
 
+bool World::IsCurrent(PathPos p, InodeId ino) const noexcept {
+  if (p.mnt == kNone || p.dentry == kNone || ino == kNone) return false;
+  if (p.mnt >= mount_end() || p.dentry >= dentry_end()) return false;
+  const Mount& m = mounts_[p.mnt];
+  if (!m.attached) return false;
+  const Dentry& d = dentries_[p.dentry];
+  if (d.inode != ino || inodes_[ino].mode == 0) return false;
+  return (d.flags & kDentryHashed) || d.parent == p.dentry;
+}
+
 }  // namespace pathwarden::vfs

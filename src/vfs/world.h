@@ -260,6 +260,13 @@ class World {
   // `d` is `ancestor` or below it in its filesystem (is_subdir()).
   bool IsDescendant(DentryId d, DentryId ancestor) const noexcept;
 
+  // IsCurrent()
+  //
+  // `p` still names inode `ino` in the mount tree: its mount is attached,
+  // and its dentry is hashed (or a filesystem's root) and names `ino`. A
+  // handle to a removed, replaced or unmounted object is not.
+  bool IsCurrent(PathPos p, InodeId ino) const noexcept;
+
   // PathOf()
   //
   // The absolute path of a position as seen from `root` (d_path()), for

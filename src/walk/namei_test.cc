@@ -11,6 +11,7 @@
 
 #include "pathwarden/scenario.h"
 #include "src/engine/engine.h"
+#include "src/scenario/run_engine.h"
 
 namespace pathwarden {
 namespace {
@@ -90,8 +91,8 @@ Answer Stat(const std::string& as, const std::string& path, bool fast_search,
   EngineOptions o;
   o.fast_search = fast_search;
   o.plain_components = plain_components;
-  Engine e(o);
-  auto built = e.Build(*s);
+  ScenarioModel m(o);
+  auto built = m.Build(*s);
   EXPECT_TRUE(built.has_value()) << built.error();
   StepSpec st;
   st.as = as;
@@ -99,7 +100,7 @@ Answer Stat(const std::string& as, const std::string& path, bool fast_search,
   st.path = path;
   Explainer ex;
   Answer a;
-  a.err = e.Evaluate(st, &ex, &a.stats);
+  a.err = m.engine().Evaluate(m.ProcessOf(as).index, ArgsOf(m.RequestOf(st)), &ex, &a.stats);
   a.reason = ex.Line();
   return a;
 }

@@ -1,0 +1,241 @@
+// File: pathwarden/model.h
+//
+// A Model: a filesystem tree (tmpfs and bind mounts), the processes acting
+// on it, and their Landlock domains, which answers what Linux 6.18 answers
+// to a request (pathwarden/request.h) and why (pathwarden/decision.h).
+//
+// Build the tree with typed handles, make processes with explicit
+// credentials, confine them with Landlock rulesets, then ask: Evaluate()
+// answers without changing the model; Apply() changes it as the call
+// would. Thread safety: any number of threads may call Evaluate() (and the
+// const accessors) while one thread calls everything else, provided no
+// thread changes the cwd, root, fds or domain of a process being
+// evaluated; an Evaluate() that races a change retries, so no answer
+// mixes two states.
+//
+// Errors: the builder's calls return the errno Linux would give the
+// equivalent call (EEXIST, ENOTDIR, ENOENT, ENAMETOOLONG, EINVAL for a
+// name with '/' or "."/".."), and ESTALE for a handle whose object was
+// removed or unmounted. They act as root with umask 0 and check no
+// permission.
+//
+// Example:
+//   Model m;
+//   Node home = *m.Mkdir(m.Root(), "home");
+//   Node alice_home = *m.Mkdir(home, "alice", {.mode = 0700, .uid = 1000, .gid = 1000});
+//   Node key = *m.Create(alice_home, "id_ed25519", {.type = FileType::kRegular},
+//                        {.mode = 0600, .uid = 1000, .gid = 1000});
+//   Process backup = m.Spawn("backup", Cred::ForUser(34, 34));
+//   Decision d = m.Evaluate(backup, Access{.path = "/home/alice/id_ed25519",
+//                                          .mode = R_OK});
+//   // d.err() == EACCES, d.stage() == Stage::kWalk,
+//   // d.ToText() == "walk: no search permission on /home/alice (drwx------ "
+//   //               "1000:1000; uid 34 falls in \"other\": --- lacks x)"
+
+#ifndef PATHWARDEN_MODEL_H_
+#define PATHWARDEN_MODEL_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pathwarden/acl.h"
+#include "pathwarden/cred.h"
+#include "pathwarden/decision.h"
+#include "pathwarden/handles.h"
+#include "pathwarden/request.h"
+#include "pathwarden/result.h"
+#include "pathwarden/ruleset.h"
+
+namespace pathwarden {
+
+struct TreeEntry;
+struct EngineOptions;
+
+// Mount flags (model values, not MS_*).
+inline constexpr uint32_t kMountRdonly = 1u << 0;
+inline constexpr uint32_t kMountNoexec = 1u << 1;
+inline constexpr uint32_t kMountNosuid = 1u << 2;
+inline constexpr uint32_t kMountNodev = 1u << 3;
+inline constexpr uint32_t kMountNosymfollow = 1u << 4;
+
+// Inode attributes (chattr; model values).
+inline constexpr uint32_t kAttrImmutable = 1u << 0;
+inline constexpr uint32_t kAttrAppend = 1u << 1;
+
+enum class FileType : uint8_t { kRegular, kDirectory, kSymlink, kFifo, kSocket, kChar, kBlock };
+
+// NodeAttrs
+//
+// What chown, chmod and setfacl -m give a node, in that order: the owner,
+// the permission bits (with setuid, setgid, sticky; by default 0755 for a
+// directory, 0644 for others; symlinks ignore them), and ACL entries
+// modified onto the minimal ACL of the mode (an access ACL equivalent to a
+// mode becomes that mode, as setfacl does); a directory's default ACL.
+struct NodeAttrs {
+  std::optional<uint32_t> mode = std::nullopt;
+  uint32_t uid = 0, gid = 0;
+  std::optional<std::vector<AclEntry>> acl = std::nullopt;
+  std::optional<std::vector<AclEntry>> default_acl = std::nullopt;
+};
+
+// NodeKind
+//
+// What to create: the type, a symlink's target, a regular file's content,
+// a device's numbers.
+struct NodeKind {
+  FileType type = FileType::kRegular;
+  std::string target = {};
+  std::string content = {};
+  uint32_t rdev_major = 1, rdev_minor = 3;
+};
+
+// Sysctls
+//
+// fs.protected_symlinks, fs.protected_hardlinks, fs.protected_regular,
+// fs.protected_fifos (0 by default, as in a fresh namespace's tmpfs test
+// set-up; Debian's defaults are 1, 1, 2, 1).
+struct Sysctls {
+  int protected_symlinks = 0;
+  int protected_hardlinks = 0;
+  int protected_regular = 0;
+  int protected_fifos = 0;
+};
+
+class Model {
+ public:
+  // A tmpfs root "/" (0755 root:root) and one process, Init(): root, every
+  // capability, umask 022, cwd and root "/". `abi` is the Landlock ABI
+  // the model's kernel implements (1 to 7).
+  explicit Model(int abi = landlock::kAbiLatest);
+  ~Model();
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+
+  // The tree.
+
+  Node Root() const;
+  // Lookup()
+  //
+  // The node at absolute `path` as Init() resolves it (every component
+  // but the last followed; the last as `follow` says), or the walk's
+  // errno.
+  Result<Node, int> Lookup(std::string_view path, bool follow = true) const;
+  // Mkdir(), Create()
+  //
+  // A new node `name` in directory `dir`.
+  Result<Node, int> Mkdir(Node dir, std::string_view name, const NodeAttrs& attrs = {});
+  Result<Node, int> Create(Node dir, std::string_view name, const NodeKind& kind,
+                           const NodeAttrs& attrs = {});
+  // SetAttrs()
+  //
+  // chown, chmod, setfacl -m (and a default ACL) on an existing node.
+  Result<void, int> SetAttrs(Node n, const NodeAttrs& attrs);
+  // SetInodeFlags()
+  //
+  // chattr: kAttrImmutable, kAttrAppend (the set given replaces the old).
+  Result<void, int> SetInodeFlags(Node n, uint32_t attrs);
+  // MountTmpfs(), BindMount()
+  //
+  // A new tmpfs (its root gets `root_attrs`), or `source` bound, on top
+  // of whatever is mounted on directory `at`, with the mount flags (but
+  // kMountRdonly, which Remount() sets: a read-only tmpfs could not be
+  // filled); the new mount's root. A bind needs `at` and `source` both
+  // directories or both not (ENOTDIR).
+  Result<Node, int> MountTmpfs(Node at, const NodeAttrs& root_attrs = {}, uint32_t flags = 0);
+  Result<Node, int> BindMount(Node source, Node at);
+  // Remount()
+  //
+  // The mount whose root `mount_root` is gets exactly `flags`; with
+  // `superblock` (MS_REMOUNT of a tmpfs), kMountRdonly makes its
+  // filesystem read-only too; without (MS_BIND|MS_REMOUNT), only the
+  // mount.
+  Result<void, int> Remount(Node mount_root, uint32_t flags, bool superblock);
+  // PathOf()
+  //
+  // The absolute path of a node (d_path(): " (deleted)" when removed).
+  std::string PathOf(Node n) const;
+
+  void SetSysctls(const Sysctls& s);
+  Sysctls sysctls() const;
+  int abi() const;
+
+  // Processes.
+
+  Process Init() const;
+  // Spawn(), Fork()
+  //
+  // A new process: a fork of `parent` (its credentials, cwd, root, fds
+  // and domain), then, for Spawn(), with credentials `cred`. `name` is
+  // what reasons call it.
+  Process Spawn(std::string name, const Cred& cred, Process parent = Process{0});
+  Process Fork(Process parent, std::string name);
+  // SetCred()
+  //
+  // Commits new credentials (as setresuid/setgroups/capset would have),
+  // which also counts as new credentials for linkat(AT_EMPTY_PATH).
+  void SetCred(Process p, const Cred& cred);
+  const Cred& cred(Process p) const;
+  std::string_view name(Process p) const;
+  int layers(Process p) const;  // Landlock layers of its domain
+  // Listen()
+  //
+  // The abstract UNIX socket `p` listens on (ConnectAbstract's server) is
+  // created now, under its domain now. A process listens from its Spawn().
+  void Listen(Process p);
+  // Resolve()
+  //
+  // The node `path` names for `p` (its cwd, root and credentials: search
+  // permission is checked), as open(path, O_PATH[|O_NOFOLLOW]) would find
+  // it; else the errno and why.
+  Result<Node, Decision> Resolve(Process p, std::string_view path, bool follow = true) const;
+  // NameFd()
+  //
+  // What reasons call fd `fd` of `p` ("\"name\"" instead of "fd 3").
+  void NameFd(Process p, Fd fd, std::string name);
+
+  // Asking.
+
+  // Detail
+  //
+  // How much a decision says: the reason (the default), or only the
+  // verdict and errno (nothing formatted or allocated: for callers that
+  // ask millions of questions).
+  enum class Detail : uint8_t { kReason, kVerdictOnly };
+
+  // Evaluate()
+  //
+  // What `request` by `p` gives, changing nothing.
+  Decision Evaluate(Process p, const Request& request, Detail detail = Detail::kReason) const;
+  // Apply()
+  //
+  // The same, then the change the call makes when it succeeds (a new
+  // file, an fd, a layer...). Decision::fd() is the fd an Open or SendFd
+  // installed.
+  Decision Apply(Process p, const Request& request, Detail detail = Detail::kReason);
+
+  // Snapshot()
+  //
+  // Every object of the tree as Init() sees it, mounts included, sorted
+  // by path.
+  std::vector<TreeEntry> Snapshot() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  friend Model NewModel(const EngineOptions& options, int abi);
+  explicit Model(std::unique_ptr<Impl> impl);
+  void Start(int abi);
+
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pathwarden
+
+#endif  // PATHWARDEN_MODEL_H_

@@ -1,0 +1,342 @@
+// The public Model: the builder, processes, and asking, over the engine.
+
+#include "pathwarden/model.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <variant>
+
+#include "pathwarden/executor.h"
+#include "src/api/model_impl.h"
+#include "src/landlock/domain.h"
+#include "src/landlock/landlock.h"
+#include "src/ops/common.h"
+
+namespace pathwarden {
+
+using vfs::DentryId;
+using vfs::InodeId;
+using vfs::PathPos;
+
+namespace {
+
+constexpr size_t kNameMax = 255;
+
+uint32_t MntFlags(uint32_t flags, bool with_ro) {
+  uint32_t f = 0;
+  if (with_ro && (flags & kMountRdonly)) f |= vfs::kMntReadonly;
+  if (flags & kMountNoexec) f |= vfs::kMntNoexec;
+  if (flags & kMountNosuid) f |= vfs::kMntNosuid;
+  if (flags & kMountNodev) f |= vfs::kMntNodev;
+  if (flags & kMountNosymfollow) f |= vfs::kMntNosymfollow;
+  return f;
+}
+
+uint32_t TypeBits(FileType t) {
+  switch (t) {
+    case FileType::kRegular: return S_IFREG;
+    case FileType::kDirectory: return S_IFDIR;
+    case FileType::kSymlink: return S_IFLNK;
+    case FileType::kFifo: return S_IFIFO;
+    case FileType::kSocket: return S_IFSOCK;
+    case FileType::kChar: return S_IFCHR;
+    case FileType::kBlock: return S_IFBLK;
+  }
+  return S_IFREG;
+}
+
+// The builder's own credentials: root, every capability, umask 0.
+const Cred& BuilderCred() {
+  static const Cred kBuilder = [] {
+    Cred c = Cred::ForUser(0, 0);
+    c.umask = 0;
+    return c;
+  }();
+  return kBuilder;
+}
+
+const OpArgs& NoArgs() {
+  static const OpArgs kNone;
+  return kNone;
+}
+
+Node NodeAt(const vfs::World& w, PathPos p) { return Node{p.mnt, p.dentry, w.inode_of(p.dentry)}; }
+
+}  // namespace
+
+Model NewModel(const EngineOptions& options, int abi) {
+  Model m(std::make_unique<Model::Impl>(options));
+  m.Start(abi);
+  return m;
+}
+
+Model::Model(int abi) : impl_(std::make_unique<Impl>(EngineOptions{})) { Start(abi); }
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+void Model::Start(int abi) {
+  impl_->engine.tasks().set_abi(abi);
+  vfs::World::WriteGuard g(impl_->engine.world());
+  Task& root = impl_->engine.tasks().NewTask("root", nullptr);
+  root.listen_domain = nullptr;
+}
+
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+
+Node Model::Root() const {
+  const vfs::World& w = impl_->engine.world();
+  return NodeAt(w, w.root());
+}
+
+Result<Node, int> Model::Lookup(std::string_view path, bool follow) const {
+  Engine& e = impl_->engine;
+  walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(0), nullptr);
+  env.cred = &BuilderCred();
+  PathPos at;
+  if (int err = walk::FilenameLookup(env, walk::Start{}, path, follow ? walk::kLookupFollow : 0,
+                                     &at))
+    return Unexpected(err);
+  return NodeAt(e.world(), at);
+}
+
+namespace {
+
+// Sets owner, mode and ACLs as chown, chmod and setfacl would, in that
+// order.
+void SetAttrsOf(OpCtx& ctx, InodeId ino, const NodeAttrs& attrs) {
+  vfs::World& w = ctx.w;
+  const uint32_t type = w.inode(ino).mode & S_IFMT;
+  w.SetOwner(ino, attrs.uid, attrs.gid);
+  if (type == S_IFLNK) return;
+  const uint32_t mode = attrs.mode ? *attrs.mode : (type == S_IFDIR ? 0755u : 0644u);
+  ops::SetMode(ctx, ino, type | mode);
+  if (attrs.acl) {
+    PosixAcl a = PosixAcl::FromMode(mode);
+    a.Modify(*attrs.acl);
+    uint32_t m = type | mode;
+    const bool equiv = a.EquivMode(&m);
+    if (a.IsMinimal() || equiv) {
+      ops::SetMode(ctx, ino, m);
+    } else {
+      w.SetModeAndAcl(ino, m, w.InternAcl(a));
+    }
+  }
+  if (attrs.default_acl) {
+    PosixAcl d = PosixAcl::FromMode(mode);
+    d.Modify(*attrs.default_acl);
+    w.SetDefaultAcl(ino, w.InternAcl(d));
+  }
+}
+
+}  // namespace
+
+Result<Node, int> Model::Mkdir(Node dir, std::string_view name, const NodeAttrs& attrs) {
+  NodeKind kind;
+  kind.type = FileType::kDirectory;
+  return Create(dir, name, kind, attrs);
+}
+
+Result<Node, int> Model::Create(Node dir, std::string_view name, const NodeKind& kind,
+                                const NodeAttrs& attrs) {
+  Engine& e = impl_->engine;
+  vfs::World& w = e.world();
+  vfs::World::WriteGuard g(w);
+  if (!w.IsCurrent({dir.mount, dir.dentry}, dir.inode)) return Unexpected(ESTALE);
+  if (!S_ISDIR(w.inode(dir.inode).mode)) return Unexpected(ENOTDIR);
+  if (name.empty() || name == "." || name == ".." || name.find('/') != name.npos)
+    return Unexpected(EINVAL);
+  if (name.size() > kNameMax) return Unexpected(ENAMETOOLONG);
+  if (w.inode(dir.inode).flags & vfs::kInodeDead) return Unexpected(ENOENT);
+  if (w.Lookup(dir.dentry, name) != vfs::kNone) return Unexpected(EEXIST);
+  OpCtx ctx = e.Context(e.tasks().task(0), NoArgs(), nullptr, &BuilderCred());
+  const uint32_t type = TypeBits(kind.type);
+  uint32_t rdev = 0;
+  if (type == S_IFCHR || type == S_IFBLK)
+    rdev = static_cast<uint32_t>(makedev(kind.rdev_major, kind.rdev_minor));
+  const uint32_t perm = attrs.mode ? *attrs.mode : (type == S_IFDIR ? 0755u : 0644u);
+  const uint32_t create_mode = type == S_IFLNK ? (S_IFLNK | 0777) : (type | perm);
+  const std::string_view data = type == S_IFLNK ? kind.target : kind.content;
+  const DentryId d =
+      ops::CreateObject(ctx, {dir.mount, dir.dentry}, name, create_mode, rdev, data);
+  const InodeId ino = w.inode_of(d);
+  SetAttrsOf(ctx, ino, attrs);
+  return Node{dir.mount, d, ino};
+}
+
+Result<void, int> Model::SetAttrs(Node n, const NodeAttrs& attrs) {
+  Engine& e = impl_->engine;
+  vfs::World& w = e.world();
+  vfs::World::WriteGuard g(w);
+  if (!w.IsCurrent({n.mount, n.dentry}, n.inode)) return Unexpected(ESTALE);
+  OpCtx ctx = e.Context(e.tasks().task(0), NoArgs(), nullptr, &BuilderCred());
+  SetAttrsOf(ctx, n.inode, attrs);
+  return {};
+}
+
+Result<void, int> Model::SetInodeFlags(Node n, uint32_t attrs) {
+  vfs::World& w = impl_->engine.world();
+  vfs::World::WriteGuard g(w);
+  if (!w.IsCurrent({n.mount, n.dentry}, n.inode)) return Unexpected(ESTALE);
+  uint32_t set = 0;
+  if (attrs & kAttrImmutable) set |= vfs::kInodeImmutable;
+  if (attrs & kAttrAppend) set |= vfs::kInodeAppend;
+  w.SetFlags(n.inode, set, (vfs::kInodeImmutable | vfs::kInodeAppend) & ~set);
+  return {};
+}
+
+Result<Node, int> Model::MountTmpfs(Node at, const NodeAttrs& root_attrs, uint32_t flags) {
+  Engine& e = impl_->engine;
+  vfs::World& w = e.world();
+  vfs::World::WriteGuard g(w);
+  if (!w.IsCurrent({at.mount, at.dentry}, at.inode)) return Unexpected(ESTALE);
+  PathPos mp{at.mount, at.dentry};
+  // As mount(2) does: on top of whatever is mounted there already.
+  walk::TraverseMounts(w, &mp);
+  if (!S_ISDIR(w.inode_at(mp.dentry).mode)) return Unexpected(ENOTDIR);
+  const uint32_t mode = root_attrs.mode ? *root_attrs.mode : 0755u;
+  const vfs::SbId sb = w.NewSuperblock(mode, root_attrs.uid, root_attrs.gid);
+  const vfs::MountId m = w.Attach(mp, sb, w.sb(sb).root, MntFlags(flags, false));
+  OpCtx ctx = e.Context(e.tasks().task(0), NoArgs(), nullptr, &BuilderCred());
+  const DentryId root = w.sb(sb).root;
+  SetAttrsOf(ctx, w.inode_of(root), root_attrs);
+  return Node{m, root, w.inode_of(root)};
+}
+
+Result<Node, int> Model::BindMount(Node source, Node at) {
+  vfs::World& w = impl_->engine.world();
+  vfs::World::WriteGuard g(w);
+  if (!w.IsCurrent({at.mount, at.dentry}, at.inode) ||
+      !w.IsCurrent({source.mount, source.dentry}, source.inode))
+    return Unexpected(ESTALE);
+  PathPos mp{at.mount, at.dentry};
+  walk::TraverseMounts(w, &mp);
+  if (S_ISDIR(w.inode_at(mp.dentry).mode) != S_ISDIR(w.inode(source.inode).mode))
+    return Unexpected(ENOTDIR);
+  const vfs::Mount& sm = w.mount(source.mount);
+  const vfs::MountId m = w.Attach(mp, sm.sb, source.dentry, sm.flags);
+  return Node{m, source.dentry, source.inode};
+}
+
+Result<void, int> Model::Remount(Node mount_root, uint32_t flags, bool superblock) {
+  vfs::World& w = impl_->engine.world();
+  vfs::World::WriteGuard g(w);
+  if (!w.IsCurrent({mount_root.mount, mount_root.dentry}, mount_root.inode))
+    return Unexpected(ESTALE);
+  if (w.mount(mount_root.mount).root != mount_root.dentry) return Unexpected(EINVAL);
+  if (superblock && (flags & kMountRdonly)) {
+    const vfs::SbId sb = w.mount(mount_root.mount).sb;
+    w.SetSbFlags(sb, w.sb(sb).flags | vfs::kSbReadonly);
+  }
+  w.SetMountFlags(mount_root.mount, MntFlags(flags, true));
+  return {};
+}
+
+std::string Model::PathOf(Node n) const {
+  return impl_->engine.world().PathOf({n.mount, n.dentry});
+}
+
+void Model::SetSysctls(const Sysctls& s) {
+  impl_->engine.tasks().set_sysctl(
+      {s.protected_symlinks, s.protected_hardlinks, s.protected_regular, s.protected_fifos});
+}
+
+Sysctls Model::sysctls() const {
+  const SysctlArray& a = impl_->engine.tasks().sysctl();
+  return Sysctls{a[0], a[1], a[2], a[3]};
+}
+
+int Model::abi() const { return impl_->engine.tasks().abi(); }
+
+Process Model::Init() const { return Process{0}; }
+
+Process Model::Spawn(std::string name, const Cred& cred, Process parent) {
+  Process p = Fork(parent, std::move(name));
+  SetCred(p, cred);
+  return p;
+}
+
+Process Model::Fork(Process parent, std::string name) {
+  TaskTable& t = impl_->engine.tasks();
+  const Task* from = parent.valid() && parent.index < t.count() ? &t.task(parent.index) : nullptr;
+  if (!from) from = &t.task(0);
+  vfs::World::WriteGuard g(impl_->engine.world());
+  Task& task = t.NewTask(std::move(name), from);
+  // A process listens from the moment it exists.
+  task.listen_domain = task.domain;
+  return Process{task.index};
+}
+
+void Model::SetCred(Process p, const Cred& cred) {
+  Task& t = impl_->engine.tasks().task(p.index);
+  t.cred = cred;
+  ++t.cred_epoch;
+}
+
+const Cred& Model::cred(Process p) const { return impl_->engine.tasks().task(p.index).cred; }
+
+std::string_view Model::name(Process p) const {
+  return impl_->engine.tasks().task(p.index).name;
+}
+
+int Model::layers(Process p) const {
+  const Task& t = impl_->engine.tasks().task(p.index);
+  return t.domain ? static_cast<int>(t.domain->num_layers()) : 0;
+}
+
+void Model::Listen(Process p) {
+  Task& t = impl_->engine.tasks().task(p.index);
+  t.listen_domain = t.domain;
+}
+
+Result<Node, Decision> Model::Resolve(Process p, std::string_view path, bool follow) const {
+  Engine& e = impl_->engine;
+  Explainer ex;
+  walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(p.index), &ex);
+  PathPos at;
+  if (int err = walk::FilenameLookup(env, walk::Start{}, path, follow ? walk::kLookupFollow : 0,
+                                     &at))
+    return Unexpected(Decision(Verdict::kDenied, err, ex.Take()));
+  return NodeAt(e.world(), at);
+}
+
+void Model::NameFd(Process p, Fd fd, std::string name) {
+  impl_->engine.tasks().task(p.index).fd_names[fd.num] = std::move(name);
+}
+
+namespace {
+
+Decision Decide(int err, Explainer& ex, int new_fd) {
+  return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, ex.Take(), Fd{new_fd});
+}
+
+}  // namespace
+
+Decision Model::Evaluate(Process p, const Request& request, Detail detail) const {
+  const OpArgs args = ArgsOf(request);
+  if (detail == Detail::kVerdictOnly) {
+    const int err = impl_->engine.Evaluate(p.index, args, nullptr);
+    return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err);
+  }
+  Explainer ex;
+  const int err = impl_->engine.Evaluate(p.index, args, &ex);
+  return Decide(err, ex, -1);
+}
+
+Decision Model::Apply(Process p, const Request& request, Detail detail) {
+  const OpArgs args = ArgsOf(request);
+  int new_fd = -1;
+  if (detail == Detail::kVerdictOnly) {
+    const int err = impl_->engine.Apply(p.index, args, nullptr, &new_fd);
+    return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{new_fd});
+  }
+  Explainer ex;
+  const int err = impl_->engine.Apply(p.index, args, &ex, &new_fd);
+  return Decide(err, ex, new_fd);
+}
+
+std::vector<TreeEntry> Model::Snapshot() const { return impl_->engine.Snapshot(); }
+
+}  // namespace pathwarden

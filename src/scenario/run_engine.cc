@@ -1,0 +1,445 @@
+// The engine as an executor of scenario files: a scenario's tree and
+// processes built with the Model's builder, each step a typed request.
+
+#include "src/scenario/run_engine.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include "pathwarden/errno.h"
+#include "src/api/model_impl.h"
+
+namespace pathwarden {
+
+namespace {
+
+NodeAttrs AttrsOf(const NodeSpec& n) {
+  NodeAttrs a;
+  a.mode = n.EffectiveMode();
+  a.uid = n.uid;
+  a.gid = n.gid;
+  a.acl = n.acl;
+  a.default_acl = n.default_acl;
+  return a;
+}
+
+FileType FileTypeOf(NodeType t) {
+  switch (t) {
+    case NodeType::kFile: return FileType::kRegular;
+    case NodeType::kDir:
+    case NodeType::kTmpfs:
+    case NodeType::kBind: return FileType::kDirectory;
+    case NodeType::kSymlink: return FileType::kSymlink;
+    case NodeType::kFifo: return FileType::kFifo;
+    case NodeType::kSocket: return FileType::kSocket;
+    case NodeType::kChar: return FileType::kChar;
+    case NodeType::kBlock: return FileType::kBlock;
+  }
+  return FileType::kRegular;
+}
+
+bool IsDir(const Model& m, Node n) {
+  return EngineOf(m).world().inode(n.inode).mode.get() >> 12 == (S_IFDIR >> 12);
+}
+bool IsSymlink(const Model& m, Node n) {
+  return (EngineOf(m).world().inode(n.inode).mode.get() & S_IFMT) == S_IFLNK;
+}
+
+// The parent of a normalised absolute path ("/a/b" -> "/a", "/a" -> "/").
+std::string_view Dirname(std::string_view p) {
+  const size_t slash = p.rfind('/');
+  return slash == 0 ? std::string_view("/") : p.substr(0, slash);
+}
+std::string_view Basename(std::string_view p) { return p.substr(p.rfind('/') + 1); }
+
+LandlockRuleset RulesetOf(const LayerSpec& l) {
+  LandlockRuleset rs;
+  rs.handled_access_fs = l.handled_fs;
+  rs.handled_access_net = l.handled_net;
+  rs.scoped = l.scoped;
+  for (const RuleSpec& r : l.rules) {
+    if (r.is_port) {
+      rs.AllowPort(r.port, r.access);
+    } else {
+      rs.AllowPath(r.path, r.access, r.nofollow);
+    }
+  }
+  return rs;
+}
+
+}  // namespace
+
+ScenarioModel::ScenarioModel(const EngineOptions& options) : model_(NewModel(options)) {
+  processes_.emplace("root", model_.Init());
+  fd_names_.resize(1);
+}
+
+Engine& ScenarioModel::engine() { return EngineOf(model_); }
+
+Result<void, std::string> ScenarioModel::Build(const Scenario& s) {
+  model_ = NewModel(EngineOf(model_).options(), s.abi);
+  processes_.clear();
+  processes_.emplace("root", model_.Init());
+  fd_names_.assign(1, FdNames{});
+  model_.SetSysctls({s.sysctl[0], s.sysctl[1], s.sysctl[2], s.sysctl[3]});
+  for (const NodeSpec& n : s.nodes)
+    if (auto r = BuildNode(s, n); !r) return r;
+  // Attributes, then mount flags, once the whole tree is built.
+  for (const NodeSpec& n : s.nodes) {
+    if (!n.attrs) continue;
+    if (auto at = model_.Lookup(n.path, false)) (void)model_.SetInodeFlags(*at, n.attrs);
+  }
+  for (const NodeSpec& n : s.nodes) {
+    if ((n.type != NodeType::kTmpfs && n.type != NodeType::kBind) || !n.mount_flags) continue;
+    auto at = model_.Lookup(n.path, true);
+    if (!at) continue;
+    if (n.type == NodeType::kTmpfs) {
+      // MS_REMOUNT|MS_RDONLY: the superblock and the mount.
+      if (n.mount_flags & kMountRdonly) (void)model_.Remount(*at, n.mount_flags, true);
+    } else {
+      // MS_BIND|MS_REMOUNT sets the mount's flags to exactly these.
+      (void)model_.Remount(*at, n.mount_flags, false);
+    }
+  }
+  for (const ProcessSpec& ps : s.processes)
+    if (auto r = StartProcess(s, ps); !r) return r;
+  return {};
+}
+
+Result<void, std::string> ScenarioModel::BuildNode(const Scenario& s, const NodeSpec& n) {
+  auto fail = [&](std::string msg) { return Unexpected(fmt::format("{}: {}", s.Where(n.loc), msg)); };
+  auto mkdir_plain = [&](std::string_view path) -> Result<Node, std::string> {
+    auto parent = model_.Lookup(Dirname(path), true);
+    Result<Node, int> made = parent ? model_.Mkdir(*parent, Basename(path), NodeAttrs{.mode = 0755})
+                                    : Result<Node, int>(Unexpected(parent.error()));
+    if (!made)
+      return Unexpected(fmt::format("cannot create \"{}\": {}", path, ErrnoName(made.error())));
+    return *made;
+  };
+  auto create = [&](std::string_view path, const NodeKind& kind,
+                    const NodeAttrs& attrs) -> Result<Node, std::string> {
+    auto parent = model_.Lookup(Dirname(path), true);
+    Result<Node, int> made = parent ? model_.Create(*parent, Basename(path), kind, attrs)
+                                    : Result<Node, int>(Unexpected(parent.error()));
+    if (!made)
+      return Unexpected(fmt::format("cannot create \"{}\": {}", path, ErrnoName(made.error())));
+    return *made;
+  };
+
+  if (n.path == "/") {
+    (void)model_.SetAttrs(model_.Root(), AttrsOf(n));
+    return {};
+  }
+  // Missing parents, as mkdir -p would make them.
+  for (size_t i = 1; i < n.path.size(); ++i) {
+    if (n.path[i] != '/') continue;
+    std::string_view prefix(n.path.data(), i);
+    // Each prefix is looked at without following it: a symlink among the
+    // parents is an error, as is any other non-directory.
+    auto at = model_.Lookup(prefix, false);
+    if (!at && at.error() == ENOENT) {
+      if (auto made = mkdir_plain(prefix); !made) return fail(made.error());
+    } else if (!at) {
+      return fail(fmt::format("parent \"{}\" cannot be reached: {}", prefix, ErrnoName(at.error())));
+    } else if (IsSymlink(model_, *at)) {
+      return fail(fmt::format("parent \"{}\" is a symlink", prefix));
+    } else if (!IsDir(model_, *at)) {
+      return fail(fmt::format("parent \"{}\" is not a directory", prefix));
+    }
+  }
+  auto existing = model_.Lookup(n.path, false);
+  if (!existing && existing.error() != ENOENT)
+    return fail(fmt::format("\"{}\" cannot be reached: {}", n.path, ErrnoName(existing.error())));
+  const bool exists = existing.has_value();
+  const bool exists_dir = exists && IsDir(model_, *existing);
+
+  switch (n.type) {
+    case NodeType::kDir:
+      if (exists) {
+        if (!exists_dir)
+          return fail(fmt::format("\"{}\" already exists and is not a directory", n.path));
+        (void)model_.SetAttrs(*existing, AttrsOf(n));
+        return {};
+      }
+      break;
+    case NodeType::kTmpfs:
+    case NodeType::kBind:
+      if (exists && n.type == NodeType::kTmpfs && !exists_dir)
+        return fail(fmt::format("\"{}\" already exists and is not a directory", n.path));
+      break;
+    default:
+      if (exists) return fail(fmt::format("\"{}\" already exists", n.path));
+      break;
+  }
+
+  if (n.type == NodeType::kTmpfs || n.type == NodeType::kBind) {
+    Node src;
+    bool src_dir = true;
+    if (n.type == NodeType::kBind) {
+      auto found = model_.Lookup(n.source, true);
+      if (!found)
+        return fail(fmt::format("bind source \"{}\" cannot be reached: {}", n.source,
+                                ErrnoName(found.error())));
+      src = *found;
+      src_dir = IsDir(model_, src);
+    }
+    if (!exists) {
+      if (src_dir) {
+        if (auto made = mkdir_plain(n.path); !made) return fail(made.error());
+      } else if (auto made = create(n.path, NodeKind{}, NodeAttrs{.mode = 0644}); !made) {
+        return fail(made.error());
+      }
+    }
+    auto mp = model_.Lookup(n.path, true);
+    if (!mp)
+      return fail(fmt::format("mount point \"{}\" cannot be reached: {}", n.path,
+                              ErrnoName(mp.error())));
+    if (n.type == NodeType::kTmpfs) {
+      NodeAttrs root = AttrsOf(n);
+      (void)model_.MountTmpfs(*mp, root, n.mount_flags & ~kMountRdonly);
+    } else if (auto bound = model_.BindMount(src, *mp); !bound) {
+      return fail(fmt::format("bind of \"{}\" on \"{}\": one is a directory, the other not",
+                              n.source, n.path));
+    }
+    return {};
+  }
+
+  NodeKind kind;
+  kind.type = FileTypeOf(n.type);
+  kind.target = n.target;
+  kind.content = n.content;
+  kind.rdev_major = n.rdev_major;
+  kind.rdev_minor = n.rdev_minor;
+  if (auto made = create(n.path, kind, AttrsOf(n)); !made) return fail(made.error());
+  return {};
+}
+
+Result<void, std::string> ScenarioModel::StartProcess(const Scenario& s, const ProcessSpec& ps) {
+  // Until the process takes its own credentials it acts as its launcher:
+  // root, or the parent it is forked from.
+  const Process parent = ps.parent.empty() ? model_.Init() : ProcessOf(ps.parent);
+  const Process p = model_.Fork(parent, ps.name);
+  processes_[ps.name] = p;
+  fd_names_.resize(static_cast<size_t>(p.index) + 1);
+  auto fail = [&](const SourceLoc& loc, std::string msg) {
+    return Unexpected(fmt::format("{}: {}", s.Where(loc), msg));
+  };
+  if (ps.cwd) {
+    const Decision d = model_.Apply(p, Chdir{.path = *ps.cwd});
+    if (d.err())
+      return fail(ps.loc, fmt::format("cwd \"{}\" cannot be entered: {} ({})", *ps.cwd,
+                                      ErrnoName(d.err()), d.ToText()));
+  }
+  // Resolve every starting rule as the launcher, from the new cwd.
+  std::vector<LandlockRuleset> layers;
+  for (const LayerSpec& l : ps.layers) {
+    LandlockRuleset rs = RulesetOf(l);
+    for (LandlockRule& rule : rs.rules) {
+      if (rule.type != landlock::kRulePathBeneath) continue;
+      auto at = model_.Resolve(p, rule.path, !rule.nofollow);
+      if (!at) {
+        const size_t i = static_cast<size_t>(&rule - rs.rules.data());
+        return fail(l.rules[i].loc,
+                    fmt::format("rule path \"{}\" does not resolve: {} ({})", rule.path,
+                                ErrnoName(at.error().err()), at.error().ToText()));
+      }
+      rule.parent = *at;  // `path` stays as written, for reasons
+    }
+    layers.push_back(std::move(rs));
+  }
+  Cred cred = model_.cred(p);
+  if (ps.parent.empty()) {
+    cred = Cred::ForUser(ps.uid, ps.gid);
+    cred.SetGroups(ps.groups);
+    cred.cap_effective = cred.cap_permitted = ps.EffectiveCaps();
+    cred.umask = 022;
+  }
+  if (ps.umask) cred.umask = *ps.umask;
+  if (ps.parent.empty() || ps.umask) model_.SetCred(p, cred);
+  for (size_t li = 0; li < layers.size(); ++li) {
+    const LayerSpec& l = ps.layers[li];
+    const Decision d = model_.Apply(p, Restrict{.ruleset = std::move(layers[li])});
+    if (!d.err()) continue;
+    const std::optional<RestrictFailure>& f = d.reason().restrict_failure;
+    const std::string why = f ? f->why : d.ToText();
+    if (f && f->call == RestrictFailure::Call::kAddRule && f->rule >= 0)
+      return fail(l.rules[static_cast<size_t>(f->rule)].loc,
+                  fmt::format("the kernel refuses this rule: {} ({})", ErrnoName(d.err()), why));
+    return fail(l.loc,
+                fmt::format("the kernel refuses this layer: {} ({})", ErrnoName(d.err()), why));
+  }
+  model_.Listen(p);
+  return {};
+}
+
+Process ScenarioModel::ProcessOf(std::string_view name) const {
+  auto it = processes_.find(name);
+  return it == processes_.end() ? Process{} : it->second;
+}
+
+Fd ScenarioModel::FdOf(Process p, std::string_view name) {
+  FdNames& names = fd_names_[static_cast<size_t>(p.index)];
+  auto it = names.bound.find(name);
+  if (it != names.bound.end()) return Fd{it->second};
+  // A name never opened: a number no fd has, that reasons call by name.
+  const int fd = next_unbound_++;
+  names.bound.emplace(std::string(name), fd);
+  model_.NameFd(p, Fd{fd}, std::string(name));
+  return Fd{fd};
+}
+
+void ScenarioModel::Bind(Process p, const std::string& name, int fd) {
+  Unbind(p, name);
+  fd_names_[static_cast<size_t>(p.index)].bound[name] = fd;
+  model_.NameFd(p, Fd{fd}, name);
+}
+
+void ScenarioModel::Unbind(Process p, const std::string& name) {
+  FdNames& names = fd_names_[static_cast<size_t>(p.index)];
+  auto it = names.bound.find(name);
+  if (it == names.bound.end()) return;
+  // The fd the name held closes (a replaced fd), and the name now holds
+  // nothing.
+  if (it->second < (1 << 30))
+    (void)model_.Apply(p, Close{Fd{it->second}}, Model::Detail::kVerdictOnly);
+  names.bound.erase(it);
+}
+
+pathwarden::Request ScenarioModel::RequestOf(const StepSpec& st) {
+  const Process p = ProcessOf(st.as);
+  auto dirfd = [&] { return st.dirfd.empty() || !p.valid() ? kAtFdcwd : FdOf(p, st.dirfd); };
+  auto fd = [&] { return p.valid() ? FdOf(p, st.fd) : Fd{-1}; };
+  switch (st.op) {
+    case Op::kOpen: return Open{dirfd(), st.path, st.flags, st.mode};
+    case Op::kClose: return Close{fd()};
+    case Op::kStat: return Stat{dirfd(), st.path, st.flags};
+    case Op::kLstat: return Lstat{dirfd(), st.path, st.flags};
+    case Op::kAccess: return Access{dirfd(), st.path, st.access_mode, st.flags};
+    case Op::kExecCheck: return ExecCheck{dirfd(), st.path, st.flags};
+    case Op::kMkdir: return Mkdir{dirfd(), st.path, st.mode};
+    case Op::kMknod:
+      return Mknod{dirfd(), st.path, FileTypeBits(st.mknod_type), st.mode, st.rdev_major,
+                   st.rdev_minor};
+    case Op::kSymlink: return Symlink{st.target, dirfd(), st.path};
+    case Op::kLink: return Link{dirfd(), st.path, st.path2, st.flags};
+    case Op::kUnlink: return Unlink{dirfd(), st.path, st.flags};
+    case Op::kRmdir: return Rmdir{dirfd(), st.path};
+    case Op::kRename: return Rename{dirfd(), st.path, st.path2, st.flags};
+    case Op::kTruncate: return Truncate{st.path};
+    case Op::kFtruncate: return Ftruncate{fd()};
+    case Op::kChmod: return Chmod{dirfd(), st.path, st.mode, st.flags};
+    case Op::kChown: return Chown{dirfd(), st.path, st.uid, st.gid, st.flags};
+    case Op::kLchown: return Lchown{dirfd(), st.path, st.uid, st.gid, st.flags};
+    case Op::kUtimensat: return Utimensat{dirfd(), st.path, st.times, st.flags};
+    case Op::kReadlink: return Readlink{dirfd(), st.path};
+    case Op::kChdir: return Chdir{st.path};
+    case Op::kFchdir: return Fchdir{fd()};
+    case Op::kChroot: return Chroot{st.path};
+    case Op::kMountTmpfs: return MountTmpfs{st.path, st.flags};
+    case Op::kBindMount: return BindMount{st.path, st.path2, st.flags};
+    case Op::kUmount: return Umount{st.path, st.flags};
+    case Op::kIoctl: return Ioctl{fd(), st.cmd};
+    case Op::kBindTcp: return BindTcp{st.port};
+    case Op::kConnectTcp: return ConnectTcp{st.port};
+    case Op::kSignal: return Signal{ProcessOf(st.target)};
+    case Op::kConnectAbstract: return ConnectAbstract{ProcessOf(st.target)};
+    case Op::kSendFd: return SendFd{fd(), ProcessOf(st.target)};
+    case Op::kRestrict:
+      return Restrict{st.layer ? RulesetOf(*st.layer) : LandlockRuleset{}};
+  }
+  return Stat{};
+}
+
+Decision ScenarioModel::Evaluate(const StepSpec& st, Model::Detail detail) {
+  const Process p = ProcessOf(st.as);
+  if (!p.valid()) return Decision(Verdict::kDenied, ESRCH, Reason{});
+  if (st.op == Op::kRestrict && !st.layer) return Decision(Verdict::kDenied, EINVAL, Reason{});
+  return model_.Evaluate(p, RequestOf(st), detail);
+}
+
+Decision ScenarioModel::Step(const StepSpec& st, Model::Detail detail) {
+  const Process p = ProcessOf(st.as);
+  if (!p.valid()) return Decision(Verdict::kDenied, ESRCH, Reason{});
+  if (st.op == Op::kRestrict && !st.layer) return Decision(Verdict::kDenied, EINVAL, Reason{});
+  Decision d = model_.Apply(p, RequestOf(st), detail);
+  switch (st.op) {
+    case Op::kOpen:
+      if (st.fd.empty()) {
+        if (d.fd().num >= 0)
+          (void)model_.Apply(p, Close{d.fd()}, Model::Detail::kVerdictOnly);
+      } else if (d.fd().num >= 0) {
+        Bind(p, st.fd, d.fd().num);
+      } else if (d.err()) {
+        // A failed open leaves the name closed, like any fd it replaced
+        // (docs/scenario-format.md).
+        Unbind(p, st.fd);
+      }
+      break;
+    case Op::kClose:
+      if (!d.err()) fd_names_[static_cast<size_t>(p.index)].bound.erase(st.fd);
+      break;
+    case Op::kSendFd:
+      if (d.fd().num >= 0) Bind(ProcessOf(st.target), st.fd, d.fd().num);
+      break;
+    default:
+      break;
+  }
+  return d;
+}
+
+std::string EngineBuildError(const Scenario& s) {
+  ScenarioModel m(EngineOptions{});
+  auto built = m.Build(s);
+  return built ? std::string() : built.error();
+}
+
+RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineStats* stats) {
+  RunResult r;
+  ScenarioModel m(options);
+  if (auto built = m.Build(s); !built) {
+    r.status = RunResult::Status::kError;
+    r.message = built.error();
+    return r;
+  }
+  const Model::Detail detail = options.explain ? Model::Detail::kReason
+                                               : Model::Detail::kVerdictOnly;
+  r.steps.reserve(s.steps.size());
+  for (const StepSpec& st : s.steps) {
+    StepResult sr;
+    if (options.verify) {
+      // A dry run (what readers get) must answer as the step will.
+      const Decision dry = m.Evaluate(st, detail);
+      const Decision d = m.Step(st, detail);
+      sr.err = d.err();
+      sr.reason = d.ToText();
+      if (dry.err() != sr.err) {
+        r.status = RunResult::Status::kError;
+        r.message = fmt::format("{}: internal inconsistency: a dry run answers {} (\"{}\"), "
+                                "the step {} (\"{}\")",
+                                s.Where(st.loc), ErrnoName(dry.err()), dry.ToText(),
+                                ErrnoName(sr.err), sr.reason);
+        return r;
+      }
+    } else {
+      const Decision d = m.Step(st, detail);
+      sr.err = d.err();
+      sr.reason = d.ToText();
+    }
+    r.steps.push_back(std::move(sr));
+    if (options.verify) {
+      if (std::string bad = m.engine().world().Verify(); !bad.empty()) {
+        r.status = RunResult::Status::kError;
+        r.message = fmt::format("{}: internal inconsistency after this step: {}", s.Where(st.loc),
+                                bad);
+        return r;
+      }
+    }
+  }
+  if (options.capture_tree) r.tree = m.model().Snapshot();
+  if (stats) *stats = m.engine().stats();
+  return r;
+}
+
+}  // namespace pathwarden

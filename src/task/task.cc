@@ -1,0 +1,333 @@
+// Tasks, their files, and the flat arguments of a request.
+
+#include "src/task/task.h"
+
+#include <fmt/format.h>
+
+#include "src/base/string_pool.h"
+
+namespace pathwarden {
+
+using vfs::PathPos;
+
+namespace {
+
+// What FindTask() compares: a name's internal::NameKey().
+uint64_t TaskKey(std::string_view name) {
+  return internal::NameKey(internal::HeadOf(name), name.size());
+}
+
+}  // namespace
+
+TaskTable::~TaskTable() {
+  // Files first: releasing them touches the world, and the tasks'
+  // domains release Landlock objects.
+  for (auto& p : tasks_) p->fds.clear();
+  tasks_.clear();
+  keys_.clear();
+}
+
+Task& TaskTable::NewTask(std::string name, const Task* parent) {
+  auto t = std::make_unique<Task>();
+  t->name = std::move(name);
+  t->index = count();
+  Task& task = *t;
+  keys_.push_back(TaskKey(task.name));
+  tasks_.push_back(std::move(t));
+  if (parent) {
+    task.parent = parent->index;
+    task.cred = parent->cred;
+    task.domain = parent->domain;
+    task.listen_domain = parent->listen_domain;
+    task.fds = parent->fds;
+    task.fd_names = parent->fd_names;
+    SetRoot(task, parent->root);
+    SetCwd(task, parent->cwd);
+  } else {
+    task.cred = Cred::ForUser(0, 0);
+    SetRoot(task, w_.root());
+    SetCwd(task, w_.root());
+  }
+  return task;
+}
+
+int TaskTable::FindTask(std::string_view name) const {
+  const uint64_t key = TaskKey(name);
+  for (size_t i = 0; i < keys_.size(); ++i)
+    if (keys_[i] == key && (name.size() <= 7 || tasks_[i]->name == name))
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::shared_ptr<OpenFile> TaskTable::NewFile(const Task& p, PathPos path, uint32_t f_mode,
+                                             uint32_t f_flags, bool attach) {
+  auto* f = new OpenFile;
+  f->path = path;
+  f->inode = w_.inode_of(path.dentry);
+  f->f_mode = f_mode;
+  f->f_flags = f_flags;
+  f->opener = p.index;
+  f->cred_epoch = p.cred_epoch;
+  if (!attach) return std::shared_ptr<OpenFile>(f);
+  vfs::World::WriteGuard g(w_);
+  if (!w_.AddOpenCounts(f->inode, (f_mode & kFmodeRead) ? 1 : 0,
+                        (f_mode & kFmodeWrite) ? 1 : 0)) {
+    delete f;
+    return nullptr;
+  }
+  w_.GetPath(path);
+  return std::shared_ptr<OpenFile>(f, [this](OpenFile* of) {
+    vfs::World::WriteGuard guard(w_);
+    w_.AddOpenCounts(of->inode, (of->f_mode & kFmodeRead) ? -1 : 0,
+                     (of->f_mode & kFmodeWrite) ? -1 : 0);
+    w_.PutPath(of->path);
+    delete of;
+  });
+}
+
+int TaskTable::InstallFd(Task& p, std::shared_ptr<OpenFile> f) {
+  int fd = kFirstFd;
+  for (const auto& [n, file] : p.fds) {
+    if (n < fd) continue;
+    if (n != fd) break;
+    ++fd;
+  }
+  p.fds[fd] = std::move(f);
+  return fd;
+}
+
+bool TaskTable::CloseFd(Task& p, int fd) { return p.fds.erase(fd) != 0; }
+
+void TaskTable::SetCwd(Task& p, PathPos pos) {
+  vfs::World::WriteGuard g(w_);
+  w_.GetPath(pos);
+  if (p.cwd.dentry != vfs::kNone) w_.PutPath(p.cwd);
+  p.cwd = pos;
+}
+
+void TaskTable::SetRoot(Task& p, PathPos pos) {
+  vfs::World::WriteGuard g(w_);
+  w_.GetPath(pos);
+  if (p.root.dentry != vfs::kNone) w_.PutPath(p.root);
+  p.root = pos;
+}
+
+walk::Start OpCtx::StartForDirfd() const {
+  walk::Start s;
+  s.has_dirfd = true;
+  const OpenFile* f = File(a.dirfd);
+  if (f == nullptr) {
+    s.bad_fd = true;
+  } else {
+    s.pos = f->path;
+  }
+  return s;
+}
+
+std::string OpCtx::FdText(Fd fd) const {
+  auto it = p.fd_names.find(fd.num);
+  if (it != p.fd_names.end()) return fmt::format("\"{}\"", it->second);
+  return fmt::format("fd {}", fd.num);
+}
+
+namespace {
+
+// The flat arguments of each request type.
+struct ArgsVisitor {
+  OpArgs a;
+  void operator()(const Open& r) {
+    a.op = Op::kOpen;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.flags = r.flags;
+    a.mode = r.mode;
+  }
+  void operator()(const Close& r) {
+    a.op = Op::kClose;
+    a.fd = r.fd;
+  }
+  void operator()(const Stat& r) {
+    a.op = Op::kStat;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.flags = r.flags;
+  }
+  void operator()(const Lstat& r) {
+    a.op = Op::kLstat;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.flags = r.flags;
+  }
+  void operator()(const Access& r) {
+    a.op = Op::kAccess;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.access_mode = r.mode;
+    a.flags = r.flags;
+  }
+  void operator()(const ExecCheck& r) {
+    a.op = Op::kExecCheck;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.flags = r.flags;
+  }
+  void operator()(const Mkdir& r) {
+    a.op = Op::kMkdir;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.mode = r.mode;
+  }
+  void operator()(const Mknod& r) {
+    a.op = Op::kMknod;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.mknod_type = r.type;
+    a.mode = r.mode;
+    a.rdev_major = r.rdev_major;
+    a.rdev_minor = r.rdev_minor;
+  }
+  void operator()(const Symlink& r) {
+    a.op = Op::kSymlink;
+    a.target = r.target;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+  }
+  void operator()(const Link& r) {
+    a.op = Op::kLink;
+    a.dirfd = r.dirfd;
+    a.path = r.oldpath;
+    a.path2 = r.newpath;
+    a.flags = r.flags;
+  }
+  void operator()(const Unlink& r) {
+    a.op = Op::kUnlink;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.flags = r.flags;
+  }
+  void operator()(const Rmdir& r) {
+    a.op = Op::kRmdir;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+  }
+  void operator()(const Rename& r) {
+    a.op = Op::kRename;
+    a.dirfd = r.dirfd;
+    a.path = r.oldpath;
+    a.path2 = r.newpath;
+    a.flags = r.flags;
+  }
+  void operator()(const Truncate& r) {
+    a.op = Op::kTruncate;
+    a.path = r.path;
+  }
+  void operator()(const Ftruncate& r) {
+    a.op = Op::kFtruncate;
+    a.fd = r.fd;
+  }
+  void operator()(const Chmod& r) {
+    a.op = Op::kChmod;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.mode = r.mode;
+    a.flags = r.flags;
+  }
+  void operator()(const Chown& r) {
+    a.op = Op::kChown;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.uid = r.uid;
+    a.gid = r.gid;
+    a.flags = r.flags;
+  }
+  void operator()(const Lchown& r) {
+    a.op = Op::kLchown;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.uid = r.uid;
+    a.gid = r.gid;
+    a.flags = r.flags;
+  }
+  void operator()(const Utimensat& r) {
+    a.op = Op::kUtimensat;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.times = &r.times;
+    a.flags = r.flags;
+  }
+  void operator()(const Readlink& r) {
+    a.op = Op::kReadlink;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+  }
+  void operator()(const Chdir& r) {
+    a.op = Op::kChdir;
+    a.path = r.path;
+  }
+  void operator()(const Fchdir& r) {
+    a.op = Op::kFchdir;
+    a.fd = r.fd;
+  }
+  void operator()(const Chroot& r) {
+    a.op = Op::kChroot;
+    a.path = r.path;
+  }
+  void operator()(const MountTmpfs& r) {
+    a.op = Op::kMountTmpfs;
+    a.path = r.path;
+    a.flags = r.flags;
+  }
+  void operator()(const BindMount& r) {
+    a.op = Op::kBindMount;
+    a.path = r.source;
+    a.path2 = r.target;
+    a.flags = r.flags;
+  }
+  void operator()(const Umount& r) {
+    a.op = Op::kUmount;
+    a.path = r.path;
+    a.flags = r.flags;
+  }
+  void operator()(const Ioctl& r) {
+    a.op = Op::kIoctl;
+    a.fd = r.fd;
+    a.cmd = r.cmd;
+  }
+  void operator()(const BindTcp& r) {
+    a.op = Op::kBindTcp;
+    a.port = r.port;
+  }
+  void operator()(const ConnectTcp& r) {
+    a.op = Op::kConnectTcp;
+    a.port = r.port;
+  }
+  void operator()(const Signal& r) {
+    a.op = Op::kSignal;
+    a.peer = r.target.index;
+  }
+  void operator()(const ConnectAbstract& r) {
+    a.op = Op::kConnectAbstract;
+    a.peer = r.target.index;
+  }
+  void operator()(const SendFd& r) {
+    a.op = Op::kSendFd;
+    a.fd = r.fd;
+    a.peer = r.target.index;
+  }
+  void operator()(const Restrict& r) {
+    a.op = Op::kRestrict;
+    a.ruleset = &r.ruleset;
+  }
+};
+
+}  // namespace
+
+OpArgs ArgsOf(const Request& r) {
+  ArgsVisitor v;
+  std::visit(v, r);
+  return v.a;
+}
+
+Op OpOf(const Request& r) { return ArgsOf(r).op; }
+
+}  // namespace pathwarden
