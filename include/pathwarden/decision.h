@@ -64,8 +64,11 @@ std::string_view VerdictName(Verdict v);
 // PermClass
 //
 // What decided a permission check on an inode (generic_permission()): the
-// owner class, an ACL entry, the group class, other, a capability, or
-// the fast search check (a directory anyone may search).
+// owner class, a named ACL_USER entry, the group class, the owning or a
+// named group entry of an ACL, the other class, the ACL's other entry,
+// every class having the bits (no ACL), a capability, a read-only
+// filesystem, an immutable inode, or the fast search check (a directory
+// anyone may search).
 enum class PermClass : uint8_t {
   kNone,
   kOwner,
@@ -73,7 +76,11 @@ enum class PermClass : uint8_t {
   kGroup,
   kAclGroup,
   kOther,
+  kAclOther,
+  kAllHave,
   kCapability,
+  kReadonly,
+  kImmutable,
   kFastSearch,
 };
 std::string_view PermClassName(PermClass c);

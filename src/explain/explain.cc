@@ -58,7 +58,11 @@ std::string_view PermClassName(PermClass c) {
     case PermClass::kGroup: return "group";
     case PermClass::kAclGroup: return "acl-group";
     case PermClass::kOther: return "other";
+    case PermClass::kAclOther: return "acl-other";
+    case PermClass::kAllHave: return "all";
     case PermClass::kCapability: return "capability";
+    case PermClass::kReadonly: return "read-only";
+    case PermClass::kImmutable: return "immutable";
     case PermClass::kFastSearch: return "fast-search";
   }
   return "?";
@@ -153,6 +157,40 @@ std::string DescribeCheck(const vfs::World& w, const Cred& cred,
                               DescribeInode(w, ino), DescribePerm(w, cred, ino, pc));
   if (pc.exec_lacks_x) s += "; CAP_DAC_OVERRIDE needs some x bit to execute";
   return s + ")";
+}
+
+PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
+                      const perm::PermCheck& pc) {
+  PermVerdict v;
+  v.path = std::move(path);
+  v.want = pc.want;
+  v.granted = pc.err == 0;
+  switch (pc.via) {
+    case Via::kOwner: v.decided_by = PermClass::kOwner; break;
+    case Via::kGroup: v.decided_by = PermClass::kGroup; break;
+    case Via::kOther: v.decided_by = PermClass::kOther; break;
+    case Via::kAclUser: v.decided_by = PermClass::kAclUser; break;
+    case Via::kAclGroup: v.decided_by = PermClass::kAclGroup; break;
+    case Via::kAclOther: v.decided_by = PermClass::kAclOther; break;
+    case Via::kAllHave: v.decided_by = PermClass::kAllHave; break;
+    case Via::kCapOverride:
+      v.decided_by = PermClass::kCapability;
+      v.capability = kCapDacOverride;
+      break;
+    case Via::kCapReadSearch:
+      v.decided_by = PermClass::kCapability;
+      v.capability = kCapDacReadSearch;
+      break;
+    case Via::kReadonlySb: v.decided_by = PermClass::kReadonly; break;
+    case Via::kImmutable: v.decided_by = PermClass::kImmutable; break;
+  }
+  if (pc.via == Via::kAclUser || pc.via == Via::kAclGroup) v.acl_id = pc.entry_id;
+  const vfs::Inode& i = w.inode(ino);
+  v.mode = i.mode;
+  v.uid = i.uid;
+  v.gid = i.gid;
+  v.has_acl = i.acl != vfs::kNone;
+  return v;
 }
 
 }  // namespace pathwarden

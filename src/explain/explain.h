@@ -80,6 +80,12 @@ std::string DescribeInode(const vfs::World& w, vfs::InodeId ino);
 std::string DescribePerm(const vfs::World& w, const Cred& cred,
                          vfs::InodeId ino, const perm::PermCheck& pc);
 
+// VerdictOf()
+//
+// The structured form of a permission check on `ino` at `path`.
+PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
+                      const perm::PermCheck& pc);
+
 // DescribeCheck()
 //
 // "<path> (<inode>; <perm>)" for a reason sentence.

@@ -54,6 +54,29 @@ std::string DescribeGrants(const OpCtx& ctx, const Domain& d, const FsTrace& t,
   return s;
 }
 
+// The verdict of every layer on a filesystem request: what it asked of
+// the layer (the rights the layer handles), what is still missing after
+// the walk, and the rules that granted the rest.
+template <class M>
+std::vector<LayerVerdict> FsLayerVerdicts(const OpCtx& ctx, const Domain& d, const M& m,
+                                          AccessMask request, const FsTrace& t) {
+  std::vector<LayerVerdict> out;
+  for (int i = 0; i < d.num_layers(); ++i) {
+    LayerVerdict v;
+    v.kind = LayerVerdict::Kind::kFs;
+    v.layer = i + 1;
+    v.requested = request & d.FsMaskForCheck(i);
+    v.missing = m.LayerDenies(i) & request;
+    for (const Grant& g : t.grants) {
+      if (g.level != i + 1 || !(g.rights & request)) continue;
+      const std::string* src = d.SourceOf(g.object, g.level);
+      v.grants.push_back({src ? *src : ctx.PathOf(g.where), g.level, g.rights & request});
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 template <class M>
 std::string DescribeFsDenial(const OpCtx& ctx, const Domain& d, const M& m, AccessMask request,
                              const FsTrace& t, std::string_view what, vfs::PathPos path) {
@@ -93,8 +116,10 @@ int CheckPathT(OpCtx& ctx, const Domain& d, vfs::PathPos path, AccessMask reques
   const AccessMask handled = m.Init(d, request, true);
   FsTrace trace;
   FsTrace* t = ctx.explain() ? &trace : nullptr;
-  if (IsAccessToPathsAllowed<M>(ctx.w, d, path, handled, &m, vfs::kNone, 0, nullptr,
-                                vfs::kNone, t)) {
+  const bool allowed = IsAccessToPathsAllowed<M>(ctx.w, d, path, handled, &m, vfs::kNone, 0,
+                                                 nullptr, vfs::kNone, t);
+  if (t) ctx.ex->Layers(FsLayerVerdicts(ctx, d, m, handled, trace));
+  if (allowed) {
     if (explain_allowed && t)
       ctx.Ok(Stage::kLandlock, [&] {
         return fmt::format("{} {}: {}", FsAuditNames(request), ctx.PathOf(path),
@@ -117,6 +142,12 @@ int CheckReferT(OpCtx& ctx, const Domain& d, vfs::PathPos old, vfs::PathPos new_
                                        ex ? &t1 : nullptr, ex ? &t2 : nullptr);
   if (!ex) return r.err;
   const vfs::PathPos old_parent{old.mnt, ctx.w.dentry(old.dentry).parent};
+  if (r.same_dir) {
+    ctx.ex->Layers(FsLayerVerdicts(ctx, d, r.m1, r.req1, t1));
+  } else {
+    ctx.ex->Refer({ctx.PathOf(old_parent), true, FsLayerVerdicts(ctx, d, r.m1, r.req1, t1)});
+    ctx.ex->Refer({ctx.PathOf(new_dir), false, FsLayerVerdicts(ctx, d, r.m2, r.req2, t2)});
+  }
   if (r.err == 0) {
     if (explain_allowed)
       ctx.Ok(Stage::kLandlock, [&] {
@@ -415,6 +446,7 @@ int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, const OpenRequest& req,
   LayerGrants per_layer{};
   for (int i = 0; i < d.num_layers(); ++i) per_layer[i] = m.LayerDenies(i);
   FreezeRights(f, allowed, per_layer, d.num_layers());
+  if (t) ctx.ex->Layers(FsLayerVerdicts(ctx, d, m, open_req, trace));
   if (AccessMaskSubset(open_req, allowed)) {
     if (explain_allowed && t)
       ctx.Ok(Stage::kLandlock, [&] {

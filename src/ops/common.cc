@@ -44,6 +44,7 @@ int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what)
     std::string s = fmt::format("{} {}", asked,
                                 DescribeCheck(ctx.w, ctx.cred(), at, ctx.p.root, pc));
     Stage st = pc.via == perm::PermCheck::Via::kReadonlySb ? Stage::kMount : Stage::kDac;
+    ctx.ex->Dac(VerdictOf(ctx.w, ino, ctx.PathOf(at), pc));
     if (pc.err) {
       ctx.Fail(st, [&] { return fmt::format("no {}", s); });
     } else {

@@ -28,9 +28,11 @@ LastType Classify(std::string_view c) {
 [[gnu::noinline]] int MayLookupSlow(Nameidata& nd, vfs::InodeId ino) {
   const World& w = *nd.env.w;
   perm::PermCheck pc = perm::GenericPermission(w, *nd.env.cred, ino, perm::kMayExec);
-  if (pc.err && nd.env.ex)
+  if (pc.err && nd.env.ex) {
     nd.env.ex->Fail(Stage::kWalk, "no search permission on " +
                                       DescribeCheck(w, *nd.env.cred, nd.path, nd.root, pc));
+    nd.env.ex->Component({VerdictOf(w, ino, w.PathOf(nd.path, nd.root), pc), false});
+  }
   return pc.err;
 }
 
