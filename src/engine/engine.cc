@@ -101,7 +101,7 @@ walk::WalkEnv Engine::WalkEnvFor(const Process& p, Explainer* ex) {
   env.cwd = p.cwd;
   env.fast_search = options_.fast_search;
   env.plain_components = options_.plain_components;
-  env.protected_symlinks = sysctl_[0];
+  env.protected_symlinks = sysctl_.protected_symlinks;
   env.stats = &stats_;
   env.ex = ex;
   return env;

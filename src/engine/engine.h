@@ -172,7 +172,7 @@ class Engine {
   // threads evaluate.
   EngineOptions& mutable_options() { return options_; }
   EngineStats& stats() { return stats_; }
-  const std::array<int, 4>& sysctl() const { return sysctl_; }
+  const Sysctls& sysctl() const { return sysctl_; }
   int abi() const { return abi_; }
   landlock::Landlock& landlock() { return *landlock_; }
 
@@ -213,7 +213,7 @@ class Engine {
   vfs::World world_;
   std::vector<std::unique_ptr<Process>> procs_;  // by index
   std::vector<uint64_t> proc_keys_;               // their name keys, for FindProcess()
-  std::array<int, 4> sysctl_{};
+  Sysctls sysctl_;
   int abi_ = landlock::kAbiLatest;
   EngineStats stats_;
   std::unique_ptr<landlock::Landlock> landlock_;

@@ -131,7 +131,7 @@ int DoLink(OpCtx& ctx) {
   }
   const InodeId ino = ctx.w.inode_of(old.dentry);
   // may_linkat(): protected_hardlinks.
-  if (ctx.e.sysctl()[1] && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) &&
+  if (ctx.e.sysctl().protected_hardlinks && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) &&
       !SafeHardlinkSource(ctx, ino)) {
     ctx.Fail(Stage::kProtected, [&] {
       return fmt::format(

@@ -3,8 +3,10 @@
 
 #include <sys/stat.h>
 
+#include <array>
 #include <fstream>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -57,6 +59,13 @@ constexpr std::pair<Op, std::string_view> kOpNames[] = {
     {Op::kChroot, "chroot"},
     {Op::kFchdir, "fchdir"},
 };
+
+// The keys of `[sysctl]`.
+constexpr auto kSysctlKeys = [] {
+  std::array<std::string_view, std::size(kSysctlFields)> keys{};
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = kSysctlFields[i].name;
+  return keys;
+}();
 
 // The step keys each operation takes besides `as`, `op` and `expect`;
 // the first group is required.
@@ -152,6 +161,10 @@ class Parser {
   // Reports keys of `t` outside `allowed`; returns false if `t` is no table.
   bool CheckTable(const Doc& t, std::string_view what,
                   std::initializer_list<std::string_view> allowed) {
+    return CheckTable(t, what, std::span(allowed.begin(), allowed.size()));
+  }
+  bool CheckTable(const Doc& t, std::string_view what,
+                  std::span<const std::string_view> allowed) {
     if (t.kind != Doc::Kind::kTable) {
       Error(t.loc, fmt::format("{} must be a table, not {}", what, t.KindName()));
       return false;
@@ -303,13 +316,10 @@ class Parser {
     if (auto abi = Int(root.Get("abi"), "abi", 1, landlock::kAbiLatest))
       s.abi = static_cast<int>(*abi);
     if (const Doc* sys = root.Get("sysctl")) {
-      if (CheckTable(*sys, "[sysctl]",
-                     {"protected_symlinks", "protected_hardlinks",
-                      "protected_regular", "protected_fifos"})) {
-        static constexpr int kMax[4] = {1, 1, 2, 2};
-        for (int i = 0; i < 4; ++i)
-          if (auto v = Int(sys->Get(kSysctlNames[i]), kSysctlNames[i], 0, kMax[i]))
-            s.sysctl[i] = static_cast<int>(*v);
+      if (CheckTable(*sys, "[sysctl]", kSysctlKeys)) {
+        for (const SysctlField& f : kSysctlFields)
+          if (auto v = Int(sys->Get(f.name), f.name, 0, f.max))
+            s.sysctl.*f.value = static_cast<int>(*v);
       }
     }
     if (auto nodes = TableArray(root.Get("node"), "node"))

@@ -142,7 +142,7 @@ expect = "ok"
   auto again = Toml(text);
   ASSERT_TRUE(again.has_value()) << again.error() << "\n" << text;
   EXPECT_EQ(ScenarioToToml(*again), text);
-  EXPECT_EQ(again->sysctl[2], 2);
+  EXPECT_EQ(again->sysctl.protected_regular, 2);
   EXPECT_EQ(again->steps[1].access_mode, unsigned(R_OK | W_OK));
   EXPECT_EQ(again->steps[1].flags, unsigned(AT_EACCESS));
 }

@@ -100,12 +100,10 @@ std::string ScenarioToToml(const Scenario& s) {
   std::string out = "format = 1\n";
   if (!s.description.empty()) out += "description = " + Quote(s.description) + "\n";
   if (s.abi != landlock::kAbiLatest) out += fmt::format("abi = {}\n", s.abi);
-  bool any_sysctl = false;
-  for (int v : s.sysctl) any_sysctl = any_sysctl || v != 0;
-  if (any_sysctl) {
+  if (s.sysctl != Sysctls{}) {
     out += "\n[sysctl]\n";
-    for (int i = 0; i < 4; ++i)
-      if (s.sysctl[i]) out += fmt::format("{} = {}\n", kSysctlNames[i], s.sysctl[i]);
+    for (const SysctlField& f : kSysctlFields)
+      if (s.sysctl.*f.value) out += fmt::format("{} = {}\n", f.name, s.sysctl.*f.value);
   }
   for (const NodeSpec& n : s.nodes) {
     out += "\n[[node]]\npath = " + Quote(n.path) + "\n";
