@@ -32,23 +32,6 @@ std::string Quote(std::string_view s) {
   return out + "\"";
 }
 
-std::string AclText(const std::vector<AclEntry>& entries) {
-  std::string s;
-  for (const auto& e : entries) {
-    if (!s.empty()) s += ',';
-    switch (e.tag) {
-      case AclTag::kUserObj: s += "u::"; break;
-      case AclTag::kUser: s += fmt::format("u:{}:", e.id); break;
-      case AclTag::kGroupObj: s += "g::"; break;
-      case AclTag::kGroup: s += fmt::format("g:{}:", e.id); break;
-      case AclTag::kMask: s += "m::"; break;
-      case AclTag::kOther: s += "o::"; break;
-    }
-    s += PermString(e.perm);
-  }
-  return s;
-}
-
 std::string Names(landlock::AccessMask m, int n,
                   std::string_view (*name)(int)) {
   std::string s = "[";
@@ -114,8 +97,8 @@ std::string ScenarioToToml(const Scenario& s) {
       if (n.mode) out += fmt::format("mode = 0o{:o}\n", *n.mode);
       if (n.has_owner) out += fmt::format("uid = {}\ngid = {}\n", n.uid, n.gid);
     }
-    if (n.acl) out += "acl = " + Quote(AclText(*n.acl)) + "\n";
-    if (n.default_acl) out += "default_acl = " + Quote(AclText(*n.default_acl)) + "\n";
+    if (n.acl) out += "acl = " + Quote(AclEntriesToText(*n.acl)) + "\n";
+    if (n.default_acl) out += "default_acl = " + Quote(AclEntriesToText(*n.default_acl)) + "\n";
     if (n.type == NodeType::kSymlink) out += "target = " + Quote(n.target) + "\n";
     if (n.type == NodeType::kChar || n.type == NodeType::kBlock)
       out += fmt::format("rdev = \"{}:{}\"\n", n.rdev_major, n.rdev_minor);
