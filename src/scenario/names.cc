@@ -327,6 +327,12 @@ std::optional<TimeSpec> TimeSpecFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<std::string_view> TimeSpecNames() {
+  std::vector<std::string_view> names;
+  for (const auto& [n, v] : kTimeSpecs) names.push_back(n);
+  return names;
+}
+
 std::string_view TimeSpecName(TimeSpec t) {
   for (const auto& [n, v] : kTimeSpecs)
     if (v == t) return n;

@@ -88,6 +88,7 @@ uint64_t LinuxFlags(std::span<const FlagBit> table, uint32_t bits);
 // utimensat's `times`: now, omit, set.
 std::optional<TimeSpec> TimeSpecFromName(std::string_view name);
 std::string_view TimeSpecName(TimeSpec t);
+std::vector<std::string_view> TimeSpecNames();
 
 // RightNames()
 //

@@ -26,6 +26,7 @@ TEST(Names, EveryOperationAndNodeTypeReadsBack) {
   }
   for (TimeSpec t : {TimeSpec::kNow, TimeSpec::kOmit, TimeSpec::kSet})
     EXPECT_EQ(TimeSpecFromName(TimeSpecName(t)), t);
+  EXPECT_EQ(TimeSpecNames(), (std::vector<std::string_view>{"now", "omit", "set"}));
 }
 
 TEST(Names, StepKeys) {

@@ -607,10 +607,7 @@ class Parser {
     if (const Doc* l = d.Get("layer")) st.layer = ParseLayer(*l);
     if (const Doc* t = d.Get("times")) {
       auto v = StrArray(t, "times");
-      const std::vector<std::string_view> names = {
-          scenario_internal::TimeSpecName(TimeSpec::kNow),
-          scenario_internal::TimeSpecName(TimeSpec::kOmit),
-          scenario_internal::TimeSpecName(TimeSpec::kSet)};
+      const std::vector<std::string_view> names = scenario_internal::TimeSpecNames();
       if (v.size() != 2) {
         Error(t->loc, fmt::format("\"times\" holds two of \"{}\" (atime, mtime)",
                                   fmt::join(names, "\", \"")));
