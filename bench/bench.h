@@ -54,6 +54,15 @@ class Reporter {
 // mean, because these machines are shared and noisy.
 double NsPerOp(const std::function<void()>& fn, double min_seconds, int rounds = 3);
 
+// RunSelected()
+//
+// Runs the benchmarks `which` names ("landlock", "lookup", "import",
+// "threads" or "all") into `r`, and draws the charts when o.plot_dir is
+// set. With o.smoke, returns what the run was asked for and did not
+// measure ("landlock by-layer", "the Landlock chart"), so that a benchmark
+// that stops working fails the test that runs it; else nothing.
+std::vector<std::string> RunSelected(const std::string& which, const Options& o, Reporter& r);
+
 // The benchmarks.
 void RunLandlock(const Options& o, Reporter& r);
 void RunLookup(const Options& o, Reporter& r);

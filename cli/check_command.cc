@@ -13,6 +13,7 @@
 
 #include "pathwarden/errno.h"
 #include "pathwarden/scenario.h"
+#include "src/scenario/variants.h"
 #include "src/kernel/kernel_session.h"
 
 namespace pathwarden::cli {
@@ -114,61 +115,31 @@ int RunCheck(const CheckOptions& o) {
     }
     if (o.cross_check && use_engine) {
       // Every variant must give the same result, and with reasons the
-      // same reason: fast search on and off, both layer-mask layouts, the
-      // memoized evaluation on and off, the unexplained hot path of both
-      // layouts, and the walk without its register loop. Each also checks
-      // the engine's caches and a dry run of every step (World::Verify(),
-      // EngineOptions::verify).
-      struct Variant {
-        bool fast, memo, explain, plain;
-        LayerLayout layout;
-      };
-      std::vector<Variant> variants;
-      for (LayerLayout layout : {LayerLayout::kByLayer, LayerLayout::kByAccess}) {
-        for (bool fast : {true, false})
-          for (bool memo : {true, false}) variants.push_back({fast, memo, true, true, layout});
-        for (bool memo : {true, false}) variants.push_back({true, memo, false, true, layout});
-      }
-      for (bool fast : {true, false})
-        variants.push_back({fast, true, true, false, LayerLayout::kByLayer});
-      auto fail = [&](std::string text, nlohmann::json j) {
+      // same reason (CrossCheckVariants()).
+      for (const VariantDifference& d : CrossCheck(s, engine, o.engine)) {
         ++variant_failures;
+        nlohmann::json j;
+        std::string text;
+        if (!d.error.empty()) {
+          text = fmt::format("{} ({}): {}", s.file, d.variant, d.error);
+          j = {{"variant", d.variant}, {"error", d.error}};
+        } else {
+          text = fmt::format("{}:{} variants differ ({}): {} \"{}\" vs {} \"{}\"", s.file,
+                             d.step + 1, d.variant, ErrnoName(d.reference.err), d.reference.reason,
+                             ErrnoName(d.got.err), d.got.reason);
+          j = {{"step", d.step + 1},
+               {"variant", d.variant},
+               {"result", ErrnoName(d.reference.err)},
+               {"variant_result", ErrnoName(d.got.err)},
+               {"reason", d.reference.reason},
+               {"variant_reason", d.got.reason}};
+        }
         if (o.json) {
           j["file"] = s.file;
           j["pass"] = false;
           std::cout << j.dump() << "\n";
         } else {
           fmt::print("{} {}\n", paint("FAIL", "1;31"), text);
-        }
-      };
-      for (const Variant& var : variants) {
-        EngineOptions v = o.engine;
-        v.fast_search = var.fast;
-        v.memo = var.memo;
-        v.explain = var.explain;
-        v.plain_components = var.plain;
-        v.layout = var.layout;
-        v.verify = true;
-        RunResult other = RunInEngine(s, v);
-        const std::string name = fmt::format(
-            "{}, {}, {}{}{}", var.fast ? "fast search" : "no fast search",
-            var.layout == LayerLayout::kByLayer ? "by-layer" : "by-access",
-            var.memo ? "memo" : "no memo", var.explain ? "" : ", no reasons",
-            var.plain ? "" : ", no register loop");
-        if (other.status == RunResult::Status::kError) {
-          fail(fmt::format("{} ({}): {}", s.file, name, other.message),
-               {{"variant", name}, {"error", other.message}});
-          continue;
-        }
-        for (size_t i = 0; i < s.steps.size() && i < other.steps.size(); ++i) {
-          const StepResult& a = engine.steps[i];
-          const StepResult& b = other.steps[i];
-          if (a.err == b.err && (!var.explain || a.reason == b.reason)) continue;
-          fail(fmt::format("{}:{} variants differ ({}): {} \"{}\" vs {} \"{}\"", s.file, i + 1,
-                           name, ErrnoName(a.err), a.reason, ErrnoName(b.err), b.reason),
-               {{"step", i + 1}, {"variant", name}, {"result", ErrnoName(a.err)},
-                {"variant_result", ErrnoName(b.err)}, {"reason", a.reason},
-                {"variant_reason", b.reason}});
         }
       }
     }

@@ -17,8 +17,8 @@ struct CheckOptions {
   bool kernel = false;
   bool both = false;
   bool quiet = false;  // only failures and the summary
-  // Run the engine in every configuration (fast search on and off, both
-  // layer-mask layouts) and fail on any difference in result or reason.
+  // Also run the engine in every variant of CrossCheckVariants()
+  // (src/scenario/variants.h) and fail on any difference in result or reason.
   bool cross_check = false;
   // Print the final tree of each file (the kernel's with --kernel).
   bool show_tree = false;

@@ -73,9 +73,7 @@ int RunFuzzCommand(const FuzzCommandOptions& c) {
   }
   fmt::print("fuzz: {} scenarios, {} steps, {} mismatches (seed {})\n", r->scenarios, r->steps,
              r->mismatches, c.seed);
-  // A run that compared little proves little: generator bugs, kernel
-  // failures, or nothing compared fail it too.
-  if (r->invalid > 0 || r->kernel_errors > 0 || (r->scenarios == 0 && c.cases > 0)) {
+  if (!fuzz::CleanRun(*r, o)) {
     fmt::print(stderr, "fuzz: not a clean run: {} invalid generated scenarios, {} kernel failures, "
                "{} scenarios compared\n", r->invalid, r->kernel_errors, r->scenarios);
     return 1;

@@ -107,6 +107,17 @@ class PosixAcl {
 // "r-x" for 5.
 std::string PermString(uint32_t perm);
 
+// AclEntriesToText()
+//
+// The short text form of entries as they are, in their order, not
+// completed to an ACL (a scenario's `acl = "u:1001:r-x"`); what
+// PosixAcl::ParseEntries() reads back, and PosixAcl::ToText() of an ACL's
+// entries.
+//
+// Example:
+//   AclEntriesToText({{AclTag::kUser, 5, 1001}})  // "u:1001:r-x"
+std::string AclEntriesToText(const std::vector<AclEntry>& entries);
+
 }  // namespace pathwarden
 
 #endif  // PATHWARDEN_ACL_H_

@@ -50,6 +50,7 @@
 #include "pathwarden/request.h"
 #include "pathwarden/result.h"
 #include "pathwarden/ruleset.h"
+#include "pathwarden/sysctls.h"
 
 namespace pathwarden {
 
@@ -92,18 +93,6 @@ struct NodeKind {
   std::string target = {};
   std::string content = {};
   uint32_t rdev_major = 1, rdev_minor = 3;
-};
-
-// Sysctls
-//
-// fs.protected_symlinks, fs.protected_hardlinks, fs.protected_regular,
-// fs.protected_fifos (0 by default, as in a fresh namespace's tmpfs test
-// set-up; Debian's defaults are 1, 1, 2, 1).
-struct Sysctls {
-  int protected_symlinks = 0;
-  int protected_hardlinks = 0;
-  int protected_regular = 0;
-  int protected_fifos = 0;
 };
 
 class Model {

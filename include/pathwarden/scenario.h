@@ -30,6 +30,7 @@
 #include "pathwarden/landlock.h"
 #include "pathwarden/model.h"
 #include "pathwarden/request.h"
+#include "pathwarden/sysctls.h"
 
 namespace pathwarden {
 
@@ -147,9 +148,7 @@ struct Scenario {
   int format = 1;
   std::string description;
   int abi = landlock::kAbiLatest;
-  // protected_symlinks, protected_hardlinks, protected_regular,
-  // protected_fifos.
-  std::array<int, 4> sysctl{};
+  Sysctls sysctl;  // `[sysctl]`
   std::vector<NodeSpec> nodes;
   std::vector<ProcessSpec> processes;  // without the implicit "root"
   std::vector<StepSpec> steps;
@@ -159,10 +158,6 @@ struct Scenario {
   // "file:line:col" (TOML) or "file: /step/3/flags" (JSON).
   std::string Where(const SourceLoc& loc) const;
 };
-
-inline constexpr const char* kSysctlNames[4] = {
-    "protected_symlinks", "protected_hardlinks", "protected_regular",
-    "protected_fifos"};
 
 // LoadScenarioFile()
 //

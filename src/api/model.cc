@@ -239,13 +239,11 @@ std::string Model::PathOf(Node n) const {
 }
 
 void Model::SetSysctls(const Sysctls& s) {
-  impl_->engine.tasks().set_sysctl(
-      {s.protected_symlinks, s.protected_hardlinks, s.protected_regular, s.protected_fifos});
+  impl_->engine.tasks().set_sysctl(s);
 }
 
 Sysctls Model::sysctls() const {
-  const SysctlArray& a = impl_->engine.tasks().sysctl();
-  return Sysctls{a[0], a[1], a[2], a[3]};
+  return impl_->engine.tasks().sysctl();
 }
 
 int Model::abi() const { return impl_->engine.tasks().abi(); }

@@ -34,7 +34,7 @@ walk::WalkEnv Engine::WalkEnvFor(const Task& p, Explainer* ex) {
   env.cwd = p.cwd;
   env.fast_search = options_.fast_search;
   env.plain_components = options_.plain_components;
-  env.protected_symlinks = tasks_.sysctl()[0];
+  env.protected_symlinks = tasks_.sysctl().protected_symlinks;
   env.stats = &stats_;
   env.ex = ex;
   return env;

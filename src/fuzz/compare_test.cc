@@ -81,7 +81,7 @@ TEST(ScenarioEqual, SeesEveryKindOfField) {
   b.steps[1].flags = 1;
   EXPECT_EQ(FirstDifference(a, b), "step 2: flags differs");
   b = a;
-  b.sysctl[2] = 1;
+  b.sysctl.protected_regular = 1;
   EXPECT_EQ(FirstDifference(a, b), "scenario: sysctl differs");
   b = a;
   b.steps[0].loc.line = 9;

@@ -233,4 +233,8 @@ Result<FuzzResult, std::string> RunFuzz(const FuzzOptions& options) {
   return Fuzzer(o, **session).Run();
 }
 
+bool CleanRun(const FuzzResult& r, const FuzzOptions& options) {
+  return r.invalid == 0 && r.kernel_errors == 0 && (r.scenarios > 0 || options.cases == 0);
+}
+
 }  // namespace pathwarden::fuzz

@@ -92,6 +92,14 @@ struct FuzzResult {
 // kernel executor cannot run here (not root, no Landlock).
 Result<FuzzResult, std::string> RunFuzz(const FuzzOptions& options);
 
+// CleanRun()
+//
+// Whether a run of `options` compared enough to count: no generated
+// scenario was invalid, no kernel run failed, and some scenario was
+// compared when cases were asked for. A run that compared little proves
+// little, so an unclean run fails even without mismatches.
+bool CleanRun(const FuzzResult& r, const FuzzOptions& options);
+
 // MismatchFileText()
 //
 // The scenario file written for a disagreement: comment lines saying how

@@ -159,7 +159,7 @@ void GenerateSteps(GenState& g) {
           st.rdev_major = 42;
           st.rdev_minor = 1;
         }
-        AddKnown(g, abs, st.mknod_type == NodeType::kFile ? "file" : std::string(NodeTypeName(st.mknod_type)));
+        AddKnown(g, abs, std::string(NodeTypeName(st.mknod_type)));
         break;
       }
       case Op::kSymlink: {

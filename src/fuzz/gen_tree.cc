@@ -202,10 +202,7 @@ void GenerateTree(GenState& g) {
   Rng& rng = g.rng;
   Scenario& s = *g.s;
   if (rng.Percent(40)) {
-    s.sysctl[0] = rng.Range(0, 1);
-    s.sysctl[1] = rng.Range(0, 1);
-    s.sysctl[2] = rng.Range(0, 2);
-    s.sysctl[3] = rng.Range(0, 2);
+    for (const SysctlField& f : kSysctlFields) s.sysctl.*f.value = rng.Range(0, f.max);
   }
   if (rng.Percent(8)) {
     NodeSpec root;

@@ -63,7 +63,7 @@ TEST(Generator, CoversEveryOperationAndNodeType) {
   int layered_processes = 0;
   for (uint64_t i = 0; i < kCases; ++i) {
     const Scenario s = GenerateScenario(CaseSeed(3, i), {});
-    for (int v : s.sysctl) sysctl = sysctl || v != 0;
+    sysctl = sysctl || s.sysctl != Sysctls{};
     for (const NodeSpec& n : s.nodes) {
       types.insert(n.type);
       acl = acl || n.acl.has_value();

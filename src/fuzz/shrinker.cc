@@ -184,8 +184,8 @@ class Shrinker {
 
   bool Simplify() {
     bool progress = false;
-    for (int i = 0; i < 4; ++i)
-      progress |= Attempt([&](Scenario& c) { return std::exchange(c.sysctl[i], 0) != 0; });
+    for (const SysctlField& f : kSysctlFields)
+      progress |= Attempt([&](Scenario& c) { return std::exchange(c.sysctl.*f.value, 0) != 0; });
     for (size_t n = 0; n < best_.nodes.size() && Left(); ++n) {
       progress |= Attempt([&](Scenario& c) { return std::exchange(c.nodes[n].mode, std::nullopt).has_value(); });
       progress |= Attempt([&](Scenario& c) { return std::exchange(c.nodes[n].acl, std::nullopt).has_value(); });
@@ -256,7 +256,7 @@ Scenario Shrink(const Scenario& s, const std::function<bool(const Scenario&)>& k
 
 uint64_t ScenarioSize(const Scenario& s) {
   uint64_t n = 0;
-  for (int v : s.sysctl) n += v != 0;
+  for (const SysctlField& f : kSysctlFields) n += s.sysctl.*f.value != 0;
   auto layer = [&](const LayerSpec& l) {
     n += 1 + std::popcount(l.handled_fs) + std::popcount(l.handled_net) + std::popcount(l.scoped);
     for (const RuleSpec& r : l.rules) n += 1 + std::popcount(r.access) + r.path.size();

@@ -72,6 +72,12 @@ bool Fields(IO& io, StepSpec& s) {
          io(s.layer) && io(s.times) && io(s.expect) && io(s.expect_text);
 }
 template <typename IO>
+bool Fields(IO& io, Sysctls& s) {
+  for (const SysctlField& f : kSysctlFields)
+    if (!io(s.*f.value)) return false;
+  return true;
+}
+template <typename IO>
 bool Fields(IO& io, Scenario& s) {
   return io(s.file) && io(s.format) && io(s.description) && io(s.abi) && io(s.sysctl) &&
          io(s.nodes) && io(s.processes) && io(s.steps);

@@ -114,7 +114,7 @@ TEST_F(KernelServerTest, LeavesNoProcessBehind) {
     // The scenario's sysctls, as a session would set them.
     auto guard = SysctlGuard::Acquire();
     ASSERT_TRUE(guard.has_value()) << guard.error();
-    ASSERT_EQ((*guard)->Set(SysctlValues{}), "");
+    ASSERT_EQ((*guard)->Set(Sysctls{}), "");
     auto server = KernelServer::Spawn();
     ASSERT_TRUE(server.has_value()) << server.error();
     const Scenario s = kernel_testing::Parse(kScenarios[0]);

@@ -26,8 +26,8 @@ std::vector<RunResult> KernelSession::RunBatch(std::span<const Scenario* const> 
   }
   // Groups of equal sysctl values, in the order they first appear; the
   // skipped scenarios answer at once.
-  std::map<SysctlValues, std::vector<size_t>> groups;
-  std::vector<SysctlValues> order;
+  std::map<Sysctls, std::vector<size_t>> groups;
+  std::vector<Sysctls> order;
   for (size_t i = 0; i < batch.size(); ++i) {
     if (std::string why = SkipReason(*batch[i], abi_, params_.caps_available); !why.empty()) {
       results[i] = Skipped(why);

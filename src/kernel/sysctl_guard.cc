@@ -21,13 +21,15 @@
 #include <fmt/format.h>
 
 #include "pathwarden/errno.h"
-#include "pathwarden/scenario.h"
+#include "pathwarden/sysctls.h"
 
 namespace pathwarden::kernel_internal {
 namespace {
 
-std::string SysctlPath(int i) {
-  return fmt::format("/proc/sys/fs/{}", kSysctlNames[i]);
+constexpr size_t kNumSysctls = std::size(kSysctlFields);
+
+std::string SysctlPath(const SysctlField& f) {
+  return fmt::format("/proc/sys/fs/{}", f.name);
 }
 
 Result<int, std::string> ReadInt(const std::string& path) {
@@ -56,20 +58,20 @@ std::string WriteInt(const std::string& path, int v) {
   return "";
 }
 
-std::string WriteSysctls(const SysctlValues& want, SysctlValues* current) {
-  for (int i = 0; i < 4; ++i) {
-    if ((*current)[i] == want[i]) continue;
-    if (std::string e = WriteInt(SysctlPath(i), want[i]); !e.empty()) return e;
-    (*current)[i] = want[i];
+std::string WriteSysctls(const Sysctls& want, Sysctls* current) {
+  for (const SysctlField& f : kSysctlFields) {
+    if (current->*f.value == want.*f.value) continue;
+    if (std::string e = WriteInt(SysctlPath(f), want.*f.value); !e.empty()) return e;
+    current->*f.value = want.*f.value;
   }
   return "";
 }
 
-// The saved file is "name=value" lines in kSysctlNames order; written to a
-// temporary name and renamed, so a crash never leaves half a file.
-std::string SaveFile(const std::string& path, const SysctlValues& v) {
+// The saved file is "name=value" lines in kSysctlFields order; written to
+// a temporary name and renamed, so a crash never leaves half a file.
+std::string SaveFile(const std::string& path, const Sysctls& v) {
   std::string text;
-  for (int i = 0; i < 4; ++i) text += fmt::format("{}={}\n", kSysctlNames[i], v[i]);
+  for (const SysctlField& f : kSysctlFields) text += fmt::format("{}={}\n", f.name, v.*f.value);
   std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return fmt::format("create {}: {}", tmp, ErrnoName(errno));
@@ -87,14 +89,15 @@ std::string SaveFile(const std::string& path, const SysctlValues& v) {
   return "";
 }
 
-Result<SysctlValues, std::string> LoadFile(const std::string& path) {
+Result<Sysctls, std::string> LoadFile(const std::string& path) {
   FILE* f = fopen(path.c_str(), "re");
   if (f == nullptr) return Unexpected(fmt::format("open {}: {}", path, ErrnoName(errno)));
-  SysctlValues v{};
+  Sysctls v;
   bool ok = true;
-  for (int i = 0; i < 4 && ok; ++i) {
+  for (const SysctlField& field : kSysctlFields) {
+    if (!ok) break;
     char name[64] = {};
-    ok = std::fscanf(f, " %63[a-z_]=%d", name, &v[i]) == 2 && name == std::string(kSysctlNames[i]);
+    ok = std::fscanf(f, " %63[a-z_]=%d", name, &(v.*field.value)) == 2 && name == field.name;
   }
   fclose(f);
   if (!ok)
@@ -129,7 +132,7 @@ bool HeldByThisProcess(int fd) {
 // /proc/sys, then the file deleted. Runs in a child forked from a process
 // that may have threads, so only async-signal-safe calls: no allocation,
 // no stdio. The file is LoadFile()'s format, parsed by hand.
-[[noreturn]] void GuardianRestore(const char* saved, const char* const paths[4]) {
+[[noreturn]] void GuardianRestore(const char* saved, const char* const paths[kNumSysctls]) {
   const int fd = open(saved, O_RDONLY | O_CLOEXEC);
   if (fd < 0) _exit(0);  // the holder put the values back itself
   char buf[512];
@@ -142,12 +145,11 @@ bool HeldByThisProcess(int fd) {
     n += r;
   }
   close(fd);
-  int values[4];
+  int values[kNumSysctls];
   ssize_t at = 0;
-  for (int i = 0; i < 4; ++i) {
-    const char* name = kSysctlNames[i];
-    size_t len = 0;
-    while (name[len] != 0) ++len;
+  for (size_t i = 0; i < kNumSysctls; ++i) {
+    const char* name = kSysctlFields[i].name.data();
+    const size_t len = kSysctlFields[i].name.size();
     if (at + static_cast<ssize_t>(len) + 1 > n || memcmp(buf + at, name, len) != 0 ||
         buf[at + len] != '=')
       _exit(1);  // damaged: the next holder says so
@@ -158,7 +160,7 @@ bool HeldByThisProcess(int fd) {
     ++at;
     values[i] = v;
   }
-  for (int i = 0; i < 4; ++i) {
+  for (size_t i = 0; i < kNumSysctls; ++i) {
     char text[16];
     int len = 0;
     char rev[16];
@@ -179,12 +181,12 @@ bool HeldByThisProcess(int fd) {
 
 }  // namespace
 
-Result<SysctlValues, std::string> ReadSysctls() {
-  SysctlValues v{};
-  for (int i = 0; i < 4; ++i) {
-    auto r = ReadInt(SysctlPath(i));
+Result<Sysctls, std::string> ReadSysctls() {
+  Sysctls v;
+  for (const SysctlField& f : kSysctlFields) {
+    auto r = ReadInt(SysctlPath(f));
     if (!r) return Unexpected(r.error());
-    v[i] = *r;
+    v.*f.value = *r;
   }
   return v;
 }
@@ -230,7 +232,7 @@ Result<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
   return std::unique_ptr<SysctlGuard>(new SysctlGuard(fd, dir, *host, repaired));
 }
 
-Result<SysctlValues, std::string> ReadHostSysctls(const std::string& dir) {
+Result<Sysctls, std::string> ReadHostSysctls(const std::string& dir) {
   auto guard = SysctlGuard::Acquire(dir);
   if (!guard) return Unexpected(guard.error());
   return (*guard)->host();
@@ -244,7 +246,7 @@ SysctlGuard::~SysctlGuard() {
   close(lock_fd_);
 }
 
-std::string SysctlGuard::Set(const SysctlValues& values) {
+std::string SysctlGuard::Set(const Sysctls& values) {
   if (values == current_) return "";
   if (!saved_) {
     if (std::string e = SaveFile(dir_ + "/sysctl.saved", host_); !e.empty()) return e;
@@ -269,9 +271,12 @@ std::string SysctlGuard::Restore() {
 std::string SysctlGuard::StartGuardian() {
   // Everything the child needs, built before fork().
   const std::string saved = dir_ + "/sysctl.saved";
-  const std::string paths[4] = {SysctlPath(0), SysctlPath(1), SysctlPath(2), SysctlPath(3)};
-  const char* const cpaths[4] = {paths[0].c_str(), paths[1].c_str(), paths[2].c_str(),
-                                 paths[3].c_str()};
+  std::string paths[kNumSysctls];
+  const char* cpaths[kNumSysctls];
+  for (size_t i = 0; i < kNumSysctls; ++i) {
+    paths[i] = SysctlPath(kSysctlFields[i]);
+    cpaths[i] = paths[i].c_str();
+  }
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return fmt::format("pipe: {}", ErrnoName(errno));
   const pid_t pid = fork();

@@ -6,29 +6,28 @@
 
 #include <sys/types.h>
 
-#include <array>
-#include "pathwarden/result.h"
 #include <memory>
 #include <string>
+
+#include "pathwarden/result.h"
+#include "pathwarden/sysctls.h"
 
 namespace pathwarden::kernel_internal {
 
 // Where the lock and the saved host values live.
 inline constexpr const char* kStateDir = "/run/pathwarden";
 
-using SysctlValues = std::array<int, 4>;  // in kSysctlNames order
-
 // ReadSysctls()
 //
 // The current values of /proc/sys/fs/protected_{symlinks,hardlinks,
 // regular,fifos}.
-Result<SysctlValues, std::string> ReadSysctls();
+Result<Sysctls, std::string> ReadSysctls();
 
 // ReadHostSysctls()
 //
 // The host's values: read under the lock (after repairing a crash), so
 // never the values of a scenario another process is running.
-Result<SysctlValues, std::string> ReadHostSysctls(
+Result<Sysctls, std::string> ReadHostSysctls(
     const std::string& dir = kStateDir);
 
 // SysctlGuard
@@ -64,7 +63,7 @@ class SysctlGuard {
   //
   // Makes `values` current (writing only what differs). Returns "" or the
   // reason it failed.
-  std::string Set(const SysctlValues& values);
+  std::string Set(const Sysctls& values);
 
   // Restore()
   //
@@ -72,14 +71,14 @@ class SysctlGuard {
   // The guard stays usable (the next Set() saves again).
   std::string Restore();
 
-  const SysctlValues& host() const noexcept { return host_; }
+  const Sysctls& host() const noexcept { return host_; }
   // Whether Acquire() found a dead holder's values and put them back.
   bool repaired() const noexcept { return repaired_; }
   // The guardian's pid while there is one (for tests), else -1.
   pid_t guardian() const noexcept { return guardian_; }
 
  private:
-  SysctlGuard(int lock_fd, std::string dir, SysctlValues host, bool repaired)
+  SysctlGuard(int lock_fd, std::string dir, Sysctls host, bool repaired)
       : lock_fd_(lock_fd),
         dir_(std::move(dir)),
         host_(host),
@@ -91,8 +90,8 @@ class SysctlGuard {
 
   int lock_fd_;
   std::string dir_;
-  SysctlValues host_;
-  SysctlValues current_;
+  Sysctls host_;
+  Sysctls current_;
   bool repaired_;
   bool saved_ = false;  // sysctl.saved holds host_
   pid_t guardian_ = -1;

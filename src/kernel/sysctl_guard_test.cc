@@ -18,15 +18,18 @@ namespace {
 
 constexpr const char* kSaved = "/run/pathwarden/sysctl.saved";
 
-SysctlValues Flipped(const SysctlValues& v) {
-  return {v[0] ^ 1, v[1] ^ 1, v[2] == 0 ? 2 : 0, v[3] == 0 ? 1 : 0};
+Sysctls Flipped(const Sysctls& v) {
+  return {.protected_symlinks = v.protected_symlinks ^ 1,
+          .protected_hardlinks = v.protected_hardlinks ^ 1,
+          .protected_regular = v.protected_regular == 0 ? 2 : 0,
+          .protected_fifos = v.protected_fifos == 0 ? 1 : 0};
 }
 
 // Forks a holder that changes every value and dies of SIGKILL (and, with
 // `guardian_too`, kills its guardian first: a crash of both). It reports,
 // while it still holds the lock, whether the saved file and the new values
 // were in place (1) or not (0).
-bool CrashAHolder(const SysctlValues& values, bool guardian_too) {
+bool CrashAHolder(const Sysctls& values, bool guardian_too) {
   int fds[2];
   if (pipe(fds) != 0) return false;
   pid_t pid = fork();
@@ -104,7 +107,7 @@ TEST_F(SysctlGuardTest, GuardianRestoresWhenTheHolderIsKilled) {
 TEST_F(SysctlGuardTest, SetWritesOnlyWhatDiffersAndRestoreUndoes) {
   auto guard = SysctlGuard::Acquire();
   ASSERT_TRUE(guard.has_value()) << guard.error();
-  SysctlValues host = (*guard)->host();
+  Sysctls host = (*guard)->host();
   EXPECT_EQ((*guard)->Set(host), "");
   EXPECT_NE(access(kSaved, F_OK), 0) << "nothing changed, nothing saved";
   EXPECT_EQ((*guard)->guardian(), -1) << "no change, no guardian";

@@ -19,6 +19,7 @@
 
 #include "pathwarden/acl.h"
 #include "pathwarden/errno.h"
+#include "src/scenario/names.h"
 
 namespace pathwarden::kernel_internal {
 namespace {
@@ -39,13 +40,8 @@ std::string_view TypeName(mode_t m) {
 
 // MS_* for the model's mount flags.
 unsigned long MsFlags(uint32_t f) {
-  unsigned long ms = 0;
-  if (f & kMountRdonly) ms |= MS_RDONLY;
-  if (f & kMountNoexec) ms |= MS_NOEXEC;
-  if (f & kMountNosuid) ms |= MS_NOSUID;
-  if (f & kMountNodev) ms |= MS_NODEV;
-  if (f & kMountNosymfollow) ms |= kMsNosymfollow;
-  return ms;
+  return static_cast<unsigned long>(
+      scenario_internal::LinuxFlags(scenario_internal::MountFlagBits(), f));
 }
 
 class TreeBuilder {
@@ -233,8 +229,7 @@ class TreeBuilder {
     int flags = 0;
     int r = ioctl(fd, FS_IOC_GETFLAGS, &flags);
     if (r == 0) {
-      if (n.attrs & kAttrImmutable) flags |= FS_IMMUTABLE_FL;
-      if (n.attrs & kAttrAppend) flags |= FS_APPEND_FL;
+      flags |= static_cast<int>(scenario_internal::LinuxFlags(scenario_internal::AttrBits(), n.attrs));
       r = ioctl(fd, FS_IOC_SETFLAGS, &flags);
     }
     int err = errno;

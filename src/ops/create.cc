@@ -131,7 +131,7 @@ int DoLink(OpCtx& ctx) {
   }
   const InodeId ino = ctx.w.inode_of(old.dentry);
   // may_linkat(): protected_hardlinks.
-  if (ctx.t.sysctl()[1] && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) &&
+  if (ctx.t.sysctl().protected_hardlinks && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) &&
       !SafeHardlinkSource(ctx, ino)) {
     ctx.Fail(Stage::kProtected, [&] {
       return fmt::format(

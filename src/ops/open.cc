@@ -64,8 +64,8 @@ int MayCreateInSticky(const OpCtx& ctx, const walk::Nameidata& nd, InodeId ino) 
   const uint32_t dir_mode = nd.dir_mode();
   if (!(dir_mode & S_ISVTX)) return 0;
   const vfs::Inode& i = ctx.w.inode(ino);
-  const auto& sys = ctx.t.sysctl();
-  const int regular = sys[2], fifos = sys[3];
+  const int regular = ctx.t.sysctl().protected_regular;
+  const int fifos = ctx.t.sysctl().protected_fifos;
   if (S_ISREG(i.mode) && !regular) return 0;
   if (S_ISFIFO(i.mode) && !fifos) return 0;
   if (i.uid == nd.dir_uid()) return 0;

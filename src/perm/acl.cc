@@ -236,9 +236,11 @@ bool PosixAcl::CreateMasq(uint32_t* mode_p) noexcept {
   return not_equiv;
 }
 
-std::string PosixAcl::ToText() const {
+std::string PosixAcl::ToText() const { return AclEntriesToText(entries_); }
+
+std::string AclEntriesToText(const std::vector<AclEntry>& entries) {
   std::string s;
-  for (const auto& e : entries_) {
+  for (const auto& e : entries) {
     if (!s.empty()) s += ',';
     switch (e.tag) {
       case AclTag::kUserObj: s += "u::"; break;

@@ -4,18 +4,13 @@
 
 #include "pathwarden/landlock.h"
 #include "pathwarden/scenario.h"
+#include "src/scenario/names.h"
 
 namespace pathwarden {
 namespace {
 
 std::string Names(landlock::AccessMask m, int n, std::string_view (*name)(int)) {
-  std::string s;
-  for (int i = 0; i < n; ++i) {
-    if (!(m & (1u << i))) continue;
-    if (!s.empty()) s += ',';
-    s += name(i);
-  }
-  return s;
+  return fmt::format("{}", fmt::join(scenario_internal::RightNames(m, n, name), ","));
 }
 
 }  // namespace
@@ -60,8 +55,7 @@ std::string DescribeStep(const StepSpec& step, size_t max_path) {
     case Op::kLchown: return with_flags(fmt::format("{} {}{} {}:{}", op, st.path, at, st.uid, st.gid));
     case Op::kMkdir: return fmt::format("mkdir {}{} 0o{:o}", st.path, at, st.mode);
     case Op::kMknod:
-      return fmt::format("mknod {}{} {} 0o{:o}", st.path, at,
-                         st.mknod_type == NodeType::kDir ? "dir" : NodeTypeName(st.mknod_type),
+      return fmt::format("mknod {}{} {} 0o{:o}", st.path, at, NodeTypeName(st.mknod_type),
                          st.mode);
     case Op::kRestrict:
       if (!st.layer) return "restrict";

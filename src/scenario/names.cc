@@ -1,4 +1,4 @@
-// Flag, command and type names of the scenario format.
+// The vocabularies of the scenario format, one table each (names.h).
 
 #include "pathwarden/uapi.h"
 #include "src/scenario/names.h"
@@ -18,6 +18,112 @@
 namespace pathwarden::scenario_internal {
 namespace {
 
+template <typename T>
+struct Name {
+  std::string_view name;
+  T value;
+};
+
+constexpr Name<Op> kOps[] = {
+    {"open", Op::kOpen},
+    {"close", Op::kClose},
+    {"stat", Op::kStat},
+    {"lstat", Op::kLstat},
+    {"access", Op::kAccess},
+    {"mkdir", Op::kMkdir},
+    {"mknod", Op::kMknod},
+    {"symlink", Op::kSymlink},
+    {"link", Op::kLink},
+    {"unlink", Op::kUnlink},
+    {"rmdir", Op::kRmdir},
+    {"rename", Op::kRename},
+    {"truncate", Op::kTruncate},
+    {"ftruncate", Op::kFtruncate},
+    {"chmod", Op::kChmod},
+    {"chown", Op::kChown},
+    {"lchown", Op::kLchown},
+    {"readlink", Op::kReadlink},
+    {"chdir", Op::kChdir},
+    {"exec_check", Op::kExecCheck},
+    {"ioctl", Op::kIoctl},
+    {"bind_tcp", Op::kBindTcp},
+    {"connect_tcp", Op::kConnectTcp},
+    {"signal", Op::kSignal},
+    {"connect_abstract", Op::kConnectAbstract},
+    {"send_fd", Op::kSendFd},
+    {"mount_tmpfs", Op::kMountTmpfs},
+    {"bind_mount", Op::kBindMount},
+    {"umount", Op::kUmount},
+    {"restrict", Op::kRestrict},
+    {"utimensat", Op::kUtimensat},
+    {"chroot", Op::kChroot},
+    {"fchdir", Op::kFchdir},
+};
+
+StepKeys MakeStepKeys(Op op) {
+  switch (op) {
+    case Op::kOpen: return {{"path"}, {"dirfd", "flags", "mode", "fd"}};
+    case Op::kClose: return {{"fd"}, {}};
+    case Op::kStat:
+    case Op::kLstat:
+    case Op::kAccess:
+    case Op::kExecCheck:
+    case Op::kReadlink: return {{"path"}, {"dirfd", "flags"}};
+    case Op::kMkdir: return {{"path"}, {"dirfd", "mode"}};
+    case Op::kMknod: return {{"path"}, {"dirfd", "mode", "type", "rdev"}};
+    case Op::kSymlink: return {{"path", "target"}, {"dirfd"}};
+    case Op::kLink:
+    case Op::kRename: return {{"path", "path2"}, {"dirfd", "flags"}};
+    case Op::kUnlink: return {{"path"}, {"dirfd", "flags"}};
+    case Op::kRmdir: return {{"path"}, {"dirfd"}};
+    case Op::kTruncate: return {{"path"}, {}};
+    case Op::kFtruncate: return {{"fd"}, {}};
+    case Op::kChmod: return {{"path", "mode"}, {"dirfd", "flags"}};
+    case Op::kChown:
+    case Op::kLchown: return {{"path"}, {"dirfd", "uid", "gid", "flags"}};
+    case Op::kChdir:
+    case Op::kChroot: return {{"path"}, {}};
+    case Op::kIoctl: return {{"fd", "cmd"}, {}};
+    case Op::kBindTcp:
+    case Op::kConnectTcp: return {{"port"}, {}};
+    case Op::kSignal:
+    case Op::kConnectAbstract: return {{"target"}, {}};
+    case Op::kSendFd: return {{"fd", "target"}, {}};
+    case Op::kMountTmpfs: return {{"path"}, {"flags"}};
+    case Op::kBindMount: return {{"path", "path2"}, {"flags"}};
+    case Op::kUmount: return {{"path"}, {"flags"}};
+    case Op::kRestrict: return {{"layer"}, {}};
+    case Op::kUtimensat: return {{"path"}, {"dirfd", "flags", "times"}};
+    case Op::kFchdir: return {{"fd"}, {}};
+  }
+  return {{}, {}};
+}
+
+constexpr Name<NodeType> kNodeTypes[] = {
+    {"file", NodeType::kFile},     {"dir", NodeType::kDir},
+    {"symlink", NodeType::kSymlink}, {"fifo", NodeType::kFifo},
+    {"socket", NodeType::kSocket},   {"char", NodeType::kChar},
+    {"block", NodeType::kBlock},     {"tmpfs", NodeType::kTmpfs},
+    {"bind", NodeType::kBind},
+};
+constexpr NodeType kMknodTypes[] = {NodeType::kFile, NodeType::kFifo,  NodeType::kSocket,
+                                    NodeType::kChar, NodeType::kBlock, NodeType::kDir};
+
+constexpr FlagBit kMountFlagBits[] = {
+    {"ro", kMountRdonly, MS_RDONLY},
+    {"noexec", kMountNoexec, MS_NOEXEC},
+    {"nosuid", kMountNosuid, MS_NOSUID},
+    {"nodev", kMountNodev, MS_NODEV},
+    {"nosymfollow", kMountNosymfollow, kMsNosymfollow},
+};
+constexpr FlagBit kAttrBits[] = {
+    {"immutable", kAttrImmutable, FS_IMMUTABLE_FL},
+    {"append", kAttrAppend, FS_APPEND_FL},
+};
+
+constexpr Name<TimeSpec> kTimeSpecs[] = {
+    {"now", TimeSpec::kNow}, {"omit", TimeSpec::kOmit}, {"set", TimeSpec::kSet}};
+
 // Values Debian's 6.1 headers may lack (include/uapi/linux/*.h of 6.18).
 constexpr uint32_t kFsIocGetFsUuid = 0x80111500;       // _IOR(0x15, 0, 17)
 constexpr uint32_t kFsIocGetFsSysfsPath = 0x80811501;  // _IOR(0x15, 1, 129)
@@ -33,6 +139,9 @@ constexpr std::array kOpenFlags = {
     FlagName{"O_PATH", O_PATH},         FlagName{"O_NOATIME", O_NOATIME},
     FlagName{"O_LARGEFILE", 0},
 };
+static_assert(kOpenFlags[0].value == O_RDONLY && kOpenFlags[1].value == O_WRONLY &&
+                  kOpenFlags[2].value == O_RDWR,
+              "FlagsOf(kOpen) begins with the access modes (names.h)");
 constexpr std::array kAccessFlags = {
     FlagName{"AT_EACCESS", AT_EACCESS},
     FlagName{"AT_SYMLINK_NOFOLLOW", AT_SYMLINK_NOFOLLOW},
@@ -157,17 +266,119 @@ std::string IoctlName(uint32_t cmd) {
   return fmt::format("{:#x}", cmd);
 }
 
+const StepKeys& StepKeysFor(Op op) {
+  static const auto* const kKeys = [] {
+    auto* keys = new std::array<StepKeys, std::size(kOps)>;
+    for (const auto& [name, o] : kOps) (*keys)[static_cast<size_t>(o)] = MakeStepKeys(o);
+    return keys;
+  }();
+  return kKeys->at(static_cast<size_t>(op));
+}
+
+bool StepTakes(Op op, std::string_view key) {
+  const StepKeys& k = StepKeysFor(op);
+  for (std::string_view a : k.required)
+    if (a == key) return true;
+  for (std::string_view a : k.optional)
+    if (a == key) return true;
+  return false;
+}
+
+bool IsStepKey(std::string_view key) {
+  for (const auto& [name, op] : kOps)
+    if (StepTakes(op, key)) return true;
+  return false;
+}
+
 std::optional<NodeType> NodeTypeFromName(std::string_view name) {
-  static constexpr std::pair<std::string_view, NodeType> kTypes[] = {
-      {"file", NodeType::kFile},   {"dir", NodeType::kDir},
-      {"symlink", NodeType::kSymlink}, {"fifo", NodeType::kFifo},
-      {"socket", NodeType::kSocket},   {"char", NodeType::kChar},
-      {"block", NodeType::kBlock},     {"tmpfs", NodeType::kTmpfs},
-      {"bind", NodeType::kBind},
-  };
-  for (const auto& [n, t] : kTypes)
+  for (const auto& [n, t] : kNodeTypes)
     if (n == name) return t;
   return std::nullopt;
 }
 
+std::span<const NodeType> MknodTypes() { return kMknodTypes; }
+
+std::span<const FlagBit> MountFlagBits() { return kMountFlagBits; }
+std::span<const FlagBit> AttrBits() { return kAttrBits; }
+
+std::optional<uint32_t> BitFromName(std::span<const FlagBit> table, std::string_view name) {
+  for (const FlagBit& f : table)
+    if (f.name == name) return f.bit;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> BitNames(std::span<const FlagBit> table, uint32_t bits) {
+  std::vector<std::string_view> names;
+  for (const FlagBit& f : table)
+    if (bits & f.bit) names.push_back(f.name);
+  return names;
+}
+
+uint64_t LinuxFlags(std::span<const FlagBit> table, uint32_t bits) {
+  uint64_t flags = 0;
+  for (const FlagBit& f : table)
+    if (bits & f.bit) flags |= f.linux_flag;
+  return flags;
+}
+
+std::optional<TimeSpec> TimeSpecFromName(std::string_view name) {
+  for (const auto& [n, t] : kTimeSpecs)
+    if (n == name) return t;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> TimeSpecNames() {
+  std::vector<std::string_view> names;
+  for (const auto& [n, v] : kTimeSpecs) names.push_back(n);
+  return names;
+}
+
+std::string_view TimeSpecName(TimeSpec t) {
+  for (const auto& [n, v] : kTimeSpecs)
+    if (v == t) return n;
+  return "?";
+}
+
+std::vector<std::string_view> RightNames(landlock::AccessMask m, int n,
+                                         std::string_view (*name)(int)) {
+  std::vector<std::string_view> names;
+  for (int i = 0; i < n; ++i)
+    if (m & (1u << i)) names.push_back(name(i));
+  return names;
+}
+
+std::string Alternatives(std::span<const std::string_view> names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) s += i + 1 == names.size() ? " or " : ", ";
+    s += names[i];
+  }
+  return s;
+}
+
 }  // namespace pathwarden::scenario_internal
+
+namespace pathwarden {
+
+using scenario_internal::kNodeTypes;
+using scenario_internal::kOps;
+
+std::string_view OpName(Op op) {
+  for (const auto& [n, o] : kOps)
+    if (o == op) return n;
+  return "?";
+}
+
+std::optional<Op> OpFromName(std::string_view name) {
+  for (const auto& [n, o] : kOps)
+    if (n == name) return o;
+  return std::nullopt;
+}
+
+std::string_view NodeTypeName(NodeType t) {
+  for (const auto& [n, v] : kNodeTypes)
+    if (v == t) return n;
+  return "?";
+}
+
+}  // namespace pathwarden

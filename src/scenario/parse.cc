@@ -3,8 +3,10 @@
 
 #include <sys/stat.h>
 
+#include <array>
 #include <fstream>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -22,87 +24,12 @@ using scenario_internal::FlagFamily;
 
 namespace {
 
-constexpr std::pair<Op, std::string_view> kOpNames[] = {
-    {Op::kOpen, "open"},
-    {Op::kClose, "close"},
-    {Op::kStat, "stat"},
-    {Op::kLstat, "lstat"},
-    {Op::kAccess, "access"},
-    {Op::kMkdir, "mkdir"},
-    {Op::kMknod, "mknod"},
-    {Op::kSymlink, "symlink"},
-    {Op::kLink, "link"},
-    {Op::kUnlink, "unlink"},
-    {Op::kRmdir, "rmdir"},
-    {Op::kRename, "rename"},
-    {Op::kTruncate, "truncate"},
-    {Op::kFtruncate, "ftruncate"},
-    {Op::kChmod, "chmod"},
-    {Op::kChown, "chown"},
-    {Op::kLchown, "lchown"},
-    {Op::kReadlink, "readlink"},
-    {Op::kChdir, "chdir"},
-    {Op::kExecCheck, "exec_check"},
-    {Op::kIoctl, "ioctl"},
-    {Op::kBindTcp, "bind_tcp"},
-    {Op::kConnectTcp, "connect_tcp"},
-    {Op::kSignal, "signal"},
-    {Op::kConnectAbstract, "connect_abstract"},
-    {Op::kSendFd, "send_fd"},
-    {Op::kMountTmpfs, "mount_tmpfs"},
-    {Op::kBindMount, "bind_mount"},
-    {Op::kUmount, "umount"},
-    {Op::kRestrict, "restrict"},
-    {Op::kUtimensat, "utimensat"},
-    {Op::kChroot, "chroot"},
-    {Op::kFchdir, "fchdir"},
-};
-
-// The step keys each operation takes besides `as`, `op` and `expect`;
-// the first group is required.
-struct OpKeys {
-  std::vector<std::string_view> required;
-  std::vector<std::string_view> optional;
-};
-
-OpKeys KeysFor(Op op) {
-  switch (op) {
-    case Op::kOpen: return {{"path"}, {"dirfd", "flags", "mode", "fd"}};
-    case Op::kClose: return {{"fd"}, {}};
-    case Op::kStat:
-    case Op::kLstat:
-    case Op::kAccess:
-    case Op::kExecCheck:
-    case Op::kReadlink: return {{"path"}, {"dirfd", "flags"}};
-    case Op::kMkdir: return {{"path"}, {"dirfd", "mode"}};
-    case Op::kMknod: return {{"path"}, {"dirfd", "mode", "type", "rdev"}};
-    case Op::kSymlink: return {{"path", "target"}, {"dirfd"}};
-    case Op::kLink:
-    case Op::kRename: return {{"path", "path2"}, {"dirfd", "flags"}};
-    case Op::kUnlink: return {{"path"}, {"dirfd", "flags"}};
-    case Op::kRmdir: return {{"path"}, {"dirfd"}};
-    case Op::kTruncate: return {{"path"}, {}};
-    case Op::kFtruncate: return {{"fd"}, {}};
-    case Op::kChmod: return {{"path", "mode"}, {"dirfd", "flags"}};
-    case Op::kChown:
-    case Op::kLchown: return {{"path"}, {"dirfd", "uid", "gid", "flags"}};
-    case Op::kChdir:
-    case Op::kChroot: return {{"path"}, {}};
-    case Op::kIoctl: return {{"fd", "cmd"}, {}};
-    case Op::kBindTcp:
-    case Op::kConnectTcp: return {{"port"}, {}};
-    case Op::kSignal:
-    case Op::kConnectAbstract: return {{"target"}, {}};
-    case Op::kSendFd: return {{"fd", "target"}, {}};
-    case Op::kMountTmpfs: return {{"path"}, {"flags"}};
-    case Op::kBindMount: return {{"path", "path2"}, {"flags"}};
-    case Op::kUmount: return {{"path"}, {"flags"}};
-    case Op::kRestrict: return {{"layer"}, {}};
-    case Op::kUtimensat: return {{"path"}, {"dirfd", "flags", "times"}};
-    case Op::kFchdir: return {{"fd"}, {}};
-  }
-  return {{}, {}};
-}
+// The keys of `[sysctl]`.
+constexpr auto kSysctlKeys = [] {
+  std::array<std::string_view, std::size(kSysctlFields)> keys{};
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = kSysctlFields[i].name;
+  return keys;
+}();
 
 // Is `p` an absolute, normalised path ("/", "/a/b"; no "//", ".", "..",
 // trailing slash)?
@@ -152,6 +79,10 @@ class Parser {
   // Reports keys of `t` outside `allowed`; returns false if `t` is no table.
   bool CheckTable(const Doc& t, std::string_view what,
                   std::initializer_list<std::string_view> allowed) {
+    return CheckTable(t, what, std::span(allowed.begin(), allowed.size()));
+  }
+  bool CheckTable(const Doc& t, std::string_view what,
+                  std::span<const std::string_view> allowed) {
     if (t.kind != Doc::Kind::kTable) {
       Error(t.loc, fmt::format("{} must be a table, not {}", what, t.KindName()));
       return false;
@@ -303,13 +234,10 @@ class Parser {
     if (auto abi = Int(root.Get("abi"), "abi", 1, landlock::kAbiLatest))
       s.abi = static_cast<int>(*abi);
     if (const Doc* sys = root.Get("sysctl")) {
-      if (CheckTable(*sys, "[sysctl]",
-                     {"protected_symlinks", "protected_hardlinks",
-                      "protected_regular", "protected_fifos"})) {
-        static constexpr int kMax[4] = {1, 1, 2, 2};
-        for (int i = 0; i < 4; ++i)
-          if (auto v = Int(sys->Get(kSysctlNames[i]), kSysctlNames[i], 0, kMax[i]))
-            s.sysctl[i] = static_cast<int>(*v);
+      if (CheckTable(*sys, "[sysctl]", kSysctlKeys)) {
+        for (const SysctlField& f : kSysctlFields)
+          if (auto v = Int(sys->Get(f.name), f.name, 0, f.max))
+            s.sysctl.*f.value = static_cast<int>(*v);
       }
     }
     if (auto nodes = TableArray(root.Get("node"), "node"))
@@ -418,12 +346,10 @@ class Parser {
         forbid("mount_flags", "applies only to tmpfs and bind nodes");
       } else {
         for (const std::string& f : StrArray(d.Get("mount_flags"), "mount_flags")) {
-          if (f == "ro") n.mount_flags |= kMountRdonly;
-          else if (f == "noexec") n.mount_flags |= kMountNoexec;
-          else if (f == "nosuid") n.mount_flags |= kMountNosuid;
-          else if (f == "nodev") n.mount_flags |= kMountNodev;
-          else if (f == "nosymfollow") n.mount_flags |= kMountNosymfollow;
-          else Error(d.Get("mount_flags")->loc, fmt::format("unknown mount flag \"{}\"", f));
+          if (auto bit = scenario_internal::BitFromName(scenario_internal::MountFlagBits(), f))
+            n.mount_flags |= *bit;
+          else
+            Error(d.Get("mount_flags")->loc, fmt::format("unknown mount flag \"{}\"", f));
         }
       }
     }
@@ -435,10 +361,14 @@ class Parser {
       if (t != NodeType::kFile && t != NodeType::kDir) {
         forbid("attrs", "applies only to files and directories");
       } else {
+        const auto table = scenario_internal::AttrBits();
         for (const std::string& a : StrArray(d.Get("attrs"), "attrs")) {
-          if (a == "immutable") n.attrs |= kAttrImmutable;
-          else if (a == "append") n.attrs |= kAttrAppend;
-          else Error(d.Get("attrs")->loc, fmt::format("unknown attribute \"{}\" (immutable, append)", a));
+          if (auto bit = scenario_internal::BitFromName(table, a))
+            n.attrs |= *bit;
+          else
+            Error(d.Get("attrs")->loc,
+                  fmt::format("unknown attribute \"{}\" ({})", a,
+                              fmt::join(scenario_internal::BitNames(table, ~0u), ", ")));
         }
       }
     }
@@ -603,22 +533,15 @@ class Parser {
       return;
     }
     st.op = *op;
-    const OpKeys keys = KeysFor(st.op);
+    const scenario_internal::StepKeys& keys = scenario_internal::StepKeysFor(st.op);
     for (size_t i = 0; i < d.fields.size(); ++i) {
       const std::string& k = d.fields[i].first;
-      bool ok = k == "as" || k == "op" || k == "expect";
-      for (auto a : keys.required) ok = ok || a == k;
-      for (auto a : keys.optional) ok = ok || a == k;
-      if (!ok) {
-        bool known = false;
-        for (auto a : {"path", "path2", "dirfd", "flags", "mode", "type",
-                       "rdev", "uid", "gid", "port", "fd", "cmd", "target",
-                       "layer", "times"})
-          known = known || k == a;
-        Error(d.key_locs[i],
-              known ? fmt::format("\"{}\" does not apply to {}", k, *op_name)
-                    : fmt::format("unknown key \"{}\" in [[step]]", k));
-      }
+      if (k == "as" || k == "op" || k == "expect" || scenario_internal::StepTakes(st.op, k))
+        continue;
+      Error(d.key_locs[i],
+            scenario_internal::IsStepKey(k)
+                ? fmt::format("\"{}\" does not apply to {}", k, *op_name)
+                : fmt::format("unknown key \"{}\" in [[step]]", k));
     }
     for (auto k : keys.required)
       if (!d.Get(k)) Error(d.loc, fmt::format("{} needs \"{}\"", *op_name, k));
@@ -656,13 +579,18 @@ class Parser {
     }
     if (auto m = Mode(d.Get("mode"), "mode", 07777)) st.mode = *m;
     if (auto t = Str(d.Get("type"), "type")) {
-      if (*t == "file") st.mknod_type = NodeType::kFile;
-      else if (*t == "fifo") st.mknod_type = NodeType::kFifo;
-      else if (*t == "socket") st.mknod_type = NodeType::kSocket;
-      else if (*t == "char") st.mknod_type = NodeType::kChar;
-      else if (*t == "block") st.mknod_type = NodeType::kBlock;
-      else if (*t == "dir") st.mknod_type = NodeType::kDir;
-      else Error(d.Get("type")->loc, fmt::format("mknod type \"{}\" is not file, fifo, socket, char, block or dir", *t));
+      std::vector<std::string_view> names;
+      bool found = false;
+      for (NodeType type : scenario_internal::MknodTypes()) {
+        names.push_back(NodeTypeName(type));
+        if (names.back() == *t) {
+          st.mknod_type = type;
+          found = true;
+        }
+      }
+      if (!found)
+        Error(d.Get("type")->loc, fmt::format("mknod type \"{}\" is not {}", *t,
+                                              scenario_internal::Alternatives(names)));
     }
     if (d.Get("rdev")) {
       if (auto r = Rdev(d.Get("rdev"))) std::tie(st.rdev_major, st.rdev_minor) = *r;
@@ -679,15 +607,18 @@ class Parser {
     if (const Doc* l = d.Get("layer")) st.layer = ParseLayer(*l);
     if (const Doc* t = d.Get("times")) {
       auto v = StrArray(t, "times");
+      const std::vector<std::string_view> names = scenario_internal::TimeSpecNames();
       if (v.size() != 2) {
-        Error(t->loc, "\"times\" holds two of \"now\", \"omit\", \"set\" (atime, mtime)");
+        Error(t->loc, fmt::format("\"times\" holds two of \"{}\" (atime, mtime)",
+                                  fmt::join(names, "\", \"")));
       } else {
         std::array<TimeSpec, 2> times{};
         for (int i = 0; i < 2; ++i) {
-          if (v[i] == "now") times[i] = TimeSpec::kNow;
-          else if (v[i] == "omit") times[i] = TimeSpec::kOmit;
-          else if (v[i] == "set") times[i] = TimeSpec::kSet;
-          else Error(t->loc, fmt::format("\"times\": \"{}\" is not now, omit or set", v[i]));
+          if (auto ts = scenario_internal::TimeSpecFromName(v[i]))
+            times[i] = *ts;
+          else
+            Error(t->loc, fmt::format("\"times\": \"{}\" is not {}", v[i],
+                                      scenario_internal::Alternatives(names)));
         }
         st.times = times;
       }
@@ -743,33 +674,6 @@ class Parser {
 };
 
 }  // namespace
-
-std::string_view OpName(Op op) {
-  for (const auto& [o, n] : kOpNames)
-    if (o == op) return n;
-  return "?";
-}
-
-std::optional<Op> OpFromName(std::string_view name) {
-  for (const auto& [o, n] : kOpNames)
-    if (n == name) return o;
-  return std::nullopt;
-}
-
-std::string_view NodeTypeName(NodeType t) {
-  switch (t) {
-    case NodeType::kFile: return "file";
-    case NodeType::kDir: return "dir";
-    case NodeType::kSymlink: return "symlink";
-    case NodeType::kFifo: return "fifo";
-    case NodeType::kSocket: return "socket";
-    case NodeType::kChar: return "char";
-    case NodeType::kBlock: return "block";
-    case NodeType::kTmpfs: return "tmpfs";
-    case NodeType::kBind: return "bind";
-  }
-  return "?";
-}
 
 uint32_t FileTypeBits(NodeType t) {
   switch (t) {
@@ -839,12 +743,16 @@ std::string FormatStepFlags(const StepSpec& step) {
     if (!s.empty()) s += '|';
     s += n;
   };
+  const auto flags = scenario_internal::FlagsOf(fam);
   if (fam == FlagFamily::kOpen) {
-    switch (step.flags & 3) {
-      case 0: add("O_RDONLY"); break;
-      case 1: add("O_WRONLY"); break;
-      case 2: add("O_RDWR"); break;
-      default: add("O_WRONLY|O_RDWR"); break;  // 3 has no name; these OR to it
+    // The access mode: O_RDONLY, O_WRONLY, O_RDWR, or 3, which has no name
+    // and is written as the two that OR to it.
+    const uint64_t acc = step.flags & 3;
+    if (acc == 3) {
+      add(flags[1].name);
+      add(flags[2].name);
+    } else {
+      add(flags[acc].name);
     }
   }
   if (fam == FlagFamily::kAccess) {
@@ -852,7 +760,7 @@ std::string FormatStepFlags(const StepSpec& step) {
     for (const auto& f : scenario_internal::AccessModeNames())
       if (f.value && (step.access_mode & f.value)) add(f.name);
   }
-  for (const auto& f : scenario_internal::FlagsOf(fam)) {
+  for (const auto& f : flags) {
     if (f.value == 0 || (fam == FlagFamily::kOpen && f.value <= 2)) continue;
     if ((step.flags & f.value) == f.value) add(f.name);
   }

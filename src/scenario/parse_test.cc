@@ -15,6 +15,52 @@ Result<Scenario, std::string> Toml(std::string_view text) {
   return ParseScenario(text, "t.toml", false);
 }
 
+// The messages that list what a key takes, word for word (keys come in the
+// document's order, which for TOML is sorted).
+TEST(ScenarioParse, VocabularyErrorsSayWhatIsAccepted) {
+  auto s = Toml(R"(format = 1
+[[node]]
+path = "/d"
+type = "tmpfs"
+mount_flags = ["ro", "rw"]
+[[node]]
+path = "/f"
+attrs = ["sticky"]
+[[step]]
+op = "mknod"
+path = "/x"
+type = "tmpfs"
+expect = "ok"
+[[step]]
+op = "utimensat"
+path = "/f"
+times = ["now", "later"]
+expect = "ok"
+[[step]]
+op = "utimensat"
+path = "/f"
+times = ["now"]
+expect = "ok"
+[[step]]
+op = "close"
+fd = "a"
+path = "/f"
+times = ["now", "now"]
+bogus = 1
+expect = "ok"
+)");
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error(),
+            "t.toml:5:15: unknown mount flag \"rw\"\n"
+            "t.toml:8:9: unknown attribute \"sticky\" (immutable, append)\n"
+            "t.toml:12:8: mknod type \"tmpfs\" is not file, fifo, socket, char, block or dir\n"
+            "t.toml:17:9: \"times\": \"later\" is not now, omit or set\n"
+            "t.toml:22:9: \"times\" holds two of \"now\", \"omit\", \"set\" (atime, mtime)\n"
+            "t.toml:29:1: unknown key \"bogus\" in [[step]]\n"
+            "t.toml:27:1: \"path\" does not apply to close\n"
+            "t.toml:28:1: \"times\" does not apply to close");
+}
+
 TEST(ScenarioParse, SpecExampleParses) {
   auto s = Toml(R"(format = 1
 description = "web"
@@ -142,7 +188,7 @@ expect = "ok"
   auto again = Toml(text);
   ASSERT_TRUE(again.has_value()) << again.error() << "\n" << text;
   EXPECT_EQ(ScenarioToToml(*again), text);
-  EXPECT_EQ(again->sysctl[2], 2);
+  EXPECT_EQ(again->sysctl.protected_regular, 2);
   EXPECT_EQ(again->steps[1].access_mode, unsigned(R_OK | W_OK));
   EXPECT_EQ(again->steps[1].flags, unsigned(AT_EACCESS));
 }

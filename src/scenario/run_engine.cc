@@ -83,7 +83,7 @@ Result<void, std::string> ScenarioModel::Build(const Scenario& s) {
   processes_.clear();
   processes_.emplace("root", model_.Init());
   fd_names_.assign(1, FdNames{});
-  model_.SetSysctls({s.sysctl[0], s.sysctl[1], s.sysctl[2], s.sysctl[3]});
+  model_.SetSysctls(s.sysctl);
   for (const NodeSpec& n : s.nodes)
     if (auto r = BuildNode(s, n); !r) return r;
   // Attributes, then mount flags, once the whole tree is built.

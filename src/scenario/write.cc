@@ -32,34 +32,20 @@ std::string Quote(std::string_view s) {
   return out + "\"";
 }
 
-std::string AclText(const std::vector<AclEntry>& entries) {
-  std::string s;
-  for (const auto& e : entries) {
-    if (!s.empty()) s += ',';
-    switch (e.tag) {
-      case AclTag::kUserObj: s += "u::"; break;
-      case AclTag::kUser: s += fmt::format("u:{}:", e.id); break;
-      case AclTag::kGroupObj: s += "g::"; break;
-      case AclTag::kGroup: s += fmt::format("g:{}:", e.id); break;
-      case AclTag::kMask: s += "m::"; break;
-      case AclTag::kOther: s += "o::"; break;
-    }
-    s += PermString(e.perm);
-  }
-  return s;
+// A TOML array of strings: ["ro", "nodev"].
+template <typename String>
+std::string Array(const std::vector<String>& items) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + Quote(items[i]);
+  return s + "]";
 }
 
-std::string Names(landlock::AccessMask m, int n,
-                  std::string_view (*name)(int)) {
-  std::string s = "[";
-  bool first = true;
-  for (int i = 0; i < n; ++i) {
-    if (!(m & (1u << i))) continue;
-    if (!first) s += ", ";
-    first = false;
-    s += Quote(name(i));
-  }
-  return s + "]";
+std::string Names(landlock::AccessMask m, int n, std::string_view (*name)(int)) {
+  return Array(scenario_internal::RightNames(m, n, name));
+}
+
+std::string BitArray(std::span<const scenario_internal::FlagBit> table, uint32_t bits) {
+  return Array(scenario_internal::BitNames(table, bits));
 }
 
 std::string LayerInline(const LayerSpec& l) {
@@ -84,28 +70,16 @@ std::string LayerInline(const LayerSpec& l) {
   return s + "] }";
 }
 
-std::string MountFlags(uint32_t f) {
-  std::vector<std::string> v;
-  if (f & kMountRdonly) v.push_back("\"ro\"");
-  if (f & kMountNoexec) v.push_back("\"noexec\"");
-  if (f & kMountNosuid) v.push_back("\"nosuid\"");
-  if (f & kMountNodev) v.push_back("\"nodev\"");
-  if (f & kMountNosymfollow) v.push_back("\"nosymfollow\"");
-  return "[" + fmt::format("{}", fmt::join(v, ", ")) + "]";
-}
-
 }  // namespace
 
 std::string ScenarioToToml(const Scenario& s) {
   std::string out = "format = 1\n";
   if (!s.description.empty()) out += "description = " + Quote(s.description) + "\n";
   if (s.abi != landlock::kAbiLatest) out += fmt::format("abi = {}\n", s.abi);
-  bool any_sysctl = false;
-  for (int v : s.sysctl) any_sysctl = any_sysctl || v != 0;
-  if (any_sysctl) {
+  if (s.sysctl != Sysctls{}) {
     out += "\n[sysctl]\n";
-    for (int i = 0; i < 4; ++i)
-      if (s.sysctl[i]) out += fmt::format("{} = {}\n", kSysctlNames[i], s.sysctl[i]);
+    for (const SysctlField& f : kSysctlFields)
+      if (s.sysctl.*f.value) out += fmt::format("{} = {}\n", f.name, s.sysctl.*f.value);
   }
   for (const NodeSpec& n : s.nodes) {
     out += "\n[[node]]\npath = " + Quote(n.path) + "\n";
@@ -116,19 +90,15 @@ std::string ScenarioToToml(const Scenario& s) {
       if (n.mode) out += fmt::format("mode = 0o{:o}\n", *n.mode);
       if (n.has_owner) out += fmt::format("uid = {}\ngid = {}\n", n.uid, n.gid);
     }
-    if (n.acl) out += "acl = " + Quote(AclText(*n.acl)) + "\n";
-    if (n.default_acl) out += "default_acl = " + Quote(AclText(*n.default_acl)) + "\n";
+    if (n.acl) out += "acl = " + Quote(AclEntriesToText(*n.acl)) + "\n";
+    if (n.default_acl) out += "default_acl = " + Quote(AclEntriesToText(*n.default_acl)) + "\n";
     if (n.type == NodeType::kSymlink) out += "target = " + Quote(n.target) + "\n";
     if (n.type == NodeType::kChar || n.type == NodeType::kBlock)
       out += fmt::format("rdev = \"{}:{}\"\n", n.rdev_major, n.rdev_minor);
-    if (n.mount_flags) out += "mount_flags = " + MountFlags(n.mount_flags) + "\n";
+    if (n.mount_flags)
+      out += "mount_flags = " + BitArray(scenario_internal::MountFlagBits(), n.mount_flags) + "\n";
     if (!n.content.empty()) out += "content = " + Quote(n.content) + "\n";
-    if (n.attrs) {
-      std::vector<std::string> a;
-      if (n.attrs & kAttrImmutable) a.push_back("\"immutable\"");
-      if (n.attrs & kAttrAppend) a.push_back("\"append\"");
-      out += "attrs = [" + fmt::format("{}", fmt::join(a, ", ")) + "]\n";
-    }
+    if (n.attrs) out += "attrs = " + BitArray(scenario_internal::AttrBits(), n.attrs) + "\n";
   }
   for (const ProcessSpec& p : s.processes) {
     out += "\n[[process]]\nname = " + Quote(p.name) + "\n";
@@ -140,8 +110,8 @@ std::string ScenarioToToml(const Scenario& s) {
       if (p.caps) {
         std::vector<std::string> c;
         for (int i = 0; i <= kCapLast; ++i)
-          if (*p.caps & CapBit(i)) c.push_back(Quote(CapName(i)));
-        out += "caps = [" + fmt::format("{}", fmt::join(c, ", ")) + "]\n";
+          if (*p.caps & CapBit(i)) c.push_back(CapName(i));
+        out += "caps = " + Array(c) + "\n";
       }
     }
     if (p.cwd) out += "cwd = " + Quote(*p.cwd) + "\n";
@@ -156,48 +126,28 @@ std::string ScenarioToToml(const Scenario& s) {
     out += "\n[[step]]\n";
     if (st.as != "root") out += "as = " + Quote(st.as) + "\n";
     out += fmt::format("op = \"{}\"\n", OpName(st.op));
-    switch (st.op) {
-      case Op::kClose:
-      case Op::kFtruncate:
-      case Op::kIoctl:
-      case Op::kSendFd:
-      case Op::kFchdir:
-      case Op::kBindTcp:
-      case Op::kConnectTcp:
-      case Op::kSignal:
-      case Op::kConnectAbstract:
-      case Op::kRestrict: break;
-      default: out += "path = " + Quote(st.path) + "\n";
-    }
-    if (st.op == Op::kLink || st.op == Op::kRename || st.op == Op::kBindMount)
-      out += "path2 = " + Quote(st.path2) + "\n";
+    auto takes = [&](std::string_view key) { return scenario_internal::StepTakes(st.op, key); };
+    if (takes("path")) out += "path = " + Quote(st.path) + "\n";
+    if (takes("path2")) out += "path2 = " + Quote(st.path2) + "\n";
     if (!st.dirfd.empty()) out += "dirfd = " + Quote(st.dirfd) + "\n";
     if (std::string flags = ShownStepFlags(st); !flags.empty())
       out += "flags = " + Quote(flags) + "\n";
-    if (st.op == Op::kOpen || st.op == Op::kMknod || st.op == Op::kMkdir || st.op == Op::kChmod)
-      out += fmt::format("mode = 0o{:o}\n", st.mode);
-    if (st.op == Op::kMknod) {
-      std::string_view t = st.mknod_type == NodeType::kDir ? "dir" : NodeTypeName(st.mknod_type);
-      out += fmt::format("type = \"{}\"\n", t);
+    if (takes("mode")) out += fmt::format("mode = 0o{:o}\n", st.mode);
+    if (takes("type")) {
+      out += fmt::format("type = \"{}\"\n", NodeTypeName(st.mknod_type));
       if (st.mknod_type == NodeType::kChar || st.mknod_type == NodeType::kBlock)
         out += fmt::format("rdev = \"{}:{}\"\n", st.rdev_major, st.rdev_minor);
     }
-    if (st.op == Op::kChown || st.op == Op::kLchown)
-      out += fmt::format("uid = {}\ngid = {}\n", st.uid, st.gid);
-    if (st.op == Op::kBindTcp || st.op == Op::kConnectTcp) out += fmt::format("port = {}\n", st.port);
+    if (takes("uid")) out += fmt::format("uid = {}\ngid = {}\n", st.uid, st.gid);
+    if (takes("port")) out += fmt::format("port = {}\n", st.port);
     if (!st.fd.empty()) out += "fd = " + Quote(st.fd) + "\n";
-    if (st.op == Op::kIoctl)
+    if (takes("cmd"))
       out += "cmd = " + Quote(st.cmd_text.empty() ? scenario_internal::IoctlName(st.cmd) : st.cmd_text) + "\n";
-    if (st.op == Op::kSymlink || st.op == Op::kSignal || st.op == Op::kConnectAbstract ||
-        st.op == Op::kSendFd)
-      out += "target = " + Quote(st.target) + "\n";
+    if (takes("target")) out += "target = " + Quote(st.target) + "\n";
     if (st.layer) out += "layer = " + LayerInline(*st.layer) + "\n";
-    if (st.times) {
-      auto name = [](TimeSpec t) {
-        return t == TimeSpec::kNow ? "now" : t == TimeSpec::kOmit ? "omit" : "set";
-      };
-      out += fmt::format("times = [\"{}\", \"{}\"]\n", name((*st.times)[0]), name((*st.times)[1]));
-    }
+    if (st.times)
+      out += fmt::format("times = [\"{}\", \"{}\"]\n", scenario_internal::TimeSpecName((*st.times)[0]),
+                         scenario_internal::TimeSpecName((*st.times)[1]));
     out += "expect = " + Quote(ErrnoName(st.expect)) + "\n";
   }
   return out;

@@ -21,6 +21,7 @@
 #include "pathwarden/handles.h"
 #include "pathwarden/landlock.h"
 #include "pathwarden/request.h"
+#include "pathwarden/sysctls.h"
 #include "src/explain/explain.h"
 #include "src/vfs/world.h"
 #include "src/walk/namei.h"
@@ -87,11 +88,6 @@ struct Task {
   uint64_t cred_epoch = 0;
 };
 
-// Sysctls
-//
-// The fs.protected_* sysctls the checks read.
-using SysctlArray = std::array<int, 4>;
-
 // TaskTable
 //
 // The tasks of one world, by index, and the writer's operations on their
@@ -137,8 +133,8 @@ class TaskTable {
   void SetCwd(Task& p, vfs::PathPos pos);
   void SetRoot(Task& p, vfs::PathPos pos);
 
-  const SysctlArray& sysctl() const { return sysctl_; }
-  void set_sysctl(const SysctlArray& s) { sysctl_ = s; }
+  const Sysctls& sysctl() const { return sysctl_; }
+  void set_sysctl(const Sysctls& s) { sysctl_ = s; }
   int abi() const { return abi_; }
   void set_abi(int abi) { abi_ = abi; }
 
@@ -155,7 +151,7 @@ class TaskTable {
   vfs::World& w_;
   std::vector<std::unique_ptr<Task>> tasks_;  // by index
   std::vector<uint64_t> keys_;                 // their name keys, for FindTask()
-  SysctlArray sysctl_{};
+  Sysctls sysctl_;
   int abi_ = landlock::kAbiLatest;
   landlock::Landlock* landlock_ = nullptr;
   security::Module* lsm_ = nullptr;
