@@ -313,7 +313,8 @@ Decision Decide(int err, Explainer& ex, int new_fd) {
 }  // namespace
 
 Decision Model::Evaluate(Process p, const Request& request, Detail detail) const {
-  const OpArgs args = ArgsOf(request);
+  OpArgs args;
+  ArgsOf(request, &args);
   if (detail == Detail::kVerdictOnly) {
     const int err = impl_->engine.Evaluate(p.index, args, nullptr);
     return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err);

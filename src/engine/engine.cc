@@ -58,16 +58,14 @@ int Engine::Apply(int task, const OpArgs& args, Explainer* ex, int* new_fd) {
 }
 
 int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* stats) {
-  if (task < 0 || task >= tasks_.count()) return ESRCH;
-  Task& p = tasks_.task(task);
-  auto run = [&] {
-    EngineStats local;
-    OpCtx ctx{tasks_, world_, p, args, ex, WalkEnvFor(p, ex), false};
-    ctx.env.stats = &local;
-    const int err = Dispatch(ctx);
-    return std::pair{err, local};
-  };
-  auto count = [&](const EngineStats& local) {
+  if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
+  // The task's root, cwd and credentials are the caller's to keep still
+  // (see the header): one context serves every attempt.
+  OpCtx ctx{tasks_, world_, tasks_.task(task), args, ex, WalkEnvFor(tasks_.task(task), ex), false};
+  // Counted per attempt, kept only for the one that stands.
+  EngineStats local;
+  ctx.env.stats = stats ? &local : nullptr;
+  auto count = [&] {
     if (!stats) return;
     stats->components += local.components;
     stats->fast_components += local.fast_components;
@@ -77,9 +75,10 @@ int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* s
   constexpr int kOptimisticTries = 3;
   for (int attempt = 0; attempt < kOptimisticTries; ++attempt) {
     const uint64_t start = world_.seq().ReadBegin();
-    const auto [err, local] = run();
+    local = EngineStats{};
+    const int err = Dispatch(ctx);
     if (!world_.seq().ReadRetry(start)) {
-      count(local);
+      count();
       return err;
     }
     // Raced a write: what this thread memoized may mix two states.
@@ -87,8 +86,9 @@ int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* s
     if (ex) ex->Clear();
   }
   vfs::World::ReadLock lock(world_);
-  const auto [err, local] = run();
-  count(local);
+  local = EngineStats{};
+  const int err = Dispatch(ctx);
+  count();
   return err;
 }
 

@@ -134,7 +134,7 @@ namespace {
 
 // The flat arguments of each request type.
 struct ArgsVisitor {
-  OpArgs a;
+  OpArgs& a;
   void operator()(const Open& r) {
     a.op = Op::kOpen;
     a.dirfd = r.dirfd;
@@ -322,10 +322,12 @@ struct ArgsVisitor {
 
 }  // namespace
 
+void ArgsOf(const Request& r, OpArgs* out) { std::visit(ArgsVisitor{*out}, r); }
+
 OpArgs ArgsOf(const Request& r) {
-  ArgsVisitor v;
-  std::visit(v, r);
-  return v.a;
+  OpArgs a;
+  ArgsOf(r, &a);
+  return a;
 }
 
 Op OpOf(const Request& r) { return ArgsOf(r).op; }

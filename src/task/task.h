@@ -184,8 +184,10 @@ struct OpArgs {
 
 // ArgsOf()
 //
-// The flat arguments of a typed request (pointing into it).
+// The flat arguments of a typed request (pointing into it), into a
+// default OpArgs (the hot path fills one in place).
 OpArgs ArgsOf(const Request& r);
+void ArgsOf(const Request& r, OpArgs* out);
 
 // Render()
 //
