@@ -1,164 +1,127 @@
-// The sticky-directory rules one by one, through the engine: who may
+// The sticky-directory rules one by one, through the library: who may
 // remove or rename an entry of a sticky directory (may_delete() and
 // __check_sticky()), and the O_CREAT hardening of protected_regular and
-// protected_fifos (may_create_in_sticky()).
+// protected_fifos (may_create_in_sticky()). Each expectation was checked
+// on the kernel (tests/scenarios/vfs/sticky*.toml run the same cases).
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
-#include "pathwarden/executor.h"
-#include "src/scenario/run_engine.h"
-#include "pathwarden/scenario.h"
+#include "pathwarden/model.h"
 
 namespace pathwarden {
 namespace {
 
-// Runs `steps` (TOML [[step]] tables) on a sticky /tmp (1777, root) with
-// files of alice (1000) and bob (2000), and /alicetmp (1777, alice).
-std::vector<int> RunSticky(std::string_view steps, std::string_view sysctl = "") {
-  std::string text = std::string("format = 1\n") + std::string(sysctl) + R"(
-[[node]]
-path = "/tmp"
-type = "dir"
-mode = 0o1777
-[[node]]
-path = "/tmp/alice"
-mode = 0o666
-uid = 1000
-gid = 1000
-[[node]]
-path = "/tmp/bob"
-mode = 0o666
-uid = 2000
-gid = 2000
-[[node]]
-path = "/tmp/alice-fifo"
-type = "fifo"
-mode = 0o666
-uid = 1000
-gid = 1000
-[[node]]
-path = "/alicetmp"
-type = "dir"
-mode = 0o1777
-uid = 1000
-gid = 1000
-[[node]]
-path = "/alicetmp/bob"
-mode = 0o666
-uid = 2000
-gid = 2000
-[[node]]
-path = "/group"
-type = "dir"
-mode = 0o1770
-gid = 50
-[[node]]
-path = "/group/alice"
-mode = 0o666
-uid = 1000
-gid = 50
-[[node]]
-path = "/searchable"
-type = "dir"
-mode = 0o1771
-gid = 50
-[[node]]
-path = "/searchable/bob"
-mode = 0o666
-uid = 2000
-gid = 50
-[[process]]
-name = "alice"
-uid = 1000
-gid = 1000
-[[process]]
-name = "bob"
-uid = 2000
-gid = 2000
-groups = [50]
-[[process]]
-name = "fowner"
-uid = 3000
-gid = 3000
-caps = ["CAP_FOWNER"]
-[[process]]
-name = "override"
-uid = 4000
-gid = 4000
-caps = ["CAP_DAC_OVERRIDE"]
-)" + std::string(steps);
-  auto s = ParseScenario(text, "sticky.toml", false);
-  EXPECT_TRUE(s.has_value()) << s.error();
-  if (!s) return {};
-  RunResult r = RunInEngine(*s, EngineOptions{});
-  EXPECT_EQ(r.status, RunResult::Status::kRan) << r.message;
-  std::vector<int> errs;
-  for (const StepResult& sr : r.steps) errs.push_back(sr.err);
-  return errs;
+// A sticky /tmp (1777, root) with files of alice (1000) and bob (2000),
+// /alicetmp (1777, alice's) with a file of bob's, /group (1770 root:50)
+// and /searchable (1771 root:50); alice, bob (in group 50), a process
+// with only CAP_FOWNER and one with only CAP_DAC_OVERRIDE.
+class Sticky : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const Node root = m.Root();
+    const Node tmp = *m.Mkdir(root, "tmp", {.mode = 01777});
+    (void)*m.Create(tmp, "alice", {}, {.mode = 0666, .uid = 1000, .gid = 1000});
+    (void)*m.Create(tmp, "bob", {}, {.mode = 0666, .uid = 2000, .gid = 2000});
+    (void)*m.Create(tmp, "alice-fifo", {.type = FileType::kFifo},
+                    {.mode = 0666, .uid = 1000, .gid = 1000});
+    const Node alicetmp = *m.Mkdir(root, "alicetmp", {.mode = 01777, .uid = 1000, .gid = 1000});
+    (void)*m.Create(alicetmp, "bob", {}, {.mode = 0666, .uid = 2000, .gid = 2000});
+    const Node group = *m.Mkdir(root, "group", {.mode = 01770, .gid = 50});
+    (void)*m.Create(group, "alice", {}, {.mode = 0666, .uid = 1000, .gid = 50});
+    const Node searchable = *m.Mkdir(root, "searchable", {.mode = 01771, .gid = 50});
+    (void)*m.Create(searchable, "bob", {}, {.mode = 0666, .uid = 2000, .gid = 50});
+
+    alice = m.Spawn("alice", Cred::ForUser(1000, 1000));
+    Cred b = Cred::ForUser(2000, 2000);
+    b.SetGroups({50});
+    bob = m.Spawn("bob", b);
+    fowner = m.Spawn("fowner", WithOnly(3000, kCapFowner));
+    override_ = m.Spawn("override", WithOnly(4000, kCapDacOverride));
+  }
+
+  static Cred WithOnly(uint32_t uid, int cap) {
+    Cred c = Cred::ForUser(uid, uid);
+    c.cap_effective = c.cap_permitted = CapBit(cap);
+    return c;
+  }
+
+  int Unlink(Process p, std::string path) {
+    return m.Evaluate(p, pathwarden::Unlink{.path = std::move(path)}).err();
+  }
+  int Rename(Process p, std::string from, std::string to) {
+    return m.Evaluate(p, pathwarden::Rename{.oldpath = std::move(from), .newpath = std::move(to)})
+        .err();
+  }
+  int OpenCreat(Process p, std::string path, uint64_t acc = O_WRONLY) {
+    return m.Evaluate(p, Open{.path = std::move(path), .flags = acc | O_CREAT}).err();
+  }
+
+  Model m;
+  Process alice, bob, fowner, override_;
+};
+
+TEST_F(Sticky, OthersCannotRemoveAnEntryTheyDoNotOwn) {
+  const Decision d = m.Evaluate(bob, pathwarden::Unlink{.path = "/tmp/alice"});
+  EXPECT_EQ(d.err(), EPERM);
+  EXPECT_EQ(d.stage(), Stage::kSticky);
 }
 
-std::string Step(std::string_view as, std::string_view op, std::string_view path,
-                 std::string_view extra = "") {
-  return "[[step]]\nas = \"" + std::string(as) + "\"\nop = \"" + std::string(op) +
-         "\"\npath = \"" + std::string(path) + "\"\n" + std::string(extra) +
-         "expect = \"ok\"\n";
+TEST_F(Sticky, TheEntrysOwnerMayRemoveIt) { EXPECT_EQ(Unlink(bob, "/tmp/bob"), 0); }
+
+TEST_F(Sticky, TheDirectorysOwnerMayRemoveAnyEntry) {
+  EXPECT_EQ(Unlink(alice, "/alicetmp/bob"), 0);
 }
 
-TEST(Sticky, OthersCannotRemoveAnEntryTheyDoNotOwn) {
-  EXPECT_EQ(RunSticky(Step("bob", "unlink", "/tmp/alice")), std::vector<int>{EPERM});
+TEST_F(Sticky, CapFownerOverridesTheRule) { EXPECT_EQ(Unlink(fowner, "/tmp/alice"), 0); }
+
+TEST_F(Sticky, CapDacOverrideDoesNotOverrideTheRule) {
+  EXPECT_EQ(Unlink(override_, "/tmp/alice"), EPERM);
 }
 
-TEST(Sticky, TheEntrysOwnerMayRemoveIt) {
-  EXPECT_EQ(RunSticky(Step("bob", "unlink", "/tmp/bob")), std::vector<int>{0});
+TEST_F(Sticky, RenamingSomeoneElsesEntryAwayIsRefused) {
+  EXPECT_EQ(Rename(bob, "/tmp/alice", "/tmp/mine"), EPERM);
 }
 
-TEST(Sticky, TheDirectorysOwnerMayRemoveAnyEntry) {
-  EXPECT_EQ(RunSticky(Step("alice", "unlink", "/alicetmp/bob")), std::vector<int>{0});
+TEST_F(Sticky, ReplacingSomeoneElsesEntryIsRefused) {
+  EXPECT_EQ(Rename(bob, "/tmp/bob", "/tmp/alice"), EPERM);
 }
 
-TEST(Sticky, CapFownerOverridesTheRule) {
-  EXPECT_EQ(RunSticky(Step("fowner", "unlink", "/tmp/alice")), std::vector<int>{0});
-}
-
-TEST(Sticky, CapDacOverrideDoesNotOverrideTheRule) {
-  EXPECT_EQ(RunSticky(Step("override", "unlink", "/tmp/alice")), std::vector<int>{EPERM});
-}
-
-TEST(Sticky, RenamingSomeoneElsesEntryAwayIsRefused) {
-  EXPECT_EQ(RunSticky(Step("bob", "rename", "/tmp/alice", "path2 = \"/tmp/mine\"\n")),
-            std::vector<int>{EPERM});
-}
-
-TEST(Sticky, ReplacingSomeoneElsesEntryIsRefused) {
-  EXPECT_EQ(RunSticky(Step("bob", "rename", "/tmp/bob", "path2 = \"/tmp/alice\"\n")),
-            std::vector<int>{EPERM});
-}
-
-TEST(Sticky, WritePermissionOnTheDirectoryComesFirst) {
+TEST_F(Sticky, WritePermissionOnTheDirectoryComesFirst) {
   // /searchable is 1771 root:50: alice, "other", may search it but not
   // write it, so may_delete() refuses with EACCES before the sticky rule
   // would refuse bob's file with EPERM (checked on the kernel).
-  EXPECT_EQ(RunSticky(Step("alice", "unlink", "/searchable/bob")), std::vector<int>{EACCES});
+  const Decision d = m.Evaluate(alice, pathwarden::Unlink{.path = "/searchable/bob"});
+  EXPECT_EQ(d.err(), EACCES);
+  EXPECT_EQ(d.stage(), Stage::kDac);
   // /group is 1770: the walk itself refuses her.
-  EXPECT_EQ(RunSticky(Step("alice", "unlink", "/group/alice")), std::vector<int>{EACCES});
+  const Decision walk = m.Evaluate(alice, pathwarden::Unlink{.path = "/group/alice"});
+  EXPECT_EQ(walk.err(), EACCES);
+  EXPECT_EQ(walk.stage(), Stage::kWalk);
 }
 
-TEST(Sticky, ProtectedRegularBindsEvenDacOverride) {
-  const std::string step = Step("override", "open", "/tmp/alice", "flags = \"O_WRONLY|O_CREAT\"\n");
-  EXPECT_EQ(RunSticky(step, "[sysctl]\nprotected_regular = 1\n"), std::vector<int>{EACCES});
-  EXPECT_EQ(RunSticky(step), std::vector<int>{0});
+TEST_F(Sticky, ProtectedRegularBindsEvenDacOverride) {
+  EXPECT_EQ(OpenCreat(override_, "/tmp/alice"), 0);
+  m.SetSysctls({.protected_regular = 1});
+  const Decision d = m.Evaluate(override_, Open{.path = "/tmp/alice", .flags = O_WRONLY | O_CREAT});
+  EXPECT_EQ(d.err(), EACCES);
+  EXPECT_EQ(d.stage(), Stage::kProtected);
 }
 
-TEST(Sticky, ProtectedRegularTwoAlsoCoversGroupWritableDirectories) {
-  const std::string step = Step("bob", "open", "/group/alice", "flags = \"O_WRONLY|O_CREAT\"\n");
-  EXPECT_EQ(RunSticky(step, "[sysctl]\nprotected_regular = 1\n"), std::vector<int>{0});
-  EXPECT_EQ(RunSticky(step, "[sysctl]\nprotected_regular = 2\n"), std::vector<int>{EACCES});
+TEST_F(Sticky, ProtectedRegularTwoAlsoCoversGroupWritableDirectories) {
+  m.SetSysctls({.protected_regular = 1});
+  EXPECT_EQ(OpenCreat(bob, "/group/alice"), 0);
+  m.SetSysctls({.protected_regular = 2});
+  EXPECT_EQ(OpenCreat(bob, "/group/alice"), EACCES);
 }
 
-TEST(Sticky, ProtectedFifosIsSeparateFromProtectedRegular) {
-  const std::string step = Step("bob", "open", "/tmp/alice-fifo", "flags = \"O_RDWR|O_CREAT\"\n");
-  EXPECT_EQ(RunSticky(step, "[sysctl]\nprotected_regular = 2\n"), std::vector<int>{0});
-  EXPECT_EQ(RunSticky(step, "[sysctl]\nprotected_fifos = 1\n"), std::vector<int>{EACCES});
+TEST_F(Sticky, ProtectedFifosIsSeparateFromProtectedRegular) {
+  m.SetSysctls({.protected_regular = 2});
+  EXPECT_EQ(OpenCreat(bob, "/tmp/alice-fifo", O_RDWR), 0);
+  m.SetSysctls({.protected_fifos = 1});
+  EXPECT_EQ(OpenCreat(bob, "/tmp/alice-fifo", O_RDWR), EACCES);
 }
 
 }  // namespace
