@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "pathwarden/scenario.h"
+#include "pathwarden/tree.h"
 
 namespace pathwarden {
 
@@ -28,25 +29,6 @@ namespace pathwarden {
 struct StepResult {
   int err = 0;
   std::string reason;
-};
-
-// TreeEntry
-//
-// One object of the final tree as the scenario's root process sees it,
-// mounts included. `type` is a NodeType name ("file", "dir", "symlink",
-// "fifo", "socket", "char", "block"). ACLs are PosixAcl::ToText() ("" when
-// none). `size` is the content length of regular files (0 for others).
-struct TreeEntry {
-  std::string path;
-  std::string type;
-  uint32_t mode = 0;  // permission bits with setuid/setgid/sticky
-  uint32_t uid = 0, gid = 0;
-  uint32_t nlink = 0;
-  uint64_t size = 0;
-  std::string target;  // symlinks
-  uint32_t rdev_major = 0, rdev_minor = 0;  // devices
-  std::string acl, default_acl;
-  friend bool operator==(const TreeEntry&, const TreeEntry&) = default;
 };
 
 // DescribeTreeEntry()

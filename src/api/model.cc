@@ -7,7 +7,7 @@
 
 #include <variant>
 
-#include "pathwarden/executor.h"
+#include "pathwarden/tree.h"
 #include "src/api/model_impl.h"
 #include "src/landlock/domain.h"
 #include "src/landlock/landlock.h"

@@ -154,7 +154,7 @@ std::vector<TreeEntry> Engine::Snapshot() const {
     TreeEntry e;
     e.path = it.path;
     const uint32_t type = i.mode & S_IFMT;
-    e.type = NodeTypeName(NodeTypeOf(type));
+    e.type = std::string(TypeName(type));
     e.mode = i.mode & 07777;
     e.uid = i.uid;
     e.gid = i.gid;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "pathwarden/executor.h"
+#include "pathwarden/tree.h"
 #include "src/base/engine_options.h"
 #include "src/explain/explain.h"
 #include "src/task/task.h"

@@ -88,6 +88,18 @@ std::string ModeString(uint32_t mode) {
   return s;
 }
 
+std::string_view TypeName(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR: return "dir";
+    case S_IFLNK: return "symlink";
+    case S_IFIFO: return "fifo";
+    case S_IFSOCK: return "socket";
+    case S_IFCHR: return "char";
+    case S_IFBLK: return "block";
+    default: return "file";
+  }
+}
+
 std::string WantString(uint32_t want) {
   std::string s;
   if (want & perm::kMayRead) s += 'r';

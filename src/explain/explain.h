@@ -61,6 +61,13 @@ std::string ReasonLine(Stage stage, std::string_view text);
 // "drwxr-s--T" as ls prints it.
 std::string ModeString(uint32_t mode);
 
+// TypeName()
+//
+// "file", "dir", "symlink", "fifo", "socket", "char", "block" for the
+// S_IFMT bits of `mode` (the scenario format's node type names; "file"
+// for anything unknown).
+std::string_view TypeName(uint32_t mode);
+
 // WantString()
 //
 // "rw" for MAY_READ|MAY_WRITE ("-" for none).
