@@ -520,7 +520,11 @@ int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
     });
     return 0;
   }
-  auto [layer, blockers] = YoungestDenying(m, request);
+  // Plain variables, not a structured binding: the lambda captures them
+  // (C++20 allows it; clang 14 does not implement it).
+  const std::pair<int, AccessMask> denying = YoungestDenying(m, request);
+  const int layer = denying.first;
+  const AccessMask blockers = denying.second;
   ctx.Fail(Stage::kLandlock, [&] {
     return fmt::format(
         "layer {} of {} denies {} for port {}: no rule of layer "
