@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "pathwarden/errno.h"
+#include "src/base/check.h"
 #include "src/landlock/landlock.h"
 #include "src/landlock/memo.h"
 #include "src/ops/common.h"
@@ -460,9 +461,13 @@ int Engine::Evaluate(const StepSpec& st, Explainer* ex, EngineStats* stats) cons
   // keeps racing a busy writer falls back to holding writers off.
   constexpr int kOptimisticTries = 3;
   for (int attempt = 0; attempt < kOptimisticTries; ++attempt) {
+    // What a torn read makes of a "cannot happen" check counts only
+    // once the sequence check says the reads were consistent.
+    internal::SpeculativeReads speculative;
     const uint64_t start = world_.seq().ReadBegin();
     const auto [err, local] = run();
     if (!world_.seq().ReadRetry(start)) {
+      speculative.Confirm();
       count(local);
       return err;
     }
@@ -514,7 +519,7 @@ int Engine::Dispatch(OpCtx& ctx) {
     case Op::kFchdir: return ops::DoFchdir(ctx);
   }
   // An operation the engine does not know: fail closed.
-  return EACCES;
+  return internal::FailClosed("Dispatch: unknown operation");
 }
 
 std::vector<TreeEntry> Engine::Snapshot() const {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "src/base/check.h"
 #include "src/landlock/fs_walk.h"
 #include "src/landlock/layer_masks.h"
 #include "src/landlock/memo.h"
@@ -343,7 +344,7 @@ int Landlock::CheckPath(OpCtx& ctx, vfs::PathPos path, AccessMask request, std::
     const bool memo_denies = MemoDeny(*d, MemoGrants(w_, *d, path), request, nullptr) != 0;
     if (memo_denies != (err != 0)) {
       ctx.Fail(Stage::kLandlock, "internal: the memoized evaluation disagrees with the walk");
-      return EACCES;
+      return internal::FailClosed("Landlock: the memo disagrees with the walk");
     }
   }
   return err;
@@ -449,7 +450,7 @@ int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
     if ((req.full & ~deny) != file.ll_allowed) {
       ctx.Fail(Stage::kLandlock, "internal: the memoized evaluation disagrees with the walk");
       file.ll_allowed = 0;
-      return EACCES;
+      return internal::FailClosed("Landlock: the memo disagrees with the walk on open");
     }
   }
   return err;
