@@ -6,6 +6,7 @@
 #ifndef PATHWARDEN_SRC_BASE_ARENA_H_
 #define PATHWARDEN_SRC_BASE_ARENA_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -53,6 +54,11 @@ class ReservedRegion {
 // Allocation and freeing are for the single writer; operator[] is safe for
 // readers at any time on any id the writer has published. Freed slots are
 // reused (LIFO); the caller resets a freed object's fields.
+//
+// end() is the one count readers load (as the bound of a walk a racing
+// rename could turn into a cycle): the writer publishes it with release
+// after constructing the new slot, so a reader that loads it with acquire
+// sees every slot below it constructed. Both are plain moves on x86.
 template <typename T>
 class StableArena {
  public:
@@ -64,7 +70,7 @@ class StableArena {
   }
   ~StableArena() {
     if constexpr (!std::is_trivially_destructible_v<T>)
-      for (uint32_t id = 0; id < next_; ++id) base_[id].~T();
+      for (uint32_t id = 0, n = end(); id < n; ++id) base_[id].~T();
   }
   StableArena(const StableArena&) = delete;
   StableArena& operator=(const StableArena&) = delete;
@@ -98,11 +104,14 @@ class StableArena {
       ++live_;
       return id;
     }
-    if (next_ == kMaxIds) throw std::bad_alloc();
-    region_.Commit(size_t{next_ + 1} * sizeof(T));
-    new (&base_[next_]) T();
+    // Only this (the writer's) thread stores next_: its own load is relaxed.
+    const uint32_t id = next_.load(std::memory_order_relaxed);
+    if (id == kMaxIds) throw std::bad_alloc();
+    region_.Commit(size_t{id + 1} * sizeof(T));
+    new (&base_[id]) T();
     ++live_;
-    return next_++;
+    next_.store(id + 1, std::memory_order_release);
+    return id;
   }
 
   // Free()
@@ -114,7 +123,9 @@ class StableArena {
   }
 
   // High water mark: every id below it has been allocated at least once.
-  uint32_t end() const noexcept { return next_; }
+  // Safe for readers at any time (see the class comment).
+  uint32_t end() const noexcept { return next_.load(std::memory_order_acquire); }
+  // For the writer (statistics): readers must not load it.
   uint32_t live() const noexcept { return live_; }
   size_t bytes() const noexcept {
     return region_.committed() + free_.capacity() * sizeof(uint32_t);
@@ -124,7 +135,7 @@ class StableArena {
   ReservedRegion region_;
   T* base_ = nullptr;
   std::vector<uint32_t> free_;
-  uint32_t next_ = 0;
+  std::atomic<uint32_t> next_{0};
   uint32_t live_ = 0;
 };
 

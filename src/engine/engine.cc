@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "src/base/check.h"
 #include "src/landlock/landlock.h"
 #include "src/landlock/memo.h"
 #include "src/ops/ops.h"
@@ -74,10 +75,14 @@ int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* s
   // keeps racing a busy writer falls back to holding writers off.
   constexpr int kOptimisticTries = 3;
   for (int attempt = 0; attempt < kOptimisticTries; ++attempt) {
+    // What a torn read makes of a "cannot happen" check counts only
+    // once the sequence check says the reads were consistent.
+    internal::SpeculativeReads speculative;
     const uint64_t start = world_.seq().ReadBegin();
     local = EngineStats{};
     const int err = Dispatch(ctx);
     if (!world_.seq().ReadRetry(start)) {
+      speculative.Confirm();
       count();
       return err;
     }
@@ -129,7 +134,7 @@ int Engine::Dispatch(OpCtx& ctx) {
     case Op::kFchdir: return ops::DoFchdir(ctx);
   }
   // An operation the engine does not know: fail closed.
-  return EACCES;
+  return internal::FailClosed("Dispatch: unknown operation");
 }
 
 std::vector<TreeEntry> Engine::Snapshot() const {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "src/base/check.h"
 #include "src/landlock/fs_walk.h"
 #include "src/landlock/layer_masks.h"
 #include "src/landlock/memo.h"
@@ -374,7 +375,7 @@ int Landlock::CheckPath(OpCtx& ctx, vfs::PathPos path, AccessMask request, std::
     const bool memo_denies = MemoDeny(*d, MemoGrants(w_, *d, path), request, nullptr) != 0;
     if (memo_denies != (err != 0)) {
       ctx.Fail(Stage::kLandlock, "internal: the memoized evaluation disagrees with the walk");
-      return EACCES;
+      return internal::FailClosed("Landlock: the memo disagrees with the walk");
     }
   }
   return err;
@@ -482,7 +483,7 @@ int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
     if ((req.full & ~deny) != file.ll_allowed) {
       ctx.Fail(Stage::kLandlock, "internal: the memoized evaluation disagrees with the walk");
       file.ll_allowed = 0;
-      return EACCES;
+      return internal::FailClosed("Landlock: the memo disagrees with the walk on open");
     }
   }
   return err;
@@ -554,7 +555,11 @@ int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
     });
     return 0;
   }
-  auto [layer, blockers] = YoungestDenying(m, request);
+  // Plain variables, not a structured binding: the lambda captures them
+  // (C++20 allows it; clang 14 does not implement it).
+  const std::pair<int, AccessMask> denying = YoungestDenying(m, request);
+  const int layer = denying.first;
+  const AccessMask blockers = denying.second;
   ctx.Fail(Stage::kLandlock, [&] {
     return fmt::format(
         "layer {} of {} denies {} for port {}: no rule of layer "

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "pathwarden/uapi.h"
+#include "src/base/check.h"
 #include "src/ops/common.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
@@ -141,7 +142,7 @@ int MayOpen(const OpCtx& ctx, PathPos path, uint32_t acc_mode, uint32_t flag) {
       }
       break;
     default:
-      return EACCES;  // fail closed on an unknown type
+      return internal::FailClosed("open: unknown file type");
   }
   if (int err = DacCheck(ctx, path, perm::kMayOpen | acc_mode)) return err;
   if (i.flags & vfs::kInodeAppend) {

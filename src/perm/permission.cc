@@ -4,6 +4,8 @@
 
 #include "src/perm/permission.h"
 
+#include "src/base/check.h"
+
 namespace pathwarden::perm {
 namespace {
 
@@ -83,7 +85,7 @@ PermCheck AclPermission(const PosixAcl& acl, const Cred& cred,
     }
   }
   // A valid ACL always has an other entry; fail closed if not.
-  r.err = EACCES;
+  r.err = internal::FailClosed("ACL without an other entry");
   r.via = Via::kAclOther;
   return r;
 }
@@ -111,7 +113,7 @@ PermCheck AclPermissionCheck(const vfs::World& w, const Cred& cred,
   // The ACL is skipped when the group class bits (the mask) are 000.
   if (acl != vfs::kNone && (mode & 070) != 0) {
     if (const PosixAcl* a = w.acl(acl)) return AclPermission(*a, cred, inode, want);
-    r.err = EACCES;  // fail closed on a dangling ACL id
+    r.err = internal::FailClosed("dangling ACL id");
     return r;
   }
   // A group member gets the group bits even when other is wider.

@@ -44,7 +44,7 @@ Doc FromToml(const toml::node& n) {
     case toml::node_type::table:
       d.kind = Doc::Kind::kTable;
       for (const auto& [k, v] : *n.as_table()) {
-        d.fields.emplace_back(std::string(k.str()), FromToml(v));
+        d.fields.push_back({std::string(k.str()), FromToml(v)});
         d.key_locs.push_back(LocOf(k.source()));
       }
       break;
@@ -88,7 +88,7 @@ Doc FromJson(const nlohmann::json& j, const std::string& path) {
       d.kind = Doc::Kind::kTable;
       for (const auto& [k, v] : j.items()) {
         std::string sub = fmt::format("{}/{}", path, k);
-        d.fields.emplace_back(k, FromJson(v, sub));
+        d.fields.push_back({k, FromJson(v, sub)});
         d.key_locs.push_back(SourceLoc{0, 0, sub});
       }
       break;

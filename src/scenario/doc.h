@@ -15,6 +15,8 @@
 
 namespace pathwarden::scenario_internal {
 
+struct DocField;
+
 struct Doc {
   enum class Kind { kBool, kInt, kFloat, kString, kArray, kTable, kOther };
   Kind kind = Kind::kOther;
@@ -23,18 +25,29 @@ struct Doc {
   double f = 0;
   std::string s;
   std::vector<Doc> items;
-  std::vector<std::pair<std::string, Doc>> fields;
+  std::vector<DocField> fields;
   std::vector<SourceLoc> key_locs;  // parallel to fields
   SourceLoc loc;
   bool json = false;
 
-  const Doc* Get(std::string_view key) const {
-    for (const auto& [k, v] : fields)
-      if (k == key) return &v;
-    return nullptr;
-  }
+  const Doc* Get(std::string_view key) const;
   std::string_view KindName() const;
 };
+
+// One key of a table and its value. A struct of our own, not
+// std::pair<std::string, Doc>: instantiating that pair inside Doc asks
+// whether Doc is default-constructible while Doc is incomplete, which
+// clang 14 with libstdc++ 12 rejects.
+struct DocField {
+  std::string first;
+  Doc second;
+};
+
+inline const Doc* Doc::Get(std::string_view key) const {
+  for (const auto& [k, v] : fields)
+    if (k == key) return &v;
+  return nullptr;
+}
 
 // ParseTomlDoc() / ParseJsonDoc()
 //
