@@ -135,7 +135,7 @@ int StepInto(Nameidata& nd, int wflags, vfs::DentryId child, Link* link);
 // link, refuses with ENOTDIR); the register loop (namei.cc) takes a
 // component only where every rule lets the general code do nothing but
 // move on, and hands it off otherwise. A new rule is one constant here and
-// one term of StepRule() or LoopDirRule() in namei.cc: the loop and its
+// one term of StepRuleOf() or LoopDirRule() in namei.cc: the loop and its
 // one-step fallback both read them from there.
 
 // FlagRule

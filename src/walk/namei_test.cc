@@ -202,7 +202,7 @@ TEST(PlainComponents, FastSearchChangesNoAnswerNorReason) {
 INSTANTIATE_TEST_SUITE_P(FastSearch, PlainComponentsTest, ::testing::Bool());
 
 // The walk itself, loop against general code, for every LOOKUP_* flags
-// and both entry points: each rule of the loop (namei.h, StepRule(),
+// and both entry points: each rule of the loop (namei.h, StepRuleOf(),
 // LoopDirRule(), NameAccepted()) has a path below where the general code
 // does something else than move on, so a rule dropped from the loop, or
 // written into one of its shapes (PlainRun(), PlainStep()) and not the
