@@ -16,9 +16,15 @@ using vfs::DentryId;
 using vfs::PathPos;
 using vfs::World;
 
-LastType Classify(std::string_view c) {
-  if (c.size() == 1 && c[0] == '.') return LastType::kDot;
-  if (c.size() == 2 && c[0] == '.' && c[1] == '.') return LastType::kDotDot;
+// "." and "..", by their name keys (internal::NameKey()): the general
+// code classifies the last component by them, and the register loop hands
+// both off.
+inline constexpr uint64_t kDotKey = '.' | 1ull << 56;
+inline constexpr uint64_t kDotDotKey = '.' | '.' << 8 | 2ull << 56;
+
+LastType Classify(uint64_t key) {
+  if (key == kDotKey) return LastType::kDot;
+  if (key == kDotDotKey) return LastType::kDotDot;
   return LastType::kNorm;
 }
 
@@ -38,8 +44,7 @@ LastType Classify(std::string_view c) {
 
 [[gnu::always_inline]] inline int MayLookup(Nameidata& nd) {
   const World& w = *nd.env.w;
-  const bool fast =
-      nd.env.fast_search && (w.dentry(nd.path.dentry).flags & vfs::kDentryFastSearch);
+  const bool fast = nd.env.fast_search && kSearchableByAll.Passes(w.dentry(nd.path.dentry).flags);
   if (EngineStats* st = nd.env.stats) {
     ++st->components;
     st->fast_components += fast;
@@ -181,7 +186,7 @@ int CheckNameInline(const WalkEnv& env, std::string_view name, bool allow_empty)
 
 void TraverseMountsSlow(const World& w, PathPos* p) {
   for (uint32_t guard = 0; guard < 1u << 20; ++guard) {
-    if (w.dentry(p->dentry).mounts() == 0) return;
+    if (kNotMounted.Passes(w.dentry(p->dentry).flags)) return;
     vfs::MountId m = w.LookupMount(p->mnt, p->dentry);
     if (m == vfs::kNone) return;
     *p = {m, w.mount(m).root};
@@ -225,12 +230,12 @@ namespace {
 // LookupChild()'s failures, explained.
 [[gnu::noinline, gnu::cold]] DentryId LookupChildFailed(const Nameidata& nd, int* err) {
   const World& w = *nd.env.w;
-  if (w.inode_at(nd.path.dentry).flags & vfs::kInodeDead) {
+  if (!kNotDeadDir.Passes(w.dentry(nd.path.dentry).flags)) {
     if (nd.env.ex)
       nd.env.ex->Fail(Stage::kVfs, fmt::format("{} was removed: nothing can be looked up in it",
                                                w.PathOf(nd.path, nd.root)));
     *err = ENOENT;
-  } else if (nd.last.size() > kNameMax) {
+  } else if (NameTooLong(nd.last.size())) {
     if (nd.env.ex)
       nd.env.ex->Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX "
                                                 "(255) in {}",
@@ -251,7 +256,7 @@ namespace {
 // refused, then the dentry hash.
 [[gnu::always_inline]] inline DentryId LookupChildInline(const Nameidata& nd, int* err) {
   const World& w = *nd.env.w;
-  if ((w.dentry(nd.path.dentry).flags & vfs::kDentryDeadDir) || nd.last.size() > kNameMax)
+  if (!kNotDeadDir.Passes(w.dentry(nd.path.dentry).flags) || NameTooLong(nd.last.size()))
     return LookupChildFailed(nd, err);
   const DentryId d = w.Lookup(nd.path.dentry, nd.last, nd.last_hash, nd.last_head);
   return d != vfs::kNone ? d : LookupChildFailed(nd, err);
@@ -262,11 +267,11 @@ namespace {
   const World& w = *nd.env.w;
   PathPos p{nd.path.mnt, child};
   uint32_t flags = w.dentry(child).flags;
-  if (flags >> vfs::kDentryMountShift) {
+  if (!kNotMounted.Passes(flags)) {
     TraverseMountsSlow(w, &p);
     flags = w.dentry(p.dentry).flags;
   }
-  if (!(flags & vfs::kDentrySymlink) ||
+  if (kNotSymlink.Passes(flags) ||
       ((wflags & kWalkTrailing) && !(nd.flags & kLookupFollow)) || (wflags & kWalkNofollow)) {
     nd.path = p;
     return 0;
@@ -317,20 +322,65 @@ namespace {
 // generic_permission(), and a refusal stops the loop for the general code
 // to refuse and explain.
 
-// What the last component may be: whether the loop may take it at all,
-// and the walk's kLookupFollow and kLookupDirectory.
-inline constexpr uint32_t kPlainResolve = 1;
-inline constexpr uint32_t kPlainFollow = 2;
-inline constexpr uint32_t kPlainDirectory = 4;
+// The acceptance rules, from the walk's rules (namei.h)
+//
+// StepRuleOf(): what the general code requires of the dentry it steps onto
+// to do nothing but move there, walking with `lookup_flags` -- nothing
+// mounted on it, not a symlink if it would follow one, a directory if one
+// is required. A component with more after it is stepped onto as with
+// LOOKUP_FOLLOW | LOOKUP_DIRECTORY (link_path_walk() follows every symlink
+// on the way and requires a directory), which is kInnerRule.
+constexpr FlagRule StepRuleOf(uint32_t lookup_flags) {
+  FlagRule r = kNotMounted;
+  if (lookup_flags & kLookupFollow) r = r & kNotSymlink;
+  if (lookup_flags & kLookupDirectory) r = r & kIsDirectory;
+  return r;
+}
+inline constexpr FlagRule kInnerRule = StepRuleOf(kLookupFollow | kLookupDirectory);
 
-uint32_t PlainMode(uint32_t lookup_flags, bool may_resolve) {
-  return (may_resolve ? kPlainResolve : 0) | (lookup_flags & kLookupFollow ? kPlainFollow : 0) |
-         (lookup_flags & kLookupDirectory ? kPlainDirectory : 0);
+// StepRule(): StepRuleOf() by a table of the four, a load where a walk
+// starts rather than a computation (four instructions a lookup).
+static_assert(kLookupFollow == 1 && kLookupDirectory == 2);
+inline constexpr FlagRule kStepRules[4] = {StepRuleOf(0), StepRuleOf(1), StepRuleOf(2),
+                                           StepRuleOf(3)};
+inline FlagRule StepRule(uint32_t lookup_flags) {
+  return kStepRules[lookup_flags & (kLookupFollow | kLookupDirectory)];
 }
 
-inline bool IsDots(const internal::Component& c) {
-  return (c.key & 0xff) == '.' &&
-         (c.key == ('.' | 1ull << 56) || c.key == ('.' | '.' << 8 | 2ull << 56));
+// How a loop settles may_lookup() on the directory a component is looked
+// up in: only a directory anyone may search is taken (kFastOnly: the loop
+// calls nothing), such a directory is free and any other is asked
+// (kFastOrAsk), or every directory is asked (kAsk: the fast search check
+// off). A refusal is the general code's to make and explain.
+enum class Search : uint8_t { kFastOnly, kFastOrAsk, kAsk };
+
+// LoopDirRule(): what the loop requires of that directory's flags: not
+// removed (lookup_fast() finds nothing in it), and with kFastOnly,
+// searchable by everyone.
+constexpr FlagRule LoopDirRule(Search s) {
+  return s == Search::kFastOnly ? kNotDeadDir & kSearchableByAll : kNotDeadDir;
+}
+
+// NameAccepted(): a name the general code looks up as it is: not "." or
+// "..", not longer than NAME_MAX.
+[[gnu::always_inline]] inline bool NameAccepted(const internal::Component& c) {
+  return !NameTooLong(c.len) &&
+         !((c.key & 0xff) == '.' && (c.key == kDotKey || c.key == kDotDotKey));
+}
+
+// LoopMode
+//
+// What the last component of the name may be: whether the loop may take
+// it at all (path_lookupat(), at the end of the name itself: the end of a
+// symlink body is not the end of the walk), and the StepRule() of the
+// walk's LOOKUP_* flags it must pass.
+struct LoopMode {
+  FlagRule last;
+  bool resolve;
+};
+
+LoopMode ModeFor(uint32_t lookup_flags, bool may_resolve) {
+  return {StepRule(lookup_flags), may_resolve};
 }
 
 // Steps taken (low half) and how many of them were fast (high half).
@@ -339,6 +389,78 @@ void AddCounts(const WalkEnv& env, uint64_t counts) {
     stats->components += static_cast<uint32_t>(counts);
     stats->fast_components += counts >> 32;
   }
+}
+
+// TakeComponent()
+//
+// The rules applied to component *i of `path` in directory *cur (whose
+// flags are *flags), once for both loops: moves *i, *cur and *flags past
+// it and counts it (kMoved, or kResolved for the last component), or
+// leaves them where they are (kStopped, or kAtLast for a last component
+// `mode` does not let the loop take). Everything it stops at is the
+// general code's, which has not been asked about it.
+//
+// kRun: the shape of PlainRun(), which calls nothing but
+// generic_permission() (and that only with kAsk): long names scanned and
+// compared inline, and runs of slashes left to PlainStep(), which skips
+// them by the general means.
+enum class Took : uint8_t { kMoved, kResolved, kStopped, kAtLast };
+
+template <Search kSearch, bool kRun>
+[[gnu::always_inline]] inline Took TakeComponent(const WalkEnv& env,
+                                                 const World::DentryIndex& dcache,
+                                                 const char* path, size_t size, LoopMode mode,
+                                                 size_t* i, DentryId* cur, uint32_t* flags,
+                                                 uint64_t* counts) {
+  // hash_name(); the name, on each branch where the scan leaves its own
+  // facts (a short name is not too long, a long one not a dot).
+  const std::string_view name(path, size);
+  internal::Component c;
+  if constexpr (kRun) {
+    uint64_t w0;
+    if (!internal::ScanShortComponent(name, *i, &c, &w0)) {
+      c = internal::ScanLongComponentInline(name, *i, w0);
+      if (!NameAccepted(c)) return Took::kStopped;
+    } else if (!NameAccepted(c)) {
+      return Took::kStopped;
+    }
+  } else {
+    c = internal::ScanComponent(name, *i);
+    if (!NameAccepted(c)) return Took::kStopped;
+  }
+  size_t next = *i + c.len;
+  const bool last = next == size;
+  if (last) {
+    if (!mode.resolve) return Took::kAtLast;
+  } else {
+    ++next;  // the '/' that ended it
+    if constexpr (kRun) {
+      if (next < size && path[next] == '/') return Took::kStopped;
+    } else {
+      while (next < size && path[next] == '/') ++next;
+    }
+    // Trailing slashes: lookup_last() walks the component with
+    // LOOKUP_DIRECTORY, and the general code takes it.
+    if (next == size) return Took::kStopped;
+  }
+  constexpr FlagRule kDirRule = LoopDirRule(kSearch);
+  if (!kDirRule.Passes(*flags)) return Took::kStopped;
+  const DentryId d = dcache.Lookup<kRun>(*cur, path + *i, c);
+  if (d == vfs::kNone) return Took::kStopped;
+  const uint32_t child = dcache.dentry(d).flags;
+  if (last ? !mode.last.Passes(child) : !kInnerRule.Passes(child)) return Took::kStopped;
+  // may_lookup(), last, so that a component handed off is asked once, by
+  // the general code.
+  bool fast = kSearch == Search::kFastOnly;
+  if constexpr (kSearch == Search::kFastOrAsk) fast = kSearchableByAll.Passes(*flags);
+  if (!fast &&
+      perm::GenericPermission(*env.w, *env.cred, dcache.dentry(*cur).inode, perm::kMayExec).err)
+    return Took::kStopped;
+  *cur = d;
+  *flags = child;
+  *i = next;
+  *counts += 1 | uint64_t{fast} << 32;
+  return last ? Took::kResolved : Took::kMoved;
 }
 
 // PlainRun()
@@ -371,75 +493,23 @@ struct PlainRunResult {
 template <bool kFastSearch>
 [[gnu::always_inline]] inline PlainRunResult PlainRunInline(const WalkEnv& env, const char* path,
                                                             size_t size, size_t i, DentryId cur,
-                                                            uint32_t mode) {
+                                                            LoopMode mode) {
   // Local copies: the acquire loads below would make the compiler reload
   // fields of the world from memory every time.
   const World::DentryIndex dcache(*env.w);
-  const std::string_view name(path, size);
   uint32_t flags = dcache.dentry(cur).flags;
   uint64_t counts = 0;
-  bool resolved = false;
   for (;;) {
-    // hash_name()
-    internal::Component c;
-    uint64_t w0;
-    if (!internal::ScanShortComponent(name, i, &c, &w0)) {
-      c = internal::ScanLongComponentInline(name, i, w0);
-      if (c.len > kNameMax) break;
-    } else if (IsDots(c)) {
-      break;
-    }
-    size_t next = i + c.len;
-    const bool last = next == size;
-    if (last) {
-      if (!(mode & kPlainResolve)) return {i, counts, cur, false, true};
-    } else {
-      ++next;
-      if (next == size || path[next] == '/') break;  // trailing or doubled slashes
-    }
-    // A removed directory holds nothing; with the check, only a directory
-    // anyone may search.
-    if constexpr (kFastSearch) {
-      if ((flags & (vfs::kDentryFastSearch | vfs::kDentryDeadDir)) != vfs::kDentryFastSearch)
-        break;
-    } else if (flags & vfs::kDentryDeadDir) {
-      break;
-    }
-    const DentryId d = dcache.Lookup</*kCallFree=*/true>(cur, path + i, c);
-    if (d == vfs::kNone) break;
-    const uint32_t child = dcache.dentry(d).flags;
-    if (!last) {
-      // A directory with nothing mounted on it.
-      if ((child & (~0u << vfs::kDentryMountShift | vfs::kDentryDir)) != vfs::kDentryDir) break;
-    } else if ((child >> vfs::kDentryMountShift) != 0 ||
-               ((child & vfs::kDentrySymlink) && (mode & kPlainFollow)) ||
-               (!(child & vfs::kDentryDir) && (mode & kPlainDirectory))) {
-      // The last one: nothing mounted on it, only a symlink the walk does
-      // not follow, a directory if one is required.
-      break;
-    }
-    if constexpr (!kFastSearch) {
-      // may_lookup(), last, so that a component handed off is asked once,
-      // by the general code.
-      if (perm::GenericPermission(*env.w, *env.cred, dcache.dentry(cur).inode, perm::kMayExec)
-              .err)
-        break;
-    }
-    cur = d;
-    flags = child;
-    i = next;
-    counts += 1 | uint64_t{kFastSearch} << 32;
-    if (last) {
-      resolved = true;
-      break;
-    }
+    const Took t =
+        TakeComponent<kFastSearch ? Search::kFastOnly : Search::kAsk, /*kRun=*/true>(
+            env, dcache, path, size, mode, &i, &cur, &flags, &counts);
+    if (t != Took::kMoved) return {i, counts, cur, t == Took::kResolved, t == Took::kAtLast};
   }
-  return {i, counts, cur, resolved, false};
 }
 
 template <bool kFastSearch>
 [[gnu::noinline]] PlainRunResult PlainRun(const WalkEnv& env, const char* path, size_t size,
-                                          size_t i, DentryId cur, uint32_t mode) {
+                                          size_t i, DentryId cur, LoopMode mode) {
   return PlainRunInline<kFastSearch>(env, path, size, i, cur, mode);
 }
 
@@ -451,42 +521,14 @@ template <bool kFastSearch>
 // *i and *cur past it and counts it; false where the loop stops, or once
 // it resolved the last component (*resolved).
 template <bool kFastSearch>
-bool PlainStep(const WalkEnv& env, uint32_t mode, std::string_view name, size_t* i,
+bool PlainStep(const WalkEnv& env, LoopMode mode, std::string_view name, size_t* i,
                DentryId* cur, uint64_t* counts, bool* resolved) {
   const World::DentryIndex dcache(*env.w);
-  const internal::Component c = internal::ScanComponent(name, *i);
-  if (c.len > kNameMax || IsDots(c)) return false;
-  size_t next = *i + c.len;
-  const bool last = next == name.size();
-  if (last) {
-    if (!(mode & kPlainResolve)) return false;
-  } else {
-    ++next;  // the '/' that ended it
-    while (next < name.size() && name[next] == '/') ++next;
-    if (next == name.size()) return false;  // trailing slashes
-  }
-  const uint32_t flags = dcache.dentry(*cur).flags;
-  if (flags & vfs::kDentryDeadDir) return false;
-  const DentryId d = dcache.Lookup(*cur, name.data() + *i, c);
-  if (d == vfs::kNone) return false;
-  const uint32_t child = dcache.dentry(d).flags;
-  if ((child >> vfs::kDentryMountShift) != 0) return false;
-  if (last) {
-    if (((child & vfs::kDentrySymlink) && (mode & kPlainFollow)) ||
-        (!(child & vfs::kDentryDir) && (mode & kPlainDirectory)))
-      return false;
-  } else if (!(child & vfs::kDentryDir)) {
-    return false;
-  }
-  const bool searchable = kFastSearch && (flags & vfs::kDentryFastSearch);
-  if (!searchable &&
-      perm::GenericPermission(*env.w, *env.cred, dcache.dentry(*cur).inode, perm::kMayExec).err)
-    return false;
-  *cur = d;
-  *i = next;
-  *counts += 1 | uint64_t{searchable} << 32;
-  *resolved = last;
-  return !last;
+  uint32_t flags = dcache.dentry(*cur).flags;
+  const Took t = TakeComponent<kFastSearch ? Search::kFastOrAsk : Search::kAsk, /*kRun=*/false>(
+      env, dcache, name.data(), name.size(), mode, i, cur, &flags, counts);
+  *resolved = t == Took::kResolved;
+  return t == Took::kMoved;
 }
 
 // PlainComponents()
@@ -500,7 +542,7 @@ struct PlainResult {
 };
 
 template <bool kFastSearch>
-[[gnu::noinline]] PlainResult PlainComponents(const WalkEnv& env, uint32_t mode, DentryId cur,
+[[gnu::noinline]] PlainResult PlainComponents(const WalkEnv& env, LoopMode mode, DentryId cur,
                                               const char* path, size_t size, size_t i) {
   uint64_t counts = 0;
   bool resolved = false;
@@ -546,11 +588,11 @@ inline constexpr size_t kNoResume = ~size_t{0};
     // The register loop first, as far as it goes. Only the last component
     // of the name itself may be resolved: the end of a symlink body met on
     // the way is not the end of the walk.
-    const uint32_t mode = PlainMode(nd.flags, depth == 0 && resolved != nullptr);
+    const LoopMode mode = ModeFor(nd.flags, depth == 0 && resolved != nullptr);
     // A last component the loop may not take is not worth its call (an
     // open() at a dirfd, a creation in the working directory).
     if (nd.env.plain_components && !loop_stopped_here &&
-        ((mode & kPlainResolve) || name.find('/', i) != std::string_view::npos)) {
+        (mode.resolve || name.find('/', i) != std::string_view::npos)) {
       const PlainResult r =
           nd.env.fast_search
               ? PlainComponents<true>(nd.env, mode, nd.path.dentry, name.data(), name.size(), i)
@@ -566,7 +608,7 @@ inline constexpr size_t kNoResume = ~size_t{0};
     // hash_name(): the component's length and hash in one pass.
     nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
     if (int err = MayLookup(nd)) return err;
-    nd.last_type = Classify(nd.last);
+    nd.last_type = Classify(internal::NameKey(nd.last_head, nd.last.size()));
     i += nd.last.size();
     bool at_end = i == name.size();
     nd.last_slash = false;
@@ -665,7 +707,7 @@ int FilenameLookup(const WalkEnv& env, const Start& start,
     size_t i = 0;
     while (i < name.size() && name[i] == '/') ++i;
     if (i < name.size()) {
-      const uint32_t mode = PlainMode(flags, true);
+      const LoopMode mode = ModeFor(flags, true);
       const PlainRunResult r =
           env.fast_search ? PlainRunInline<true>(env, name.data(), name.size(), i, at.dentry, mode)
                           : PlainRun<false>(env, name.data(), name.size(), i, at.dentry, mode);

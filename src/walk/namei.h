@@ -128,20 +128,64 @@ int LinkPathWalk(Nameidata& nd, std::string_view name);
 int HandleDots(Nameidata& nd, LastType type);
 int StepInto(Nameidata& nd, int wflags, vfs::DentryId child, Link* link);
 
+// The walk's rules
+//
+// Every test the walk makes of a dentry's flags or of a component's name,
+// written once. The general code acts on each (climbs the mounts, picks the
+// link, refuses with ENOTDIR); the register loop (namei.cc) takes a
+// component only where every rule lets the general code do nothing but
+// move on, and hands it off otherwise. A new rule is one constant here and
+// one term of StepRuleOf() or LoopDirRule() in namei.cc: the loop and its
+// one-step fallback both read them from there.
+
+// FlagRule
+//
+// A test of a dentry's flags: passes when (flags & mask) == want. Rules
+// over disjoint bits combine with `&` into one mask and compare.
+struct FlagRule {
+  uint32_t mask = 0;
+  uint32_t want = 0;
+  constexpr bool Passes(uint32_t flags) const { return (flags & mask) == want; }
+  friend constexpr FlagRule operator&(FlagRule a, FlagRule b) {
+    return {a.mask | b.mask, a.want | b.want};
+  }
+};
+
+// Nothing mounted on it, or handle_mounts() climbs (kNotMounted); a
+// directory, d_can_lookup() (kIsDirectory); not a symlink, which
+// step_into() may pick (kNotSymlink); a directory not removed, in which
+// lookup_fast() can find something (kNotDeadDir); a directory anyone may
+// search, which may_lookup() need not ask (kSearchableByAll).
+inline constexpr FlagRule kNotMounted{~0u << vfs::kDentryMountShift, 0};
+inline constexpr FlagRule kIsDirectory{vfs::kDentryDir, vfs::kDentryDir};
+inline constexpr FlagRule kNotSymlink{vfs::kDentrySymlink, 0};
+inline constexpr FlagRule kNotDeadDir{vfs::kDentryDeadDir, 0};
+inline constexpr FlagRule kSearchableByAll{vfs::kDentryFastSearch, vfs::kDentryFastSearch};
+static_assert((kNotMounted.mask & kIsDirectory.mask) == 0 &&
+                  (kNotMounted.mask & kNotSymlink.mask) == 0 &&
+                  (kIsDirectory.mask & kNotSymlink.mask) == 0 &&
+                  (kNotDeadDir.mask & kSearchableByAll.mask) == 0,
+              "rules that combine must test disjoint bits");
+
+// NameTooLong()
+//
+// A component longer than NAME_MAX: lookup_fast() refuses it.
+constexpr bool NameTooLong(size_t len) { return len > kNameMax; }
+
 // TraverseMounts()
 //
 // Moves to the root of the top-most mount on `p` (handle_mounts()). Most
 // dentries have none: that test is inline, the climb is not.
 void TraverseMountsSlow(const vfs::World& w, vfs::PathPos* p);
 inline void TraverseMounts(const vfs::World& w, vfs::PathPos* p) {
-  if (w.dentry(p->dentry).mounts() != 0) TraverseMountsSlow(w, p);
+  if (!kNotMounted.Passes(w.dentry(p->dentry).flags)) TraverseMountsSlow(w, p);
 }
 
 // CanLookup()
 //
 // d_can_lookup(): a directory.
 inline bool CanLookup(const vfs::World& w, vfs::DentryId d) {
-  return w.dentry(d).flags & vfs::kDentryDir;
+  return kIsDirectory.Passes(w.dentry(d).flags);
 }
 
 // FilenameLookup()

@@ -7,11 +7,13 @@
 
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "pathwarden/scenario.h"
 #include "src/engine/engine.h"
 #include "src/scenario/run_engine.h"
+#include "src/walk/namei.h"
 
 namespace pathwarden {
 namespace {
@@ -199,6 +201,144 @@ TEST(PlainComponents, FastSearchChangesNoAnswerNorReason) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FastSearch, PlainComponentsTest, ::testing::Bool());
+
+// The walk itself, loop against general code, for every LOOKUP_* flags
+// and both entry points: each rule of the loop (namei.h, StepRuleOf(),
+// LoopDirRule(), NameAccepted()) has a path below where the general code
+// does something else than move on, so a rule dropped from the loop, or
+// written into one of its shapes (PlainRun(), PlainStep()) and not the
+// other, gives another position, errno, reason or count.
+struct WalkAnswer {
+  int err = 0;
+  vfs::PathPos pos;
+  std::string last;
+  walk::LastType type = walk::LastType::kRoot;
+  bool trailing_slash = false;
+  std::string reason;
+  EngineStats stats;
+};
+
+class WalkRulesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = ParseScenario(std::string(kTree) + R"(
+[[node]]
+path = "/a/gone"
+type = "dir"
+mode = 0o777
+[[process]]
+name = "dead"
+uid = 1000
+gid = 1000
+)",
+                           "t.toml", false);
+    ASSERT_TRUE(s.has_value()) << s.error();
+    auto built = m_.Build(*s);
+    ASSERT_TRUE(built.has_value()) << built.error();
+    // A working directory that was removed: lookup_fast() finds nothing
+    // in it.
+    StepSpec cd;
+    cd.as = "dead";
+    cd.op = Op::kChdir;
+    cd.path = "/a/gone";
+    ASSERT_EQ(m_.Step(cd).err(), 0);
+    StepSpec rm;
+    rm.op = Op::kRmdir;
+    rm.path = "/a/gone";
+    ASSERT_EQ(m_.Step(rm).err(), 0);
+  }
+
+  // One walk as `as`: FilenameLookup() with `flags`, or with `parent`
+  // FilenameParentat().
+  WalkAnswer Walk(const char* as, const std::string& path, uint32_t flags, bool parent,
+                  bool fast_search, bool plain_components) {
+    Explainer ex;
+    Engine& e = m_.engine();
+    walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(m_.ProcessOf(as).index), &ex);
+    WalkAnswer a;
+    env.stats = &a.stats;
+    env.fast_search = fast_search;
+    env.plain_components = plain_components;
+    if (parent) {
+      walk::ParentResult r;
+      a.err = walk::FilenameParentat(env, walk::Start{}, path, flags, &r);
+      if (a.err == 0) {
+        a.pos = r.parent;
+        a.last = std::string(r.last);
+        a.type = r.type;
+        a.trailing_slash = r.trailing_slash;
+      }
+    } else {
+      a.err = walk::FilenameLookup(env, walk::Start{}, path, flags, &a.pos);
+    }
+    a.reason = ex.Line();
+    return a;
+  }
+
+  ScenarioModel m_{EngineOptions{}};
+};
+
+TEST_F(WalkRulesTest, TheLoopTakesOnlyWhatTheGeneralCodeWouldJustMoveOnto) {
+  const std::string kLongName = std::string(kLong) + "/file-with-a-long-name.txt";
+  const std::string paths[] = {
+      // Moved onto: plain names, short and long, in directories anyone
+      // may search and in one that needs generic_permission() (/a/b).
+      "/a/b/c/f", "/a/b/c", "a/b", kLongName, std::string(kLong) + "/", "/a/abcdefg/abcdefgh",
+      // kSearchableByAll and the refusals: /a/b (0710) for "other",
+      // /a/locked (0700).
+      "/a/locked/f", "/a/locked", "/a/b/c/",
+      // kNotMounted: a mountpoint in the middle and at the end.
+      "/a/m/g", "/a/m", "/a/m/", "/a/m/../b",
+      // kNotSymlink: a symlink in the middle, at the end (followed with
+      // LOOKUP_FOLLOW only), with a trailing slash.
+      "/a/link/f", "/a/link", "/a/link/", std::string(kLong) + "/flink",
+      std::string(kLong) + "/flink/",
+      // kIsDirectory: a file in the middle, at the end (a directory
+      // required with LOOKUP_DIRECTORY), with a trailing slash.
+      "/a/b/c/f/x", "/a/b/c/f/", kLongName + "/", kLongName + "/x",
+      // Trailing and doubled slashes.
+      "/a/b//c//f", "/a//", "a/b/c//", "//a/b",
+      // NameAccepted(): ".", "..", and names around NAME_MAX.
+      "/a/./b", "/a/b/.", "/a/b/..", "/a/..", "..", ".", "/a/" + std::string(255, 'n'),
+      "/a/" + std::string(256, 'n'), "/a/" + std::string(256, 'n') + "/f",
+      // kNotDeadDir: names in the removed working directory of "dead".
+      "x", "x/y",
+      // Misses.
+      "/a/missing", "/a/missing/f", "/a/b/c/g"};
+  const uint32_t flag_sets[] = {0, walk::kLookupFollow, walk::kLookupDirectory,
+                                walk::kLookupFollow | walk::kLookupDirectory};
+  for (const char* as : {"u", "other", "dead"}) {
+    for (const bool fast : {true, false}) {
+      for (const std::string& path : paths) {
+        for (const bool parent : {false, true}) {
+          for (const uint32_t flags : flag_sets) {
+            const WalkAnswer loop = Walk(as, path, flags, parent, fast, true);
+            const WalkAnswer general = Walk(as, path, flags, parent, fast, false);
+            const std::string what = fmt::format("{} {} \"{}\" flags {} fast {}", as,
+                                                 parent ? "parentat" : "lookup", path, flags, fast);
+            EXPECT_EQ(loop.err, general.err) << what;
+            EXPECT_EQ(loop.pos.mnt, general.pos.mnt) << what;
+            EXPECT_EQ(loop.pos.dentry, general.pos.dentry) << what;
+            EXPECT_EQ(loop.last, general.last) << what;
+            EXPECT_EQ(loop.type, general.type) << what;
+            EXPECT_EQ(loop.trailing_slash, general.trailing_slash) << what;
+            EXPECT_EQ(loop.reason, general.reason) << what;
+            EXPECT_EQ(loop.stats.components, general.stats.components) << what;
+            EXPECT_EQ(loop.stats.fast_components, general.stats.fast_components) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(WalkRulesTest, ARemovedDirectoryIsExplainedByTheRuleThatStoppedTheWalk) {
+  for (const bool plain : {true, false}) {
+    const WalkAnswer a = Walk("dead", "x", 0, false, true, plain);
+    EXPECT_EQ(a.err, ENOENT);
+    EXPECT_NE(a.reason.find("was removed"), std::string::npos) << a.reason;
+  }
+}
 
 }  // namespace
 }  // namespace pathwarden
