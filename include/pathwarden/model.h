@@ -191,10 +191,13 @@ class Model {
 
   // Detail
   //
-  // How much a decision says: the reason (the default), or only the
-  // verdict and errno (nothing formatted or allocated: for callers that
-  // ask millions of questions).
-  enum class Detail : uint8_t { kReason, kVerdictOnly };
+  // How much a decision says: the reason (the default: the sentence, the
+  // DAC verdict, Landlock's layers, the refused component), the reason
+  // with the trace of every directory the walk searched (Reason::
+  // components: each check, and whether the fast search check took it),
+  // or only the verdict and errno (nothing formatted or allocated: for
+  // callers that ask millions of questions).
+  enum class Detail : uint8_t { kReason, kTrace, kVerdictOnly };
 
   // Evaluate()
   //

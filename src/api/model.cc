@@ -312,16 +312,29 @@ Decision Decide(int err, Explainer& ex, int new_fd) {
 
 }  // namespace
 
-Decision Model::Evaluate(Process p, const Request& request, Detail detail) const {
+namespace {
+
+// The explained evaluation, out of line: its Explainer would otherwise
+// weigh on the frame of every verdict-only call.
+[[gnu::noinline]] Decision EvaluateExplained(Engine& e, Process p, const Request& request,
+                                            bool trace) {
   OpArgs args;
   ArgsOf(request, &args);
-  if (detail == Detail::kVerdictOnly) {
-    const int err = impl_->engine.Evaluate(p.index, args, nullptr);
-    return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err);
-  }
   Explainer ex;
-  const int err = impl_->engine.Evaluate(p.index, args, &ex);
+  ex.set_trace(trace);
+  const int err = e.Evaluate(p.index, args, &ex);
   return Decide(err, ex, -1);
+}
+
+}  // namespace
+
+Decision Model::Evaluate(Process p, const Request& request, Detail detail) const {
+  if (detail != Detail::kVerdictOnly)
+    return EvaluateExplained(impl_->engine, p, request, detail == Detail::kTrace);
+  OpArgs args;
+  ArgsOf(request, &args);
+  const int err = impl_->engine.Evaluate(p.index, args, nullptr);
+  return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err);
 }
 
 Decision Model::Apply(Process p, const Request& request, Detail detail) {
@@ -332,6 +345,7 @@ Decision Model::Apply(Process p, const Request& request, Detail detail) {
     return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{new_fd});
   }
   Explainer ex;
+  ex.set_trace(detail == Detail::kTrace);
   const int err = impl_->engine.Apply(p.index, args, &ex, &new_fd);
   return Decide(err, ex, new_fd);
 }

@@ -53,6 +53,7 @@ int Engine::Apply(int task, const OpArgs& args, Explainer* ex, int* new_fd) {
   Task& p = tasks_.task(task);
   vfs::World::WriteGuard g(world_);
   OpCtx ctx{tasks_, world_, p, args, ex, WalkEnvFor(p, ex), true};
+  if (ex && ex->tracing()) ctx.env.plain_components = false;  // the general code reports
   const int err = Dispatch(ctx);
   if (new_fd) *new_fd = ctx.new_fd;
   return err;
@@ -63,6 +64,7 @@ int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* s
   // The task's root, cwd and credentials are the caller's to keep still
   // (see the header): one context serves every attempt.
   OpCtx ctx{tasks_, world_, tasks_.task(task), args, ex, WalkEnvFor(tasks_.task(task), ex), false};
+  if (ex && ex->tracing()) ctx.env.plain_components = false;  // the general code reports
   // Counted per attempt, kept only for the one that stands.
   EngineStats local;
   ctx.env.stats = stats ? &local : nullptr;

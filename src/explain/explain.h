@@ -35,7 +35,7 @@ class Explainer {
   const std::string& text() const { return r_.text; }
   // "walk: no search permission on /a (...)"
   std::string Line() const;
-  void Clear() { r_ = Reason{}; }
+  void Clear() { r_ = Reason{}; }  // tracing stays as it was
 
   // The structured parts, recorded as the checks run.
   void Component(ComponentVerdict c) { r_.components.push_back(std::move(c)); }
@@ -47,8 +47,14 @@ class Explainer {
   const Reason& reason() const { return r_; }
   Reason Take() { return std::move(r_); }
 
+  // Tracing: every directory the walk searches is recorded (the walk then
+  // takes each component by its general code, whose checks report).
+  void set_trace(bool on) { trace_ = on; }
+  bool tracing() const { return trace_; }
+
  private:
   Reason r_;
+  bool trace_ = false;
 };
 
 // ReasonLine()

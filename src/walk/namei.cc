@@ -34,12 +34,30 @@ LastType Classify(uint64_t key) {
 [[gnu::noinline]] int MayLookupSlow(Nameidata& nd, vfs::InodeId ino) {
   const World& w = *nd.env.w;
   perm::PermCheck pc = perm::GenericPermission(w, *nd.env.cred, ino, perm::kMayExec);
-  if (pc.err && nd.env.ex) {
-    nd.env.ex->Fail(Stage::kWalk, "no search permission on " +
-                                      DescribeCheck(w, *nd.env.cred, nd.path, nd.root, pc));
-    nd.env.ex->Component({VerdictOf(w, ino, w.PathOf(nd.path, nd.root), pc), false});
+  if (Explainer* ex = nd.env.ex; ex && (pc.err || ex->tracing())) {
+    if (pc.err)
+      ex->Fail(Stage::kWalk,
+               "no search permission on " + DescribeCheck(w, *nd.env.cred, nd.path, nd.root, pc));
+    ex->Component({VerdictOf(w, ino, w.PathOf(nd.path, nd.root), pc), false});
   }
   return pc.err;
+}
+
+// A directory the fast search check let through, in a trace.
+[[gnu::noinline]] void TraceFastSearch(Nameidata& nd) {
+  const World& w = *nd.env.w;
+  const vfs::InodeId ino = w.inode_of(nd.path.dentry);
+  const vfs::Inode& i = w.inode(ino);
+  PermVerdict v;
+  v.path = w.PathOf(nd.path, nd.root);
+  v.want = perm::kMayExec;
+  v.granted = true;
+  v.decided_by = PermClass::kFastSearch;
+  v.mode = i.mode;
+  v.uid = i.uid;
+  v.gid = i.gid;
+  v.has_acl = i.acl != vfs::kNone;
+  nd.env.ex->Component({std::move(v), true});
 }
 
 [[gnu::always_inline]] inline int MayLookup(Nameidata& nd) {
@@ -49,6 +67,8 @@ LastType Classify(uint64_t key) {
     ++st->components;
     st->fast_components += fast;
   }
+  if (fast && nd.env.ex && nd.env.ex->tracing()) [[unlikely]]
+    TraceFastSearch(nd);
   return fast ? 0 : MayLookupSlow(nd, w.inode_of(nd.path.dentry));
 }
 

@@ -283,6 +283,37 @@ TEST_F(ApiTest, AForkInheritsTheDomainAndTheFds) {
             EACCES);
 }
 
+TEST_F(ApiTest, ATraceListsEveryDirectoryTheWalkSearched) {
+  // 31. alice opens her key: / and /home let anyone search (the fast
+  // search check takes them), /home/alice (0700) is hers: the owner class.
+  const Decision d = m.Evaluate(alice, Open{.path = "/home/alice/id_ed25519"}, Model::Detail::kTrace);
+  EXPECT_TRUE(d.allowed()) << d.ToText();
+  const auto& c = d.reason().components;
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].check.path, "/");
+  EXPECT_TRUE(c[0].fast);
+  EXPECT_EQ(c[0].check.decided_by, PermClass::kFastSearch);
+  EXPECT_EQ(c[1].check.path, "/home");
+  EXPECT_TRUE(c[1].fast);
+  EXPECT_EQ(c[2].check.path, "/home/alice");
+  EXPECT_FALSE(c[2].fast);
+  EXPECT_TRUE(c[2].check.granted);
+  EXPECT_EQ(c[2].check.decided_by, PermClass::kOwner);
+  for (const ComponentVerdict& v : c) EXPECT_EQ(v.check.want, 1u) << v.check.path;
+  // The same question without a trace gives the same answer and sentence.
+  const Decision plain = m.Evaluate(alice, Open{.path = "/home/alice/id_ed25519"});
+  EXPECT_EQ(plain.err(), d.err());
+  EXPECT_EQ(plain.ToText(), d.ToText());
+  EXPECT_TRUE(plain.reason().components.empty());
+  // 32. backup's refused walk: /, /home, then the refusal, in order.
+  const Decision refused = m.Evaluate(backup, Stat{.path = "/home/alice/id_ed25519"},
+                                      Model::Detail::kTrace);
+  EXPECT_EQ(refused.err(), EACCES);
+  ASSERT_EQ(refused.reason().components.size(), 3u);
+  EXPECT_FALSE(refused.reason().components[2].check.granted);
+  EXPECT_EQ(refused.reason().components[2].check.decided_by, PermClass::kOther);
+}
+
 TEST_F(ApiTest, VerdictOnlyDecisionsCarryNoReason) {
   const Decision d = m.Evaluate(backup, Stat{.path = "/home/alice/id_ed25519"},
                                 Model::Detail::kVerdictOnly);
