@@ -42,7 +42,7 @@ std::unique_ptr<ChainWorld> ChainModel(int depth, int layers, const EngineOption
   const Decision inner = m.Apply(c->sb, Open{.path = ".", .flags = O_PATH});
   if (inner.err()) return nullptr;
   c->inner = inner.fd();
-  m.NameFd(c->sb, c->inner, "inner");
+  (void)m.NameFd(c->sb, c->inner, "inner");
   if (m.Apply(c->sb, Chdir{.path = "/"}, Model::Detail::kVerdictOnly).err()) return nullptr;
   for (int l = 0; l < layers; ++l)
     if (m.Apply(c->sb, Restrict{.ruleset = rs}, Model::Detail::kVerdictOnly).err()) return nullptr;

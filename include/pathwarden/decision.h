@@ -172,7 +172,7 @@ struct Reason {
   std::vector<LayerVerdict> layers;          // Landlock, per layer
   std::vector<ReferSide> refer;              // rename/link: both sides
   std::optional<RestrictFailure> restrict_failure;
-  std::string unknown_why;                   // when the verdict is unknown
+  std::string unknown_why;  // when the verdict is unknown
 };
 
 // Decision
@@ -184,7 +184,10 @@ class [[nodiscard]] Decision {
   // A decision without a reason (Model::Detail::kVerdictOnly).
   Decision(Verdict v, int err, Fd fd = Fd{-1}) : verdict_(v), err_(err), fd_(fd) {}
   Decision(Verdict v, int err, Reason reason, Fd fd = Fd{-1})
-      : verdict_(v), err_(err), fd_(fd), reason_(std::make_shared<const Reason>(std::move(reason))) {}
+      : verdict_(v),
+        err_(err),
+        fd_(fd),
+        reason_(std::make_shared<const Reason>(std::move(reason))) {}
 
   Verdict verdict() const { return verdict_; }
   bool allowed() const { return verdict_ == Verdict::kAllowed; }

@@ -153,21 +153,27 @@ class Model {
   Sysctls sysctls() const;
   int abi() const;
 
-  // Processes.
+  // Processes. A Process handle of another model, or made up, is not
+  // one of this model's (Has() says): the calls that change a process
+  // answer ESRCH for it and change nothing, Evaluate() and Apply() answer
+  // ESRCH, and the accessors -- cred(), name(), layers() -- require a
+  // process of this model (they abort otherwise: a programming error, as
+  // reading the value of an error Result is).
 
   Process Init() const;
+  bool Has(Process p) const;
   // Spawn(), Fork()
   //
   // A new process: a fork of `parent` (its credentials, cwd, root, fds
-  // and domain), then, for Spawn(), with credentials `cred`. `name` is
-  // what reasons call it.
+  // and domain; Init() when `parent` is not this model's), then, for
+  // Spawn(), with credentials `cred`. `name` is what reasons call it.
   Process Spawn(std::string name, const Cred& cred, Process parent = Process{0});
   Process Fork(Process parent, std::string name);
   // SetCred()
   //
   // Commits new credentials (as setresuid/setgroups/capset would have),
   // which also counts as new credentials for linkat(AT_EMPTY_PATH).
-  void SetCred(Process p, const Cred& cred);
+  Result<void, int> SetCred(Process p, const Cred& cred);
   const Cred& cred(Process p) const;
   std::string_view name(Process p) const;
   int layers(Process p) const;  // Landlock layers of its domain
@@ -175,7 +181,7 @@ class Model {
   //
   // The abstract UNIX socket `p` listens on (ConnectAbstract's server) is
   // created now, under its domain now. A process listens from its Spawn().
-  void Listen(Process p);
+  Result<void, int> Listen(Process p);
   // Resolve()
   //
   // The node `path` names for `p` (its cwd, root and credentials: search
@@ -185,7 +191,7 @@ class Model {
   // NameFd()
   //
   // What reasons call fd `fd` of `p` ("\"name\"" instead of "fd 3").
-  void NameFd(Process p, Fd fd, std::string name);
+  Result<void, int> NameFd(Process p, Fd fd, std::string name);
 
   // Asking.
 

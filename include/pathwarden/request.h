@@ -30,12 +30,40 @@ namespace pathwarden {
 //
 // The operation of a request (and of a scenario step).
 enum class Op : uint8_t {
-  kOpen, kClose, kStat, kLstat, kAccess, kMkdir, kMknod, kSymlink, kLink,
-  kUnlink, kRmdir, kRename, kTruncate, kFtruncate, kChmod, kChown, kLchown,
-  kReadlink, kChdir, kExecCheck, kIoctl, kBindTcp, kConnectTcp, kSignal,
-  kConnectAbstract, kSendFd, kMountTmpfs, kBindMount, kUmount, kRestrict,
+  kOpen,
+  kClose,
+  kStat,
+  kLstat,
+  kAccess,
+  kMkdir,
+  kMknod,
+  kSymlink,
+  kLink,
+  kUnlink,
+  kRmdir,
+  kRename,
+  kTruncate,
+  kFtruncate,
+  kChmod,
+  kChown,
+  kLchown,
+  kReadlink,
+  kChdir,
+  kExecCheck,
+  kIoctl,
+  kBindTcp,
+  kConnectTcp,
+  kSignal,
+  kConnectAbstract,
+  kSendFd,
+  kMountTmpfs,
+  kBindMount,
+  kUmount,
+  kRestrict,
   // Extensions of the scenario format.
-  kUtimensat, kChroot, kFchdir,
+  kUtimensat,
+  kChroot,
+  kFchdir,
 };
 
 // One half of utimensat's `times` (absent: times is NULL).
@@ -218,10 +246,10 @@ struct Restrict {
 };
 
 using Request =
-    std::variant<Open, Close, Stat, Lstat, Access, ExecCheck, Mkdir, Mknod, Symlink, Link,
-                 Unlink, Rmdir, Rename, Truncate, Ftruncate, Chmod, Chown, Lchown, Utimensat,
-                 Readlink, Chdir, Fchdir, Chroot, MountTmpfs, BindMount, Umount, Ioctl, BindTcp,
-                 ConnectTcp, Signal, ConnectAbstract, SendFd, Restrict>;
+    std::variant<Open, Close, Stat, Lstat, Access, ExecCheck, Mkdir, Mknod, Symlink, Link, Unlink,
+                 Rmdir, Rename, Truncate, Ftruncate, Chmod, Chown, Lchown, Utimensat, Readlink,
+                 Chdir, Fchdir, Chroot, MountTmpfs, BindMount, Umount, Ioctl, BindTcp, ConnectTcp,
+                 Signal, ConnectAbstract, SendFd, Restrict>;
 
 // OpOf()
 //

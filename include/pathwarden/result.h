@@ -45,7 +45,7 @@ class Unexpected {
 };
 template <typename E>
 Unexpected(E) -> Unexpected<E>;
-Unexpected(const char*) -> Unexpected<std::string>;
+Unexpected(const char*)->Unexpected<std::string>;
 
 namespace internal {
 [[noreturn]] inline void ResultMisuse() { std::abort(); }
@@ -59,17 +59,19 @@ class [[nodiscard]] Result {
  public:
   Result() requires std::is_default_constructible_v<T> : v_(std::in_place_index<0>) {}
   template <typename U = T>
-    requires std::is_constructible_v<T, U&&> &&
-             (!std::is_same_v<std::remove_cvref_t<U>, Result>)
-  Result(U&& value) : v_(std::in_place_index<0>, std::forward<U>(value)) {}  // NOLINT
+  requires std::is_constructible_v<T, U&&> &&
+      (!std::is_same_v<std::remove_cvref_t<U>, Result>)Result(U&& value)
+      : v_(std::in_place_index<0>, std::forward<U>(value)) {}  // NOLINT
   template <typename G>
-    requires std::is_constructible_v<E, G&&>
-  Result(Unexpected<G> u) : v_(std::in_place_index<1>, std::move(u).error()) {}  // NOLINT
+  requires std::is_constructible_v<E, G&&> Result(Unexpected<G> u)
+      : v_(std::in_place_index<1>, std::move(u).error()) {}  // NOLINT
 
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
 
-  T& value() & { return has_value() ? std::get<0>(v_) : (internal::ResultMisuse(), std::get<0>(v_)); }
+  T& value() & {
+    return has_value() ? std::get<0>(v_) : (internal::ResultMisuse(), std::get<0>(v_));
+  }
   const T& value() const& {
     return has_value() ? std::get<0>(v_) : (internal::ResultMisuse(), std::get<0>(v_));
   }
@@ -85,7 +87,9 @@ class [[nodiscard]] Result {
     return has_value() ? std::get<0>(v_) : static_cast<T>(std::forward<U>(other));
   }
 
-  E& error() & { return has_value() ? (internal::ResultMisuse(), std::get<1>(v_)) : std::get<1>(v_); }
+  E& error() & {
+    return has_value() ? (internal::ResultMisuse(), std::get<1>(v_)) : std::get<1>(v_);
+  }
   const E& error() const& {
     return has_value() ? (internal::ResultMisuse(), std::get<1>(v_)) : std::get<1>(v_);
   }
@@ -101,8 +105,8 @@ class [[nodiscard]] Result<void, E> {
  public:
   Result() = default;
   template <typename G>
-    requires std::is_constructible_v<E, G&&>
-  Result(Unexpected<G> u) : ok_(false), error_(std::move(u).error()) {}  // NOLINT
+  requires std::is_constructible_v<E, G&&> Result(Unexpected<G> u)
+      : ok_(false), error_(std::move(u).error()) {}  // NOLINT
 
   bool has_value() const { return ok_; }
   explicit operator bool() const { return ok_; }

@@ -53,8 +53,7 @@ struct LandlockRuleset {
   landlock::AccessMask scoped = 0;
   std::vector<LandlockRule> rules = {};
 
-  LandlockRuleset& AllowPath(std::string path, landlock::AccessMask access,
-                             bool nofollow = false) {
+  LandlockRuleset& AllowPath(std::string path, landlock::AccessMask access, bool nofollow = false) {
     rules.push_back({landlock::kRulePathBeneath, access, std::move(path), Node{}, nofollow, 0});
     return *this;
   }

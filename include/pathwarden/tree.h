@@ -29,7 +29,7 @@ struct TreeEntry {
   uint32_t uid = 0, gid = 0;
   uint32_t nlink = 0;
   uint64_t size = 0;
-  std::string target;  // symlinks
+  std::string target;                       // symlinks
   uint32_t rdev_major = 0, rdev_minor = 0;  // devices
   std::string acl, default_acl;
   friend bool operator==(const TreeEntry&, const TreeEntry&) = default;

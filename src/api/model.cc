@@ -35,13 +35,20 @@ uint32_t MntFlags(uint32_t flags, bool with_ro) {
 
 uint32_t TypeBits(FileType t) {
   switch (t) {
-    case FileType::kRegular: return S_IFREG;
-    case FileType::kDirectory: return S_IFDIR;
-    case FileType::kSymlink: return S_IFLNK;
-    case FileType::kFifo: return S_IFIFO;
-    case FileType::kSocket: return S_IFSOCK;
-    case FileType::kChar: return S_IFCHR;
-    case FileType::kBlock: return S_IFBLK;
+    case FileType::kRegular:
+      return S_IFREG;
+    case FileType::kDirectory:
+      return S_IFDIR;
+    case FileType::kSymlink:
+      return S_IFLNK;
+    case FileType::kFifo:
+      return S_IFIFO;
+    case FileType::kSocket:
+      return S_IFSOCK;
+    case FileType::kChar:
+      return S_IFCHR;
+    case FileType::kBlock:
+      return S_IFBLK;
   }
   return S_IFREG;
 }
@@ -96,8 +103,8 @@ Result<Node, int> Model::Lookup(std::string_view path, bool follow) const {
   walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(0), nullptr);
   env.cred = &BuilderCred();
   PathPos at;
-  if (int err = walk::FilenameLookup(env, walk::Start{}, path, follow ? walk::kLookupFollow : 0,
-                                     &at))
+  if (int err =
+          walk::FilenameLookup(env, walk::Start{}, path, follow ? walk::kLookupFollow : 0, &at))
     return Unexpected(err);
   return NodeAt(e.world(), at);
 }
@@ -159,8 +166,7 @@ Result<Node, int> Model::Create(Node dir, std::string_view name, const NodeKind&
   const uint32_t perm = attrs.mode ? *attrs.mode : (type == S_IFDIR ? 0755u : 0644u);
   const uint32_t create_mode = type == S_IFLNK ? (S_IFLNK | 0777) : (type | perm);
   const std::string_view data = type == S_IFLNK ? kind.target : kind.content;
-  const DentryId d =
-      ops::CreateObject(ctx, {dir.mount, dir.dentry}, name, create_mode, rdev, data);
+  const DentryId d = ops::CreateObject(ctx, {dir.mount, dir.dentry}, name, create_mode, rdev, data);
   const InodeId ino = w.inode_of(d);
   SetAttrsOf(ctx, ino, attrs);
   return Node{dir.mount, d, ino};
@@ -238,21 +244,31 @@ std::string Model::PathOf(Node n) const {
   return impl_->engine.world().PathOf({n.mount, n.dentry});
 }
 
-void Model::SetSysctls(const Sysctls& s) {
-  impl_->engine.tasks().set_sysctl(s);
-}
+void Model::SetSysctls(const Sysctls& s) { impl_->engine.tasks().set_sysctl(s); }
 
-Sysctls Model::sysctls() const {
-  return impl_->engine.tasks().sysctl();
-}
+Sysctls Model::sysctls() const { return impl_->engine.tasks().sysctl(); }
 
 int Model::abi() const { return impl_->engine.tasks().abi(); }
 
 Process Model::Init() const { return Process{0}; }
 
+bool Model::Has(Process p) const {
+  return p.index >= 0 && p.index < impl_->engine.tasks().count();
+}
+
+namespace {
+
+// The task behind a handle the caller promised is this model's.
+const Task& TaskOf(const Engine& e, Process p) {
+  if (p.index < 0 || p.index >= e.tasks().count()) internal::ResultMisuse();
+  return e.tasks().task(p.index);
+}
+
+}  // namespace
+
 Process Model::Spawn(std::string name, const Cred& cred, Process parent) {
   Process p = Fork(parent, std::move(name));
-  SetCred(p, cred);
+  (void)SetCred(p, cred);
   return p;
 }
 
@@ -267,41 +283,46 @@ Process Model::Fork(Process parent, std::string name) {
   return Process{task.index};
 }
 
-void Model::SetCred(Process p, const Cred& cred) {
+Result<void, int> Model::SetCred(Process p, const Cred& cred) {
+  if (!Has(p)) return Unexpected(ESRCH);
   Task& t = impl_->engine.tasks().task(p.index);
   t.cred = cred;
   ++t.cred_epoch;
+  return {};
 }
 
-const Cred& Model::cred(Process p) const { return impl_->engine.tasks().task(p.index).cred; }
+const Cred& Model::cred(Process p) const { return TaskOf(impl_->engine, p).cred; }
 
-std::string_view Model::name(Process p) const {
-  return impl_->engine.tasks().task(p.index).name;
-}
+std::string_view Model::name(Process p) const { return TaskOf(impl_->engine, p).name; }
 
 int Model::layers(Process p) const {
-  const Task& t = impl_->engine.tasks().task(p.index);
+  const Task& t = TaskOf(impl_->engine, p);
   return t.domain ? static_cast<int>(t.domain->num_layers()) : 0;
 }
 
-void Model::Listen(Process p) {
+Result<void, int> Model::Listen(Process p) {
+  if (!Has(p)) return Unexpected(ESRCH);
   Task& t = impl_->engine.tasks().task(p.index);
   t.listen_domain = t.domain;
+  return {};
 }
 
 Result<Node, Decision> Model::Resolve(Process p, std::string_view path, bool follow) const {
+  if (!Has(p)) return Unexpected(Decision(Verdict::kDenied, ESRCH));
   Engine& e = impl_->engine;
   Explainer ex;
   walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(p.index), &ex);
   PathPos at;
-  if (int err = walk::FilenameLookup(env, walk::Start{}, path, follow ? walk::kLookupFollow : 0,
-                                     &at))
+  if (int err =
+          walk::FilenameLookup(env, walk::Start{}, path, follow ? walk::kLookupFollow : 0, &at))
     return Unexpected(Decision(Verdict::kDenied, err, ex.Take()));
   return NodeAt(e.world(), at);
 }
 
-void Model::NameFd(Process p, Fd fd, std::string name) {
+Result<void, int> Model::NameFd(Process p, Fd fd, std::string name) {
+  if (!Has(p)) return Unexpected(ESRCH);
   impl_->engine.tasks().task(p.index).fd_names[fd.num] = std::move(name);
+  return {};
 }
 
 namespace {
@@ -317,7 +338,7 @@ namespace {
 // The explained evaluation, out of line: its Explainer would otherwise
 // weigh on the frame of every verdict-only call.
 [[gnu::noinline]] Decision EvaluateExplained(Engine& e, Process p, const Request& request,
-                                            bool trace) {
+                                             bool trace) {
   OpArgs args;
   ArgsOf(request, &args);
   Explainer ex;

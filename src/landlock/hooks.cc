@@ -12,7 +12,6 @@
 
 namespace pathwarden::landlock {
 
-
 int Landlock::PathMknod(OpCtx& ctx, vfs::PathPos dir, uint32_t mode) {
   if (!ctx.p.domain) return 0;
   const AccessMask right = GetModeAccess(mode);
@@ -42,16 +41,17 @@ int Landlock::PathRmdir(OpCtx& ctx, vfs::PathPos dir, vfs::DentryId victim) {
   return CheckPath(ctx, dir, kFsRemoveDir, "for removing from");
 }
 
-int Landlock::PathLink(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir, vfs::DentryId new_dentry) {
+int Landlock::PathLink(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
+                       vfs::DentryId new_dentry) {
   if (!ctx.p.domain) return 0;
   return CheckRefer(ctx, old, new_dir, new_dentry, false, false);
 }
 
-int Landlock::PathRename(OpCtx& ctx, vfs::PathPos old_dir, vfs::DentryId old_dentry, vfs::PathPos new_dir,
-               vfs::DentryId new_dentry, uint32_t flags) {
+int Landlock::PathRename(OpCtx& ctx, vfs::PathPos old_dir, vfs::DentryId old_dentry,
+                         vfs::PathPos new_dir, vfs::DentryId new_dentry, uint32_t flags) {
   if (!ctx.p.domain) return 0;
   return CheckRefer(ctx, {old_dir.mnt, old_dentry}, new_dir, new_dentry, true,
-                                     flags & RENAME_EXCHANGE);
+                    flags & RENAME_EXCHANGE);
 }
 
 int Landlock::PathTruncate(OpCtx& ctx, vfs::PathPos file) {
@@ -80,8 +80,7 @@ int Landlock::UnixStreamConnect(OpCtx& ctx, const Task& target) {
   if (!ctx.p.domain) return 0;
   // The server's domain is the listening socket's, fixed when it was
   // created (after the process's starting layers).
-  return Scope(ctx, target, target.listen_domain.get(),
-                                kScopeAbstractUnixSocket);
+  return Scope(ctx, target, target.listen_domain.get(), kScopeAbstractUnixSocket);
 }
 
 int Landlock::SocketBind(OpCtx& ctx, uint16_t port) {

@@ -5,9 +5,8 @@
 // on the kernel (tests/scenarios/vfs/sticky*.toml run the same cases).
 
 #include <fcntl.h>
-#include <sys/stat.h>
-
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "pathwarden/model.h"
 

@@ -4,9 +4,8 @@
 #include "src/scenario/run_engine.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
-
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include "pathwarden/errno.h"
 #include "src/api/model_impl.h"
@@ -27,15 +26,22 @@ NodeAttrs AttrsOf(const NodeSpec& n) {
 
 FileType FileTypeOf(NodeType t) {
   switch (t) {
-    case NodeType::kFile: return FileType::kRegular;
+    case NodeType::kFile:
+      return FileType::kRegular;
     case NodeType::kDir:
     case NodeType::kTmpfs:
-    case NodeType::kBind: return FileType::kDirectory;
-    case NodeType::kSymlink: return FileType::kSymlink;
-    case NodeType::kFifo: return FileType::kFifo;
-    case NodeType::kSocket: return FileType::kSocket;
-    case NodeType::kChar: return FileType::kChar;
-    case NodeType::kBlock: return FileType::kBlock;
+    case NodeType::kBind:
+      return FileType::kDirectory;
+    case NodeType::kSymlink:
+      return FileType::kSymlink;
+    case NodeType::kFifo:
+      return FileType::kFifo;
+    case NodeType::kSocket:
+      return FileType::kSocket;
+    case NodeType::kChar:
+      return FileType::kChar;
+    case NodeType::kBlock:
+      return FileType::kBlock;
   }
   return FileType::kRegular;
 }
@@ -111,7 +117,9 @@ Result<void, std::string> ScenarioModel::Build(const Scenario& s) {
 }
 
 Result<void, std::string> ScenarioModel::BuildNode(const Scenario& s, const NodeSpec& n) {
-  auto fail = [&](std::string msg) { return Unexpected(fmt::format("{}: {}", s.Where(n.loc), msg)); };
+  auto fail = [&](std::string msg) {
+    return Unexpected(fmt::format("{}: {}", s.Where(n.loc), msg));
+  };
   auto mkdir_plain = [&](std::string_view path) -> Result<Node, std::string> {
     auto parent = model_.Lookup(Dirname(path), true);
     Result<Node, int> made = parent ? model_.Mkdir(*parent, Basename(path), NodeAttrs{.mode = 0755})
@@ -144,7 +152,8 @@ Result<void, std::string> ScenarioModel::BuildNode(const Scenario& s, const Node
     if (!at && at.error() == ENOENT) {
       if (auto made = mkdir_plain(prefix); !made) return fail(made.error());
     } else if (!at) {
-      return fail(fmt::format("parent \"{}\" cannot be reached: {}", prefix, ErrnoName(at.error())));
+      return fail(
+          fmt::format("parent \"{}\" cannot be reached: {}", prefix, ErrnoName(at.error())));
     } else if (IsSymlink(model_, *at)) {
       return fail(fmt::format("parent \"{}\" is a symlink", prefix));
     } else if (!IsDir(model_, *at)) {
@@ -196,8 +205,8 @@ Result<void, std::string> ScenarioModel::BuildNode(const Scenario& s, const Node
     }
     auto mp = model_.Lookup(n.path, true);
     if (!mp)
-      return fail(fmt::format("mount point \"{}\" cannot be reached: {}", n.path,
-                              ErrnoName(mp.error())));
+      return fail(
+          fmt::format("mount point \"{}\" cannot be reached: {}", n.path, ErrnoName(mp.error())));
     if (n.type == NodeType::kTmpfs) {
       NodeAttrs root = AttrsOf(n);
       (void)model_.MountTmpfs(*mp, root, n.mount_flags & ~kMountRdonly);
@@ -259,7 +268,7 @@ Result<void, std::string> ScenarioModel::StartProcess(const Scenario& s, const P
     cred.umask = 022;
   }
   if (ps.umask) cred.umask = *ps.umask;
-  if (ps.parent.empty() || ps.umask) model_.SetCred(p, cred);
+  if (ps.parent.empty() || ps.umask) (void)model_.SetCred(p, cred);
   for (size_t li = 0; li < layers.size(); ++li) {
     const LayerSpec& l = ps.layers[li];
     const Decision d = model_.Apply(p, Restrict{.ruleset = std::move(layers[li])});
@@ -272,7 +281,7 @@ Result<void, std::string> ScenarioModel::StartProcess(const Scenario& s, const P
     return fail(l.loc,
                 fmt::format("the kernel refuses this layer: {} ({})", ErrnoName(d.err()), why));
   }
-  model_.Listen(p);
+  (void)model_.Listen(p);
   return {};
 }
 
@@ -288,14 +297,14 @@ Fd ScenarioModel::FdOf(Process p, std::string_view name) {
   // A name never opened: a number no fd has, that reasons call by name.
   const int fd = next_unbound_++;
   names.bound.emplace(std::string(name), fd);
-  model_.NameFd(p, Fd{fd}, std::string(name));
+  (void)model_.NameFd(p, Fd{fd}, std::string(name));
   return Fd{fd};
 }
 
 void ScenarioModel::Bind(Process p, const std::string& name, int fd) {
   Unbind(p, name);
   fd_names_[static_cast<size_t>(p.index)].bound[name] = fd;
-  model_.NameFd(p, Fd{fd}, name);
+  (void)model_.NameFd(p, Fd{fd}, name);
 }
 
 void ScenarioModel::Unbind(Process p, const std::string& name) {
@@ -314,40 +323,71 @@ pathwarden::Request ScenarioModel::RequestOf(const StepSpec& st) {
   auto dirfd = [&] { return st.dirfd.empty() || !p.valid() ? kAtFdcwd : FdOf(p, st.dirfd); };
   auto fd = [&] { return p.valid() ? FdOf(p, st.fd) : Fd{-1}; };
   switch (st.op) {
-    case Op::kOpen: return Open{dirfd(), st.path, st.flags, st.mode};
-    case Op::kClose: return Close{fd()};
-    case Op::kStat: return Stat{dirfd(), st.path, st.flags};
-    case Op::kLstat: return Lstat{dirfd(), st.path, st.flags};
-    case Op::kAccess: return Access{dirfd(), st.path, st.access_mode, st.flags};
-    case Op::kExecCheck: return ExecCheck{dirfd(), st.path, st.flags};
-    case Op::kMkdir: return Mkdir{dirfd(), st.path, st.mode};
+    case Op::kOpen:
+      return Open{dirfd(), st.path, st.flags, st.mode};
+    case Op::kClose:
+      return Close{fd()};
+    case Op::kStat:
+      return Stat{dirfd(), st.path, st.flags};
+    case Op::kLstat:
+      return Lstat{dirfd(), st.path, st.flags};
+    case Op::kAccess:
+      return Access{dirfd(), st.path, st.access_mode, st.flags};
+    case Op::kExecCheck:
+      return ExecCheck{dirfd(), st.path, st.flags};
+    case Op::kMkdir:
+      return Mkdir{dirfd(), st.path, st.mode};
     case Op::kMknod:
-      return Mknod{dirfd(), st.path, FileTypeBits(st.mknod_type), st.mode, st.rdev_major,
-                   st.rdev_minor};
-    case Op::kSymlink: return Symlink{st.target, dirfd(), st.path};
-    case Op::kLink: return Link{dirfd(), st.path, st.path2, st.flags};
-    case Op::kUnlink: return Unlink{dirfd(), st.path, st.flags};
-    case Op::kRmdir: return Rmdir{dirfd(), st.path};
-    case Op::kRename: return Rename{dirfd(), st.path, st.path2, st.flags};
-    case Op::kTruncate: return Truncate{st.path};
-    case Op::kFtruncate: return Ftruncate{fd()};
-    case Op::kChmod: return Chmod{dirfd(), st.path, st.mode, st.flags};
-    case Op::kChown: return Chown{dirfd(), st.path, st.uid, st.gid, st.flags};
-    case Op::kLchown: return Lchown{dirfd(), st.path, st.uid, st.gid, st.flags};
-    case Op::kUtimensat: return Utimensat{dirfd(), st.path, st.times, st.flags};
-    case Op::kReadlink: return Readlink{dirfd(), st.path};
-    case Op::kChdir: return Chdir{st.path};
-    case Op::kFchdir: return Fchdir{fd()};
-    case Op::kChroot: return Chroot{st.path};
-    case Op::kMountTmpfs: return MountTmpfs{st.path, st.flags};
-    case Op::kBindMount: return BindMount{st.path, st.path2, st.flags};
-    case Op::kUmount: return Umount{st.path, st.flags};
-    case Op::kIoctl: return Ioctl{fd(), st.cmd};
-    case Op::kBindTcp: return BindTcp{st.port};
-    case Op::kConnectTcp: return ConnectTcp{st.port};
-    case Op::kSignal: return Signal{ProcessOf(st.target)};
-    case Op::kConnectAbstract: return ConnectAbstract{ProcessOf(st.target)};
-    case Op::kSendFd: return SendFd{fd(), ProcessOf(st.target)};
+      return Mknod{dirfd(), st.path,       FileTypeBits(st.mknod_type),
+                   st.mode, st.rdev_major, st.rdev_minor};
+    case Op::kSymlink:
+      return Symlink{st.target, dirfd(), st.path};
+    case Op::kLink:
+      return Link{dirfd(), st.path, st.path2, st.flags};
+    case Op::kUnlink:
+      return Unlink{dirfd(), st.path, st.flags};
+    case Op::kRmdir:
+      return Rmdir{dirfd(), st.path};
+    case Op::kRename:
+      return Rename{dirfd(), st.path, st.path2, st.flags};
+    case Op::kTruncate:
+      return Truncate{st.path};
+    case Op::kFtruncate:
+      return Ftruncate{fd()};
+    case Op::kChmod:
+      return Chmod{dirfd(), st.path, st.mode, st.flags};
+    case Op::kChown:
+      return Chown{dirfd(), st.path, st.uid, st.gid, st.flags};
+    case Op::kLchown:
+      return Lchown{dirfd(), st.path, st.uid, st.gid, st.flags};
+    case Op::kUtimensat:
+      return Utimensat{dirfd(), st.path, st.times, st.flags};
+    case Op::kReadlink:
+      return Readlink{dirfd(), st.path};
+    case Op::kChdir:
+      return Chdir{st.path};
+    case Op::kFchdir:
+      return Fchdir{fd()};
+    case Op::kChroot:
+      return Chroot{st.path};
+    case Op::kMountTmpfs:
+      return MountTmpfs{st.path, st.flags};
+    case Op::kBindMount:
+      return BindMount{st.path, st.path2, st.flags};
+    case Op::kUmount:
+      return Umount{st.path, st.flags};
+    case Op::kIoctl:
+      return Ioctl{fd(), st.cmd};
+    case Op::kBindTcp:
+      return BindTcp{st.port};
+    case Op::kConnectTcp:
+      return ConnectTcp{st.port};
+    case Op::kSignal:
+      return Signal{ProcessOf(st.target)};
+    case Op::kConnectAbstract:
+      return ConnectAbstract{ProcessOf(st.target)};
+    case Op::kSendFd:
+      return SendFd{fd(), ProcessOf(st.target)};
     case Op::kRestrict:
       return Restrict{st.layer ? RulesetOf(*st.layer) : LandlockRuleset{}};
   }
@@ -369,8 +409,7 @@ Decision ScenarioModel::Step(const StepSpec& st, Model::Detail detail) {
   switch (st.op) {
     case Op::kOpen:
       if (st.fd.empty()) {
-        if (d.fd().num >= 0)
-          (void)model_.Apply(p, Close{d.fd()}, Model::Detail::kVerdictOnly);
+        if (d.fd().num >= 0) (void)model_.Apply(p, Close{d.fd()}, Model::Detail::kVerdictOnly);
       } else if (d.fd().num >= 0) {
         Bind(p, st.fd, d.fd().num);
       } else if (d.err()) {
@@ -405,8 +444,8 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
     r.message = built.error();
     return r;
   }
-  const Model::Detail detail = options.explain ? Model::Detail::kReason
-                                               : Model::Detail::kVerdictOnly;
+  const Model::Detail detail =
+      options.explain ? Model::Detail::kReason : Model::Detail::kVerdictOnly;
   r.steps.reserve(s.steps.size());
   for (const StepSpec& st : s.steps) {
     StepResult sr;
@@ -418,10 +457,10 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
       sr.reason = d.ToText();
       if (dry.err() != sr.err) {
         r.status = RunResult::Status::kError;
-        r.message = fmt::format("{}: internal inconsistency: a dry run answers {} (\"{}\"), "
-                                "the step {} (\"{}\")",
-                                s.Where(st.loc), ErrnoName(dry.err()), dry.ToText(),
-                                ErrnoName(sr.err), sr.reason);
+        r.message = fmt::format(
+            "{}: internal inconsistency: a dry run answers {} (\"{}\"), "
+            "the step {} (\"{}\")",
+            s.Where(st.loc), ErrnoName(dry.err()), dry.ToText(), ErrnoName(sr.err), sr.reason);
         return r;
       }
     } else {
@@ -433,8 +472,8 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
     if (options.verify) {
       if (std::string bad = m.engine().world().Verify(); !bad.empty()) {
         r.status = RunResult::Status::kError;
-        r.message = fmt::format("{}: internal inconsistency after this step: {}", s.Where(st.loc),
-                                bad);
+        r.message =
+            fmt::format("{}: internal inconsistency after this step: {}", s.Where(st.loc), bad);
         return r;
       }
     }

@@ -30,14 +30,13 @@ int PathRmdir(OpCtx& ctx, vfs::PathPos dir, vfs::DentryId victim) {
   return m ? m->PathRmdir(ctx, dir, victim) : 0;
 }
 
-int PathLink(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
-             vfs::DentryId new_dentry) {
+int PathLink(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir, vfs::DentryId new_dentry) {
   Module* m = ctx.t.lsm();
   return m ? m->PathLink(ctx, old, new_dir, new_dentry) : 0;
 }
 
-int PathRename(OpCtx& ctx, vfs::PathPos old_dir, vfs::DentryId old_dentry,
-               vfs::PathPos new_dir, vfs::DentryId new_dentry, uint32_t flags) {
+int PathRename(OpCtx& ctx, vfs::PathPos old_dir, vfs::DentryId old_dentry, vfs::PathPos new_dir,
+               vfs::DentryId new_dentry, uint32_t flags) {
   Module* m = ctx.t.lsm();
   return m ? m->PathRename(ctx, old_dir, old_dentry, new_dir, new_dentry, flags) : 0;
 }

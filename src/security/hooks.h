@@ -33,12 +33,12 @@ class Module {
 
   // security_path_link(): `old` is the source (its mount is new_dir's).
   virtual int PathLink(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
-                     vfs::DentryId new_dentry) = 0;
+                       vfs::DentryId new_dentry) = 0;
 
   // security_path_rename(): `new_dentry` is kNone when the target does not
   // exist.
   virtual int PathRename(OpCtx& ctx, vfs::PathPos old_dir, vfs::DentryId old_dentry,
-                       vfs::PathPos new_dir, vfs::DentryId new_dentry, uint32_t flags) = 0;
+                         vfs::PathPos new_dir, vfs::DentryId new_dentry, uint32_t flags) = 0;
   virtual int PathTruncate(OpCtx& ctx, vfs::PathPos file) = 0;
 
   // security_file_open(): also freezes the file's Landlock rights.
@@ -56,7 +56,6 @@ class Module {
   virtual int UnixStreamConnect(OpCtx& ctx, const Task& target) = 0;
   virtual int SocketBind(OpCtx& ctx, uint16_t port) = 0;
   virtual int SocketConnect(OpCtx& ctx, uint16_t port) = 0;
-
 };
 
 // security_path_mknod(): `mode` carries the file type (0 means regular).
@@ -67,13 +66,12 @@ int PathUnlink(OpCtx& ctx, vfs::PathPos dir, vfs::DentryId victim);
 int PathRmdir(OpCtx& ctx, vfs::PathPos dir, vfs::DentryId victim);
 
 // security_path_link(): `old` is the source (its mount is new_dir's).
-int PathLink(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
-             vfs::DentryId new_dentry);
+int PathLink(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir, vfs::DentryId new_dentry);
 
 // security_path_rename(): `new_dentry` is kNone when the target does not
 // exist.
-int PathRename(OpCtx& ctx, vfs::PathPos old_dir, vfs::DentryId old_dentry,
-               vfs::PathPos new_dir, vfs::DentryId new_dentry, uint32_t flags);
+int PathRename(OpCtx& ctx, vfs::PathPos old_dir, vfs::DentryId old_dentry, vfs::PathPos new_dir,
+               vfs::DentryId new_dentry, uint32_t flags);
 int PathTruncate(OpCtx& ctx, vfs::PathPos file);
 
 // security_file_open(): also freezes the file's Landlock rights.

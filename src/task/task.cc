@@ -70,8 +70,7 @@ std::shared_ptr<OpenFile> TaskTable::NewFile(const Task& p, PathPos path, uint32
   f->cred_epoch = p.cred_epoch;
   if (!attach) return std::shared_ptr<OpenFile>(f);
   vfs::World::WriteGuard g(w_);
-  if (!w_.AddOpenCounts(f->inode, (f_mode & kFmodeRead) ? 1 : 0,
-                        (f_mode & kFmodeWrite) ? 1 : 0)) {
+  if (!w_.AddOpenCounts(f->inode, (f_mode & kFmodeRead) ? 1 : 0, (f_mode & kFmodeWrite) ? 1 : 0)) {
     delete f;
     return nullptr;
   }

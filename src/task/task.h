@@ -150,7 +150,7 @@ class TaskTable {
  private:
   vfs::World& w_;
   std::vector<std::unique_ptr<Task>> tasks_;  // by index
-  std::vector<uint64_t> keys_;                 // their name keys, for FindTask()
+  std::vector<uint64_t> keys_;                // their name keys, for FindTask()
   Sysctls sysctl_;
   int abi_ = landlock::kAbiLatest;
   landlock::Landlock* landlock_ = nullptr;

@@ -5,14 +5,13 @@
 // answers (the same cases run on the kernel in tests/scenarios/).
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "pathwarden/decision.h"
 #include "pathwarden/model.h"
@@ -36,19 +35,20 @@ class ApiTest : public ::testing::Test {
     index = *m.Create(www, "index.html", {.content = "<h1>hi</h1>"},
                       {.mode = 0644, .uid = 33, .gid = 33});
     // A file whose ACL grants uid 34 read, through the mask.
-    shared = *m.Create(srv, "shared.txt", {},
-                       {.mode = 0640,
-                        .acl = std::vector<AclEntry>{{AclTag::kUser, 4, 34}, {AclTag::kMask, 4, 0}}});
+    shared =
+        *m.Create(srv, "shared.txt", {},
+                  {.mode = 0640,
+                   .acl = std::vector<AclEntry>{{AclTag::kUser, 4, 34}, {AclTag::kMask, 4, 0}}});
     tmp = *m.Mkdir(root, "tmp", {.mode = 01777});
     (void)*m.Create(tmp, "alices", {}, {.mode = 0644, .uid = 1000, .gid = 1000});
     link = *m.Create(srv, "to-www", {.type = FileType::kSymlink, .target = "www"});
     alice = m.Spawn("alice", Cred::ForUser(1000, 1000));
     backup = m.Spawn("backup", Cred::ForUser(34, 34));
     www_data = m.Spawn("web", Cred::ForUser(33, 33));
-    LandlockRuleset rs{.handled_access_fs = ll::kFsReadFile | ll::kFsWriteFile | ll::kFsMakeReg |
-                                            ll::kFsRefer,
-                       .handled_access_net = ll::kNetBindTcp,
-                       .scoped = ll::kScopeSignal};
+    LandlockRuleset rs{
+        .handled_access_fs = ll::kFsReadFile | ll::kFsWriteFile | ll::kFsMakeReg | ll::kFsRefer,
+        .handled_access_net = ll::kNetBindTcp,
+        .scoped = ll::kScopeSignal};
     rs.AllowPath(www, ll::kFsReadFile);
     rs.AllowPath("/tmp", ll::kFsWriteFile | ll::kFsMakeReg);
     rs.AllowPort(8080, ll::kNetBindTcp);
@@ -183,7 +183,7 @@ TEST_F(ApiTest, FdsAreHandlesAndDirfdsResolveRelativePaths) {
   EXPECT_EQ(t.stage(), Stage::kFd);
   EXPECT_EQ(t.ToText(), "fd: fd " + std::to_string(dir.fd().num) + " is an O_PATH file");
   // ... and by the name given to it.
-  m.NameFd(alice, dir.fd(), "srv");
+  ASSERT_TRUE(m.NameFd(alice, dir.fd(), "srv").has_value());
   EXPECT_EQ(m.Evaluate(alice, Ftruncate{.fd = dir.fd()}).ToText(), "fd: \"srv\" is an O_PATH file");
   // 17. Closed, the fd is gone.
   EXPECT_TRUE(m.Apply(alice, Close{.fd = dir.fd()}).allowed());
@@ -213,10 +213,13 @@ TEST_F(ApiTest, LandlockDeniesWithTheLayerAndTheMissingRight) {
   EXPECT_EQ(l.missing, ll::kFsWriteFile);
   EXPECT_EQ(l.requested & ll::kFsWriteFile, ll::kFsWriteFile);
   // 20. Creating in /tmp is granted by the rule on /tmp.
-  EXPECT_TRUE(m.Evaluate(www_data, Open{.path = "/tmp/new", .flags = O_CREAT | O_WRONLY}).allowed());
+  EXPECT_TRUE(
+      m.Evaluate(www_data, Open{.path = "/tmp/new", .flags = O_CREAT | O_WRONLY}).allowed());
   // 21. Moving a file from /tmp to /srv/www is a reparenting Landlock refuses.
-  EXPECT_TRUE(m.Apply(www_data, Open{.path = "/tmp/upload", .flags = O_CREAT | O_WRONLY}).allowed());
-  const Decision mv = m.Evaluate(www_data, Rename{.oldpath = "/tmp/upload", .newpath = "/srv/www/up"});
+  EXPECT_TRUE(
+      m.Apply(www_data, Open{.path = "/tmp/upload", .flags = O_CREAT | O_WRONLY}).allowed());
+  const Decision mv =
+      m.Evaluate(www_data, Rename{.oldpath = "/tmp/upload", .newpath = "/srv/www/up"});
   EXPECT_TRUE(mv.denied());
   EXPECT_EQ(mv.stage(), Stage::kLandlock);
   ASSERT_EQ(mv.reason().refer.size(), 2u);
@@ -286,7 +289,8 @@ TEST_F(ApiTest, AForkInheritsTheDomainAndTheFds) {
 TEST_F(ApiTest, ATraceListsEveryDirectoryTheWalkSearched) {
   // 31. alice opens her key: / and /home let anyone search (the fast
   // search check takes them), /home/alice (0700) is hers: the owner class.
-  const Decision d = m.Evaluate(alice, Open{.path = "/home/alice/id_ed25519"}, Model::Detail::kTrace);
+  const Decision d =
+      m.Evaluate(alice, Open{.path = "/home/alice/id_ed25519"}, Model::Detail::kTrace);
   EXPECT_TRUE(d.allowed()) << d.ToText();
   const auto& c = d.reason().components;
   ASSERT_EQ(c.size(), 3u);
@@ -306,8 +310,8 @@ TEST_F(ApiTest, ATraceListsEveryDirectoryTheWalkSearched) {
   EXPECT_EQ(plain.ToText(), d.ToText());
   EXPECT_TRUE(plain.reason().components.empty());
   // 32. backup's refused walk: /, /home, then the refusal, in order.
-  const Decision refused = m.Evaluate(backup, Stat{.path = "/home/alice/id_ed25519"},
-                                      Model::Detail::kTrace);
+  const Decision refused =
+      m.Evaluate(backup, Stat{.path = "/home/alice/id_ed25519"}, Model::Detail::kTrace);
   EXPECT_EQ(refused.err(), EACCES);
   ASSERT_EQ(refused.reason().components.size(), 3u);
   EXPECT_FALSE(refused.reason().components[2].check.granted);
@@ -315,8 +319,8 @@ TEST_F(ApiTest, ATraceListsEveryDirectoryTheWalkSearched) {
 }
 
 TEST_F(ApiTest, VerdictOnlyDecisionsCarryNoReason) {
-  const Decision d = m.Evaluate(backup, Stat{.path = "/home/alice/id_ed25519"},
-                                Model::Detail::kVerdictOnly);
+  const Decision d =
+      m.Evaluate(backup, Stat{.path = "/home/alice/id_ed25519"}, Model::Detail::kVerdictOnly);
   EXPECT_EQ(d.err(), EACCES);
   EXPECT_TRUE(d.denied());
   EXPECT_EQ(d.stage(), Stage::kNone);
@@ -330,7 +334,12 @@ TEST_F(ApiTest, AnUnknownProcessOrRequestFailsClosed) {
   EXPECT_TRUE(none.denied());
   EXPECT_EQ(none.err(), EACCES);
   // A process handle the model never made.
+  EXPECT_FALSE(m.Has(Process{99}));
   EXPECT_EQ(m.Evaluate(Process{99}, Stat{.path = "/"}).err(), ESRCH);
+  EXPECT_EQ(m.Apply(Process{-1}, Mkdir{.path = "/x"}).err(), ESRCH);
+  EXPECT_EQ(m.SetCred(Process{99}, Cred::ForUser(0, 0)).error(), ESRCH);
+  EXPECT_EQ(m.Resolve(Process{99}, "/").error().err(), ESRCH);
+  EXPECT_EQ(m.Lookup("/x").error(), ENOENT);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // written there (with only `-I include`), so that they cannot rot.
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,8 +10,6 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-
-#include <gtest/gtest.h>
 
 #include "pathwarden/decision.h"
 #include "pathwarden/handles.h"
