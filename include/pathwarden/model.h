@@ -148,6 +148,10 @@ class Model {
   //
   // The absolute path of a node (d_path(): " (deleted)" when removed).
   std::string PathOf(Node n) const;
+  // TypeOf()
+  //
+  // The type of the object a node names (ESTALE for a stale handle).
+  Result<FileType, int> TypeOf(Node n) const;
 
   void SetSysctls(const Sysctls& s);
   Sysctls sysctls() const;

@@ -240,6 +240,20 @@ Result<void, int> Model::Remount(Node mount_root, uint32_t flags, bool superbloc
   return {};
 }
 
+Result<FileType, int> Model::TypeOf(Node n) const {
+  const vfs::World& w = impl_->engine.world();
+  if (!w.IsCurrent({n.mount, n.dentry}, n.inode)) return Unexpected(ESTALE);
+  switch (w.inode(n.inode).mode & S_IFMT) {
+    case S_IFDIR: return FileType::kDirectory;
+    case S_IFLNK: return FileType::kSymlink;
+    case S_IFIFO: return FileType::kFifo;
+    case S_IFSOCK: return FileType::kSocket;
+    case S_IFCHR: return FileType::kChar;
+    case S_IFBLK: return FileType::kBlock;
+    default: return FileType::kRegular;
+  }
+}
+
 std::string Model::PathOf(Node n) const {
   return impl_->engine.world().PathOf({n.mount, n.dentry});
 }

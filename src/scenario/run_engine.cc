@@ -47,10 +47,10 @@ FileType FileTypeOf(NodeType t) {
 }
 
 bool IsDir(const Model& m, Node n) {
-  return EngineOf(m).world().inode(n.inode).mode.get() >> 12 == (S_IFDIR >> 12);
+  return m.TypeOf(n).value_or(FileType::kRegular) == FileType::kDirectory;
 }
 bool IsSymlink(const Model& m, Node n) {
-  return (EngineOf(m).world().inode(n.inode).mode.get() & S_IFMT) == S_IFLNK;
+  return m.TypeOf(n).value_or(FileType::kRegular) == FileType::kSymlink;
 }
 
 // The parent of a normalised absolute path ("/a/b" -> "/a", "/a" -> "/").

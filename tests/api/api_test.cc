@@ -73,6 +73,8 @@ TEST_F(ApiTest, TheBuilderMadeWhatItWasAsked) {
   EXPECT_EQ(m.Mkdir(index, "x").error(), ENOTDIR);
   EXPECT_EQ(m.Mkdir(srv, "a/b").error(), EINVAL);
   EXPECT_EQ(m.Mkdir(srv, std::string(256, 'n')).error(), ENAMETOOLONG);
+  EXPECT_EQ(m.TypeOf(link).value_or(FileType::kRegular), FileType::kSymlink);
+  EXPECT_EQ(m.TypeOf(www).value_or(FileType::kRegular), FileType::kDirectory);
   EXPECT_EQ(m.name(alice), "alice");
   EXPECT_EQ(m.layers(www_data), 1);
   EXPECT_EQ(m.layers(alice), 0);
@@ -169,6 +171,7 @@ TEST_F(ApiTest, EvaluateChangesNothingAndApplyDoes) {
   // 14. The node handle of a removed directory is stale.
   EXPECT_TRUE(m.Apply(alice, Rmdir{.path = "/tmp/a"}).allowed());
   EXPECT_EQ(m.Mkdir(*made, "x").error(), ESTALE);
+  EXPECT_EQ(m.TypeOf(*made).error(), ESTALE);
 }
 
 TEST_F(ApiTest, FdsAreHandlesAndDirfdsResolveRelativePaths) {
