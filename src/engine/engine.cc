@@ -59,17 +59,21 @@ int Engine::Apply(int task, const OpArgs& args, Explainer* ex, int* new_fd) {
   return err;
 }
 
-int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* stats) {
-  if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
+template <bool kQuiet>
+int Engine::EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* stats) {
   // The task's root, cwd and credentials are the caller's to keep still
   // (see the header): one context serves every attempt.
   OpCtx ctx{tasks_, world_, tasks_.task(task), args, ex, WalkEnvFor(tasks_.task(task), ex), false};
-  if (ex && ex->tracing()) ctx.env.plain_components = false;  // the general code reports
   // Counted per attempt, kept only for the one that stands.
   EngineStats local;
-  ctx.env.stats = stats ? &local : nullptr;
+  if constexpr (kQuiet) {
+    ctx.env.stats = nullptr;
+  } else {
+    if (ex && ex->tracing()) ctx.env.plain_components = false;  // the general code reports
+    ctx.env.stats = stats ? &local : nullptr;
+  }
   auto count = [&] {
-    if (!stats) return;
+    if (kQuiet || !stats) return;
     stats->components += local.components;
     stats->fast_components += local.fast_components;
   };
@@ -81,7 +85,7 @@ int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* s
     // once the sequence check says the reads were consistent.
     internal::SpeculativeReads speculative;
     const uint64_t start = world_.seq().ReadBegin();
-    local = EngineStats{};
+    if constexpr (!kQuiet) local = EngineStats{};
     const int err = Dispatch(ctx);
     if (!world_.seq().ReadRetry(start)) {
       speculative.Confirm();
@@ -90,13 +94,20 @@ int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* s
     }
     // Raced a write: what this thread memoized may mix two states.
     landlock::MemoClearThread();
-    if (ex) ex->Clear();
+    if (!kQuiet && ex) ex->Clear();
   }
   vfs::World::ReadLock lock(world_);
-  local = EngineStats{};
+  if constexpr (!kQuiet) local = EngineStats{};
   const int err = Dispatch(ctx);
   count();
   return err;
+}
+
+int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* stats) {
+  if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
+  // Nothing to explain or count: the evaluation without either.
+  if (!ex && !stats) return EvaluateT<true>(task, args, nullptr, nullptr);
+  return EvaluateT<false>(task, args, ex, stats);
 }
 
 int Engine::Dispatch(OpCtx& ctx) {

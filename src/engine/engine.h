@@ -74,6 +74,8 @@ class Engine {
   OpCtx Context(Task& p, const OpArgs& args, Explainer* ex, const Cred* cred_override = nullptr);
 
  private:
+  template <bool kQuiet>
+  int EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
   int Dispatch(OpCtx& ctx);
 
   EngineOptions options_;
