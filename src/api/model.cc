@@ -21,8 +21,6 @@ using vfs::PathPos;
 
 namespace {
 
-constexpr size_t kNameMax = 255;
-
 uint32_t MntFlags(uint32_t flags, bool with_ro) {
   uint32_t f = 0;
   if (with_ro && (flags & kMountRdonly)) f |= vfs::kMntReadonly;
@@ -155,7 +153,7 @@ Result<Node, int> Model::Create(Node dir, std::string_view name, const NodeKind&
   if (!S_ISDIR(w.inode(dir.inode).mode)) return Unexpected(ENOTDIR);
   if (name.empty() || name == "." || name == ".." || name.find('/') != name.npos)
     return Unexpected(EINVAL);
-  if (name.size() > kNameMax) return Unexpected(ENAMETOOLONG);
+  if (walk::NameTooLong(name.size())) return Unexpected(ENAMETOOLONG);
   if (w.inode(dir.inode).flags & vfs::kInodeDead) return Unexpected(ENOENT);
   if (w.Lookup(dir.dentry, name) != vfs::kNone) return Unexpected(EEXIST);
   OpCtx ctx = e.Context(e.tasks().task(0), NoArgs(), nullptr, &BuilderCred());

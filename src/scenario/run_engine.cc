@@ -313,7 +313,7 @@ void ScenarioModel::Unbind(Process p, const std::string& name) {
   if (it == names.bound.end()) return;
   // The fd the name held closes (a replaced fd), and the name now holds
   // nothing.
-  if (it->second < (1 << 30))
+  if (it->second < kUnboundFd)
     (void)model_.Apply(p, Close{Fd{it->second}}, Model::Detail::kVerdictOnly);
   names.bound.erase(it);
 }

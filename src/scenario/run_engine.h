@@ -66,7 +66,9 @@ class ScenarioModel {
   Model model_;
   std::map<std::string, Process, std::less<>> processes_;
   std::vector<FdNames> fd_names_;  // by process index
-  int next_unbound_ = 1 << 30;
+  // Names never opened get numbers from here up: no fd table reaches them.
+  static constexpr int kUnboundFd = 1 << 30;
+  int next_unbound_ = kUnboundFd;
 };
 
 // EngineBuildError()

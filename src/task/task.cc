@@ -4,27 +4,15 @@
 
 #include <fmt/format.h>
 
-#include "src/base/string_pool.h"
-
 namespace pathwarden {
 
 using vfs::PathPos;
-
-namespace {
-
-// What FindTask() compares: a name's internal::NameKey().
-uint64_t TaskKey(std::string_view name) {
-  return internal::NameKey(internal::HeadOf(name), name.size());
-}
-
-}  // namespace
 
 TaskTable::~TaskTable() {
   // Files first: releasing them touches the world, and the tasks'
   // domains release Landlock objects.
   for (auto& p : tasks_) p->fds.clear();
   tasks_.clear();
-  keys_.clear();
 }
 
 Task& TaskTable::NewTask(std::string name, const Task* parent) {
@@ -32,7 +20,6 @@ Task& TaskTable::NewTask(std::string name, const Task* parent) {
   t->name = std::move(name);
   t->index = count();
   Task& task = *t;
-  keys_.push_back(TaskKey(task.name));
   tasks_.push_back(std::move(t));
   if (parent) {
     task.parent = parent->index;
@@ -49,14 +36,6 @@ Task& TaskTable::NewTask(std::string name, const Task* parent) {
     SetCwd(task, w_.root());
   }
   return task;
-}
-
-int TaskTable::FindTask(std::string_view name) const {
-  const uint64_t key = TaskKey(name);
-  for (size_t i = 0; i < keys_.size(); ++i)
-    if (keys_[i] == key && (name.size() <= 7 || tasks_[i]->name == name))
-      return static_cast<int>(i);
-  return -1;
 }
 
 std::shared_ptr<OpenFile> TaskTable::NewFile(const Task& p, PathPos path, uint32_t f_mode,

@@ -109,10 +109,6 @@ class TaskTable {
   Task& task(int i) { return *tasks_[static_cast<size_t>(i)]; }
   const Task& task(int i) const { return *tasks_[static_cast<size_t>(i)]; }
   int count() const { return static_cast<int>(tasks_.size()); }
-  // FindTask()
-  //
-  // The index of the task named `name`, or -1.
-  int FindTask(std::string_view name) const;
 
   // NewFile()
   //
@@ -150,7 +146,6 @@ class TaskTable {
  private:
   vfs::World& w_;
   std::vector<std::unique_ptr<Task>> tasks_;  // by index
-  std::vector<uint64_t> keys_;                // their name keys, for FindTask()
   Sysctls sysctl_;
   int abi_ = landlock::kAbiLatest;
   landlock::Landlock* landlock_ = nullptr;
