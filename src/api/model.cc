@@ -12,6 +12,7 @@
 #include "src/landlock/domain.h"
 #include "src/landlock/landlock.h"
 #include "src/ops/common.h"
+#include "src/vfs/backend.h"
 
 namespace pathwarden {
 
@@ -339,8 +340,25 @@ Result<void, int> Model::NameFd(Process p, Fd fd, std::string name) {
 
 namespace {
 
+// An unknown verdict always carries its reason, whatever the detail asked:
+// "unknown" alone would leave the caller nothing to act on.
+[[gnu::cold, gnu::noinline]] Decision DecideUnknown(Reason reason) {
+  reason.unknown_why = vfs::PendingFill().why;
+  reason.stage = Stage::kNone;
+  reason.text = "unknown: " + reason.unknown_why;
+  return Decision(Verdict::kUnknown, -1, std::move(reason));
+}
+
 Decision Decide(int err, Explainer& ex, int new_fd) {
+  if (err == vfs::kErrUnknown || err == vfs::kErrNeedFill) [[unlikely]]
+    return DecideUnknown(ex.Take());
   return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, ex.Take(), Fd{new_fd});
+}
+
+Decision DecideQuiet(int err, int new_fd) {
+  if (err == vfs::kErrUnknown || err == vfs::kErrNeedFill) [[unlikely]]
+    return DecideUnknown(Reason{});
+  return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{new_fd});
 }
 
 }  // namespace
@@ -367,7 +385,7 @@ Decision Model::Evaluate(Process p, const Request& request, Detail detail) const
   OpArgs args;
   ArgsOf(request, &args);
   const int err = impl_->engine.Evaluate(p.index, args, nullptr);
-  return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err);
+  return DecideQuiet(err, -1);
 }
 
 Decision Model::Apply(Process p, const Request& request, Detail detail) {
@@ -375,7 +393,7 @@ Decision Model::Apply(Process p, const Request& request, Detail detail) {
   int new_fd = -1;
   if (detail == Detail::kVerdictOnly) {
     const int err = impl_->engine.Apply(p.index, args, nullptr, &new_fd);
-    return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{new_fd});
+    return DecideQuiet(err, new_fd);
   }
   Explainer ex;
   ex.set_trace(detail == Detail::kTrace);

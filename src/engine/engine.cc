@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "src/base/check.h"
 #include "src/landlock/landlock.h"
 #include "src/landlock/memo.h"
 #include "src/ops/ops.h"
+#include "src/vfs/backend.h"
 
 namespace pathwarden {
 
@@ -50,6 +53,24 @@ OpCtx Engine::Context(Task& p, const OpArgs& args, Explainer* ex, const Cred* cr
 int Engine::Apply(int task, const OpArgs& args, Explainer* ex, int* new_fd) {
   if (new_fd) *new_fd = -1;
   if (task < 0 || task >= tasks_.count()) return ESRCH;
+  if (world_.backend() == nullptr) return ApplyOnce(task, args, ex, new_fd);
+  // A backend fills on demand: an application that stopped for a fill
+  // changed nothing (every lookup comes before every change), so it runs
+  // again once the object is filled.
+  vfs::Pending last;
+  for (;;) {
+    int err;
+    {
+      std::lock_guard<std::mutex> lock(writer_mutex_);
+      err = ApplyOnce(task, args, ex, new_fd);
+    }
+    if (err != vfs::kErrNeedFill) return err;
+    if (int unknown = Fill(&last)) return unknown;
+    if (ex) ex->Clear();
+  }
+}
+
+int Engine::ApplyOnce(int task, const OpArgs& args, Explainer* ex, int* new_fd) {
   Task& p = tasks_.task(task);
   vfs::World::WriteGuard g(world_);
   OpCtx ctx{tasks_, world_, p, args, ex, WalkEnvFor(p, ex), true};
@@ -57,6 +78,46 @@ int Engine::Apply(int task, const OpArgs& args, Explainer* ex, int* new_fd) {
   const int err = Dispatch(ctx);
   if (new_fd) *new_fd = ctx.new_fd;
   return err;
+}
+
+int Engine::Fill(vfs::Pending* last) {
+  const vfs::Pending want = vfs::PendingFill();
+  if (want.kind == last->kind && want.dir == last->dir && want.name == last->name)
+    return vfs::Unknown(fmt::format("filling {}{}{} made no progress", world_.PathOf(want.dir),
+                                    want.name.empty() ? "" : "/", want.name));
+  *last = want;
+  std::lock_guard<std::mutex> lock(writer_mutex_);
+  vfs::World::WriteGuard g(world_);
+  vfs::Backend* b = world_.backend();
+  if (b == nullptr) return vfs::Unknown("an evaluation asked for a fill, and no backend fills");
+  // The directory may have changed since the reader saw it (a writer ran
+  // in between): fill only a live, still incomplete directory, and let
+  // the next evaluation find out what it needs now.
+  const vfs::DentryId d = want.dir.dentry;
+  if (d == vfs::kNone || d >= world_.dentry_end() || world_.dentry(d).inode == vfs::kNone)
+    return 0;
+  const vfs::Inode& dir = world_.inode_at(d);
+  if (!S_ISDIR(dir.mode) || !(dir.flags & vfs::kInodeIncomplete)) {
+    last->kind = vfs::Pending::Kind::kNothing;
+    return 0;
+  }
+  Result<void, std::string> r = want.kind == vfs::Pending::Kind::kList
+                                    ? b->List(world_, want.dir)
+                                    : b->Lookup(world_, want.dir, want.name);
+  if (!r) return vfs::Unknown(r.error());
+  return 0;
+}
+
+[[gnu::noinline]] int Engine::EvaluateFilling(int task, const OpArgs& args, Explainer* ex,
+                                              EngineStats* stats) {
+  vfs::Pending last;
+  for (;;) {
+    if (int unknown = Fill(&last)) return unknown;
+    if (ex) ex->Clear();
+    const int err = (!ex && !stats) ? EvaluateT<true>(task, args, nullptr, nullptr)
+                                    : EvaluateT<false>(task, args, ex, stats);
+    if (err != vfs::kErrNeedFill) return err;
+  }
 }
 
 template <bool kQuiet>
@@ -106,8 +167,10 @@ int Engine::EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* 
 int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* stats) {
   if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
   // Nothing to explain or count: the evaluation without either.
-  if (!ex && !stats) return EvaluateT<true>(task, args, nullptr, nullptr);
-  return EvaluateT<false>(task, args, ex, stats);
+  const int err = (!ex && !stats) ? EvaluateT<true>(task, args, nullptr, nullptr)
+                                  : EvaluateT<false>(task, args, ex, stats);
+  if (err != vfs::kErrNeedFill) [[likely]] return err;
+  return EvaluateFilling(task, args, ex, stats);
 }
 
 int Engine::Dispatch(OpCtx& ctx) {

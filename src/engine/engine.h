@@ -7,12 +7,14 @@
 #define PATHWARDEN_SRC_ENGINE_ENGINE_H_
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "pathwarden/tree.h"
 #include "src/base/engine_options.h"
 #include "src/explain/explain.h"
 #include "src/task/task.h"
+#include "src/vfs/backend.h"
 #include "src/vfs/world.h"
 #include "src/walk/namei.h"
 
@@ -76,6 +78,16 @@ class Engine {
  private:
   template <bool kQuiet>
   int EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
+  int ApplyOnce(int task, const OpArgs& args, Explainer* ex, int* new_fd);
+  // An evaluation that stopped for a fill (vfs::kErrNeedFill): fill, and
+  // evaluate again until the answer stands.
+  int EvaluateFilling(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
+  // Fill()
+  //
+  // Fills what this thread's last evaluation stopped for (vfs::Pending),
+  // as the world's writer: 0, or vfs::kErrUnknown with the reason when the
+  // backend cannot, or makes no progress on `last` (the previous fill).
+  int Fill(vfs::Pending* last);
   int Dispatch(OpCtx& ctx);
 
   EngineOptions options_;
@@ -83,6 +95,9 @@ class Engine {
   EngineStats stats_;
   std::unique_ptr<landlock::Landlock> landlock_;
   TaskTable tasks_;
+  // Serializes the world's writers when a backend fills on demand: Apply()
+  // and the fills of evaluating threads.
+  std::mutex writer_mutex_;
 };
 
 }  // namespace pathwarden

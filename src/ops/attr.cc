@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "src/ops/common.h"
+#include "src/vfs/backend.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
 
@@ -50,6 +51,8 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   const InodeId ino = w.inode_of(at.dentry);
   const vfs::Inode& i = w.inode(ino);
   const Cred& c = ctx.cred();
+  // Its filesystem's ->setattr decides, or its attributes are unseen.
+  if (i.flags & vfs::kInodeOpaque) return vfs::Unknown(vfs::UnknownWhy(w, ino));
   // may_setattr()
   if ((a.set_mode || a.set_uid || a.set_gid || a.times_set) &&
       (i.flags & (vfs::kInodeImmutable | vfs::kInodeAppend))) {

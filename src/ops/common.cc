@@ -6,6 +6,7 @@
 // posix_acl_chmod()
 
 #include "src/ops/common.h"
+#include "src/vfs/backend.h"
 
 #include <fcntl.h>
 
@@ -142,7 +143,7 @@ int LookupOneQstr(const OpCtx& ctx, const walk::ParentResult& pr, DentryId* out)
     });
     return ENAMETOOLONG;
   }
-  return 0;
+  return vfs::Absent(ctx.w, pr.parent, pr.last);
 }
 
 int FailMissing(const OpCtx& ctx, const walk::ParentResult& pr) {

@@ -13,6 +13,7 @@
 #include "pathwarden/uapi.h"
 #include "src/base/check.h"
 #include "src/ops/common.h"
+#include "src/vfs/backend.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
 
@@ -181,6 +182,10 @@ int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   if (d != vfs::kNone) {
     *found = d;
     return 0;
+  }
+  // Not cached: a backend that fills on demand is asked first.
+  if (nd.last.size() <= walk::kNameMax) {
+    if (int err = vfs::Absent(ctx.w, dir, nd.last)) return err;
   }
   uint32_t open_flag = how.open_flag;
   int create_error = 0;

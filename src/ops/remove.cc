@@ -9,6 +9,7 @@
 #include "src/ops/common.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
+#include "src/vfs/backend.h"
 
 namespace pathwarden::ops {
 namespace {
@@ -88,6 +89,10 @@ int DoRmdir(OpCtx& ctx) {
   if (IsLocalMountpoint(ctx.w, victim)) {
     ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is a mount point", ctx.PathOf(vpos)); });
     return EBUSY;
+  }
+  if (ctx.w.inode_at(victim).nchildren() == 0) {
+    // Empty, unless a backend has names not filled yet.
+    if (int err = vfs::NeedComplete(ctx.w, vpos)) return err;
   }
   if (ctx.w.inode_at(victim).nchildren() != 0) {
     ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not empty", ctx.PathOf(vpos)); });

@@ -11,6 +11,7 @@
 #include "src/ops/common.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
+#include "src/vfs/backend.h"
 
 namespace pathwarden::ops {
 namespace {
@@ -97,6 +98,11 @@ int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir
   if (IsLocalMountpoint(w, old_d) || (new_d != vfs::kNone && IsLocalMountpoint(w, new_d))) {
     ctx.Fail(Stage::kMount, "a mount point cannot be renamed or replaced");
     return EBUSY;
+  }
+  if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
+      w.inode(target).nchildren() == 0) {
+    // Empty, unless a backend has names not filled yet.
+    if (int err = vfs::NeedComplete(w, {new_dir.mnt, new_d})) return err;
   }
   if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
       w.inode(target).nchildren() != 0) {

@@ -5,6 +5,7 @@
 #include "src/perm/permission.h"
 
 #include "src/base/check.h"
+#include "src/vfs/backend.h"
 
 namespace pathwarden::perm {
 namespace {
@@ -133,6 +134,14 @@ PermCheck AclPermissionCheck(const vfs::World& w, const Cred& cred,
 PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
                             vfs::InodeId ino, uint32_t mask) {
   const vfs::Inode& inode = w.inode(ino);
+  // Its filesystem decides (its own ->permission), or the backend could
+  // not see it: unknown, never a guess from mode bits.
+  if (inode.flags & vfs::kInodeOpaque) [[unlikely]] {
+    PermCheck r;
+    r.want = mask & 7;
+    r.err = vfs::Unknown(vfs::UnknownWhy(w, ino));
+    return r;
+  }
   PermCheck r = AclPermissionCheck(w, cred, inode, mask);
   if (r.err != EACCES) return r;
   const uint32_t mode = inode.mode;

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "src/vfs/backend.h"
+
 namespace pathwarden::vfs {
 
 World::World() {
@@ -110,7 +112,7 @@ InodeId World::NewInode(SbId sb, uint32_t mode, uint32_t uid, uint32_t gid,
   i.open_counts = 0;
   i.landlock_object = kNone;
   i.mode = mode;
-  i.flags = FastSearch(mode, kNone);
+  i.flags = FastSearch(mode, kNone, 0);
   return id;
 }
 
@@ -118,7 +120,7 @@ void World::SetModeAndAcl(InodeId ino, uint32_t mode, AclId acl) {
   Inode& i = inodes_[ino];
   i.mode = mode;
   i.acl = acl;
-  i.flags = (i.flags & ~kInodeFastSearch) | FastSearch(mode, acl);
+  i.flags = (i.flags & ~kInodeFastSearch) | FastSearch(mode, acl, i.flags);
   UpdateMirror(ino);
 }
 
@@ -126,7 +128,7 @@ std::string World::Verify() const {
   for (InodeId ino = 1; ino < inodes_.end(); ++ino) {
     const Inode& i = inodes_[ino];
     if (i.mode == 0) continue;
-    if ((i.flags & kInodeFastSearch) != FastSearch(i.mode, i.acl))
+    if ((i.flags & kInodeFastSearch) != FastSearch(i.mode, i.acl, i.flags))
       return fmt::format("inode {} (mode {:o}) has a stale fast-search bit", ino,
                          static_cast<uint32_t>(i.mode));
   }
@@ -187,7 +189,8 @@ void World::SetFlags(InodeId ino, uint32_t set, uint32_t clear) {
   set &= ~kInodeFastSearch;
   clear &= ~kInodeFastSearch;
   Inode& i = inodes_[ino];
-  i.flags = (i.flags & ~clear) | set;
+  const uint32_t flags = (i.flags & ~clear) | set;
+  i.flags = (flags & ~kInodeFastSearch) | FastSearch(i.mode, i.acl, flags);
   UpdateMirror(ino);
 }
 
@@ -212,8 +215,40 @@ void World::SetLandlockObject(InodeId ino, uint32_t object) {
     dentries_[inodes_[ino].dentry].dir_object = object;
 }
 
+DentryId World::FindNegative(DentryId parent, std::string_view name) const noexcept {
+  const uint32_t h = internal::SaltHash(parent, internal::HashName(name));
+  return neg_hash_.Find(h, [&](uint32_t id) {
+    const Dentry& d = dentries_[id];
+    return d.parent == parent && strings_.Get(d.name) == name;
+  });
+}
+
+void World::LinkNegative(DentryId parent, std::string_view name) {
+  if (FindNegative(parent, name) != kNone) return;
+  DentryId d = dentries_.Alloc();
+  Dentry& de = dentries_[d];
+  de.parent = parent;
+  SetName(de, strings_.Intern(name));
+  de.inode = kNone;
+  de.flags = kDentryNegative;
+  de.refs = 1;  // held by its directory's negative hash
+  de.dir_object = 0;
+  DentryGet(parent);
+  neg_hash_.Insert(internal::SaltHash(parent, internal::HashName(name)), d);
+}
+
+void World::DropNegative(DentryId parent, std::string_view name) {
+  const DentryId d = FindNegative(parent, name);
+  if (d == kNone) return;
+  neg_hash_.Erase(internal::SaltHash(parent, internal::HashName(name)), d);
+  dentries_[d].flags = 0;
+  DentryPut(d);
+}
+
 void World::Hash(DentryId d) {
   Dentry& de = dentries_[d];
+  if (inodes_[dentries_[de.parent].inode].flags & kInodeIncomplete)
+    DropNegative(de.parent, strings_.Get(de.name));
   dhash_.Insert(HashOf(d), d);
   de.flags = de.flags | kDentryHashed;
   inodes_[dentries_[de.parent].inode].nchildren() =
@@ -243,6 +278,14 @@ DentryId World::Link(DentryId parent, std::string_view name, InodeId ino) {
 void World::Unhash(DentryId d) {
   Dentry& de = dentries_[d];
   if (!(de.flags & kDentryHashed)) return;
+  if (inodes_[dentries_[de.parent].inode].flags & kInodeIncomplete)
+    LinkNegative(de.parent, strings_.Get(de.name));
+  Forget(d);
+}
+
+void World::Forget(DentryId d) {
+  Dentry& de = dentries_[d];
+  if (!(de.flags & kDentryHashed)) return;
   dhash_.Erase(HashOf(d), d);
   de.flags = de.flags & ~kDentryHashed;
   Inode& parent = inodes_[dentries_[de.parent].inode];
@@ -255,6 +298,12 @@ void World::Move(DentryId d, DentryId new_parent, std::string_view name) {
   Dentry& de = dentries_[d];
   bool hashed = de.flags & kDentryHashed;
   DentryId old_parent = de.parent;
+  // The backend keeps what it needs to find the source of a directory
+  // the model moves; the old name becomes a negative entry.
+  if (backend_ != nullptr && de.inode != kNone && (inodes_[de.inode].flags & kInodeIncomplete))
+    backend_->WillMove(*this, d);
+  if (hashed && (inodes_[dentries_[old_parent].inode].flags & kInodeIncomplete))
+    LinkNegative(old_parent, strings_.Get(de.name));
   if (hashed) {
     dhash_.Erase(HashOf(d), d);
     de.flags = de.flags & ~kDentryHashed;
@@ -273,6 +322,10 @@ void World::Exchange(DentryId a, DentryId b) {
   shape_gen_ = shape_gen_ + 1;
   Dentry& da = dentries_[a];
   Dentry& db = dentries_[b];
+  if (backend_ != nullptr) {
+    if (inodes_[da.inode].flags & kInodeIncomplete) backend_->WillMove(*this, a);
+    if (inodes_[db.inode].flags & kInodeIncomplete) backend_->WillMove(*this, b);
+  }
   DentryId pa = da.parent, pb = db.parent;
   StrId na = da.name, nb = db.name;
   dhash_.Erase(HashOf(a), a);

@@ -41,6 +41,15 @@ inline constexpr uint32_t kInodeFastSearch = 1u << 0;  // anyone may search
 inline constexpr uint32_t kInodeImmutable = 1u << 1;   // chattr +i
 inline constexpr uint32_t kInodeAppend = 1u << 2;      // chattr +a
 inline constexpr uint32_t kInodeDead = 1u << 3;        // IS_DEADDIR
+// A directory of a backend that fills on demand (src/vfs/backend.h) whose
+// names are not all known: a lookup that finds nothing asks the backend,
+// unless a negative entry says the name is absent.
+inline constexpr uint32_t kInodeIncomplete = 1u << 4;
+// What the model cannot decide for this inode: its filesystem decides
+// permissions itself, or the backend could not see it. Every permission
+// check on it, and every lookup in it that finds nothing, is unknown
+// (src/vfs/backend.h kErrUnknown); never a guess.
+inline constexpr uint32_t kInodeOpaque = 1u << 5;
 
 // Mount::flags (MNT_*)
 inline constexpr uint32_t kMntReadonly = 1u << 0;
@@ -51,6 +60,8 @@ inline constexpr uint32_t kMntNosymfollow = 1u << 4;
 
 // Superblock::flags
 inline constexpr uint32_t kSbReadonly = 1u << 0;
+
+class Backend;
 
 // Dentry::flags: whether it is hashed; what the walk needs of its inode,
 // mirrored so that a component costs one dentry read; and the number of
@@ -63,6 +74,9 @@ inline constexpr uint32_t kDentryDir = 1u << 1;
 inline constexpr uint32_t kDentrySymlink = 1u << 2;
 inline constexpr uint32_t kDentryFastSearch = 1u << 3;
 inline constexpr uint32_t kDentryDeadDir = 1u << 4;
+// A negative entry (inode kNone) of an incomplete directory: the name is
+// known to be absent. Kept in their own hash, never found by Lookup().
+inline constexpr uint32_t kDentryNegative = 1u << 5;
 inline constexpr uint32_t kDentryInodeMirror =
     kDentryDir | kDentrySymlink | kDentryFastSearch | kDentryDeadDir;
 inline constexpr uint32_t kDentryMountShift = 8;
@@ -249,6 +263,23 @@ class World {
     const internal::StringPool* strings_;
   };
 
+  // KnownAbsent()
+  //
+  // Lookup() found no `name` in directory dentry `parent`, and that is the
+  // answer: the directory is complete (every tmpfs directory is), or a
+  // negative entry records the name's absence. When false, the backend
+  // must be asked (src/vfs/backend.h).
+  bool KnownAbsent(DentryId parent, std::string_view name) const noexcept {
+    if (!(inode_at(parent).flags & kInodeIncomplete)) return true;
+    return FindNegative(parent, name) != kNone;
+  }
+  DentryId FindNegative(DentryId parent, std::string_view name) const noexcept;
+
+  // backend()
+  //
+  // What fills this world's incomplete directories; null when none is.
+  Backend* backend() const noexcept { return backend_; }
+
   // LookupMount()
   //
   // The mount attached on `mountpoint` inside `parent`, or kNone
@@ -365,8 +396,23 @@ class World {
   // Unhash()
   //
   // Removes `d` from its parent's names (d_delete); it lives on while
-  // referenced.
+  // referenced. In an incomplete directory the name becomes a negative
+  // entry, so the backend never brings back what the model removed;
+  // Forget() (revalidation: the source changed) leaves no such entry.
   void Unhash(DentryId d);
+  void Forget(DentryId d);
+
+  // LinkNegative() / DropNegative()
+  //
+  // Record, or forget, that incomplete directory `parent` has no `name`.
+  void LinkNegative(DentryId parent, std::string_view name);
+  void DropNegative(DentryId parent, std::string_view name);
+
+  // SetBackend()
+  //
+  // The backend that fills incomplete directories (it must outlive the
+  // world, or be reset to null first).
+  void SetBackend(Backend* b) { backend_ = b; }
 
   // Move()
   //
@@ -467,8 +513,10 @@ class World {
     de.name_key = internal::NameKey(internal::HeadOf(n), n.size());
   }
 
-  static uint32_t FastSearch(uint32_t mode, AclId acl) {
-    return S_ISDIR(mode) && (mode & 0111) == 0111 && acl == kNone
+  // Opaque inodes never take the fast path: their checks are unknown.
+  static uint32_t FastSearch(uint32_t mode, AclId acl, uint32_t flags) {
+    return S_ISDIR(mode) && (mode & 0111) == 0111 && acl == kNone &&
+                   !(flags & kInodeOpaque)
                ? kInodeFastSearch
                : 0;
   }
@@ -483,6 +531,8 @@ class World {
   internal::StringPool strings_;
   internal::IdHashTable dhash_;
   internal::IdHashTable mhash_;
+  internal::IdHashTable neg_hash_;  // negative entries
+  Backend* backend_ = nullptr;
   std::unordered_map<std::string, AclId> acl_index_;
   MountId root_mnt_ = kNone;
   int write_depth_ = 0;

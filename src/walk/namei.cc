@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "src/perm/permission.h"
+#include "src/vfs/backend.h"
 
 namespace pathwarden::walk {
 namespace {
@@ -261,6 +262,9 @@ namespace {
                                                 "(255) in {}",
                                                 nd.last.size(), w.PathOf(nd.path, nd.root)));
     *err = ENAMETOOLONG;
+  } else if (int miss = vfs::Absent(w, nd.path, nd.last)) {
+    // Not known to be absent: the backend is asked, or cannot say.
+    *err = miss;
   } else {
     if (nd.env.ex) {
       std::string dir_path = w.PathOf(nd.path, nd.root);
