@@ -37,6 +37,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,6 +96,37 @@ struct NodeKind {
   uint32_t rdev_major = 1, rdev_minor = 3;
 };
 
+// HostOptions
+//
+// How Model::FromHost() reads the machine it runs on.
+struct HostOptions {
+  // The mount table (/proc/PID/mountinfo of the namespace to model; paths
+  // in it are taken as host paths) and the directory of the protected_*
+  // sysctls.
+  std::string mountinfo = "/proc/self/mountinfo";
+  std::string sysctl_dir = "/proc/sys/fs";
+  // kSnapshot: what was read once stays: every answer comes from the host
+  // as it was when first read (one-shot questions). kRevalidate: before
+  // each Evaluate() and Apply(), every entry the request's paths walk
+  // through, and the sysctls, are checked against the host again
+  // (d_revalidate(); long-running uses such as tracing).
+  enum class Consistency : uint8_t { kSnapshot, kRevalidate };
+  Consistency consistency = Consistency::kSnapshot;
+};
+
+// HostCounts
+//
+// What a host model asked the machine so far.
+struct HostCounts {
+  uint64_t lookups = 0;     // names read on a miss or by a listing
+  uint64_t negatives = 0;   // of which absent
+  uint64_t hard_links = 0;  // of which joined an inode already read
+  uint64_t listings = 0;    // directories listed
+  uint64_t syscalls = 0;    // statx, lgetxattr and readlink calls
+  uint64_t revalidated = 0; // entries checked again
+  uint64_t refreshed = 0;   // of which changed
+};
+
 class Model {
  public:
   // A tmpfs root "/" (0755 root:root) and one process, Init(): root, every
@@ -105,6 +137,50 @@ class Model {
   Model(Model&&) noexcept;
   Model& operator=(Model&&) noexcept;
 
+  // FromHost()
+  //
+  // The machine this process runs on, read on demand and never changed:
+  // a name is read from the host (statx, the ACL xattrs, readlink) the
+  // first time a walk needs it, as the dcache fills; the mount tree and
+  // its flags come from `options.mountinfo`, the protected_* sysctls from
+  // `options.sysctl_dir`. Init() is root with every capability; Spawn()
+  // processes with the credentials to ask for. What the model cannot see
+  // (a directory this process may not search) or does not model (procfs,
+  // sysfs, FUSE, NFS, overlayfs, ...: docs/architecture.md) is answered
+  // with Verdict::kUnknown and why. Apply() changes the model only.
+  // Errors: an unreadable or malformed mount table (FILE:LINE:COL).
+  //
+  // Example:
+  //   auto host = Model::FromHost();
+  //   if (!host) return Fail(host.error());
+  //   Process www = host->Spawn("www", Cred::ForUser(33, 33));
+  //   Decision d = host->Evaluate(www, Open{.path = "/etc/shadow", .flags = O_RDONLY});
+  //   // d.err() == EACCES on a usual Debian (0640 root:shadow)
+  static Result<Model, std::string> FromHost(const HostOptions& options = {},
+                                             int abi = landlock::kAbiLatest);
+  // Whether this model reads the host (FromHost()).
+  bool is_host() const;
+
+  // Preload()
+  //
+  // The eager fill: everything below directory `path` (as Init()
+  // resolves it) read now, listings, ACLs and mounts below included.
+  // `progress`, when set, is told the count of entries read so far.
+  // Returns that count. Errors: not a host model; `path` does not
+  // resolve to a directory; a directory the host refuses to list.
+  Result<uint64_t, std::string> Preload(std::string_view path,
+                                        const std::function<void(uint64_t)>& progress = {});
+
+  // Revalidate()
+  //
+  // Checks every entry that `path` walks through as `p` resolves it
+  // (symlinks followed, mounts crossed) against the host again, and
+  // re-reads the sysctls; returns how many entries changed. kRevalidate
+  // does this before every request. Errors: not a host model.
+  Result<int, std::string> Revalidate(Process p, std::string_view path);
+
+  HostCounts host_counts() const;
+
   // The tree.
 
   Node Root() const;
@@ -112,7 +188,7 @@ class Model {
   //
   // The node at absolute `path` as Init() resolves it (every component
   // but the last followed; the last as `follow` says), or the walk's
-  // errno.
+  // errno (-1 when a host model cannot say).
   Result<Node, int> Lookup(std::string_view path, bool follow = true) const;
   // Mkdir(), Create()
   //

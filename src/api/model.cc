@@ -102,9 +102,15 @@ Result<Node, int> Model::Lookup(std::string_view path, bool follow) const {
   walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(0), nullptr);
   env.cred = &BuilderCred();
   PathPos at;
-  if (int err =
-          walk::FilenameLookup(env, walk::Start{}, path, follow ? walk::kLookupFollow : 0, &at))
-    return Unexpected(err);
+  int err;
+  vfs::Pending last;
+  // A host model fills what the walk stops for, then walks again.
+  while ((err = walk::FilenameLookup(env, walk::Start{}, path,
+                                     follow ? walk::kLookupFollow : 0, &at)) == vfs::kErrNeedFill) {
+    if (e.Fill(&last)) return Unexpected(-1);
+  }
+  if (err == vfs::kErrUnknown) return Unexpected(-1);
+  if (err) return Unexpected(err);
   return NodeAt(e.world(), at);
 }
 
@@ -156,6 +162,13 @@ Result<Node, int> Model::Create(Node dir, std::string_view name, const NodeKind&
     return Unexpected(EINVAL);
   if (walk::NameTooLong(name.size())) return Unexpected(ENAMETOOLONG);
   if (w.inode(dir.inode).flags & vfs::kInodeDead) return Unexpected(ENOENT);
+  // A host directory is asked whether it has the name.
+  if (w.Lookup(dir.dentry, name) == vfs::kNone && !w.KnownAbsent(dir.dentry, name)) {
+    if (w.backend() == nullptr || !w.backend()->Lookup(w, {dir.mount, dir.dentry}, name))
+      return Unexpected(-1);
+    if (w.Lookup(dir.dentry, name) == vfs::kNone && !w.KnownAbsent(dir.dentry, name))
+      return Unexpected(-1);
+  }
   if (w.Lookup(dir.dentry, name) != vfs::kNone) return Unexpected(EEXIST);
   OpCtx ctx = e.Context(e.tasks().task(0), NoArgs(), nullptr, &BuilderCred());
   const uint32_t type = TypeBits(kind.type);
@@ -320,15 +333,24 @@ Result<void, int> Model::Listen(Process p) {
   return {};
 }
 
+namespace {
+Decision Decide(int err, Explainer& ex, int new_fd);
+}  // namespace
+
 Result<Node, Decision> Model::Resolve(Process p, std::string_view path, bool follow) const {
   if (!Has(p)) return Unexpected(Decision(Verdict::kDenied, ESRCH));
   Engine& e = impl_->engine;
   Explainer ex;
   walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(p.index), &ex);
   PathPos at;
-  if (int err =
-          walk::FilenameLookup(env, walk::Start{}, path, follow ? walk::kLookupFollow : 0, &at))
-    return Unexpected(Decision(Verdict::kDenied, err, ex.Take()));
+  int err;
+  vfs::Pending last;
+  while ((err = walk::FilenameLookup(env, walk::Start{}, path,
+                                     follow ? walk::kLookupFollow : 0, &at)) == vfs::kErrNeedFill) {
+    ex.Clear();
+    if ((err = e.Fill(&last))) break;
+  }
+  if (err) return Unexpected(Decide(err, ex, -1));
   return NodeAt(e.world(), at);
 }
 
@@ -379,7 +401,32 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+// kRevalidate: what the request's paths walk through is checked against
+// the host first.
+[[gnu::noinline]] std::optional<Decision> RevalidateFor(Model::Impl& impl, Process p,
+                                                        const Request& request) {
+  OpArgs args;
+  ArgsOf(request, &args);
+  auto r = RevalidatePaths(impl, p.index, args.dirfd, {args.path, args.path2});
+  if (r) return std::nullopt;
+  Reason reason;
+  reason.unknown_why = "revalidating against the host: " + r.error();
+  reason.text = "unknown: " + reason.unknown_why;
+  return Decision(Verdict::kUnknown, -1, std::move(reason));
+}
+
+bool Revalidates(const Model::Impl& impl) {
+  return impl.host && impl.host_options.consistency == HostOptions::Consistency::kRevalidate;
+}
+
+}  // namespace
+
 Decision Model::Evaluate(Process p, const Request& request, Detail detail) const {
+  if (Revalidates(*impl_) && Has(p)) [[unlikely]] {
+    if (auto failed = RevalidateFor(*impl_, p, request)) return *failed;
+  }
   if (detail != Detail::kVerdictOnly)
     return EvaluateExplained(impl_->engine, p, request, detail == Detail::kTrace);
   OpArgs args;
@@ -389,6 +436,9 @@ Decision Model::Evaluate(Process p, const Request& request, Detail detail) const
 }
 
 Decision Model::Apply(Process p, const Request& request, Detail detail) {
+  if (Revalidates(*impl_) && Has(p)) [[unlikely]] {
+    if (auto failed = RevalidateFor(*impl_, p, request)) return *failed;
+  }
   const OpArgs args = ArgsOf(request);
   int new_fd = -1;
   if (detail == Detail::kVerdictOnly) {

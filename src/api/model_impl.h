@@ -5,14 +5,22 @@
 #ifndef PATHWARDEN_SRC_API_MODEL_IMPL_H_
 #define PATHWARDEN_SRC_API_MODEL_IMPL_H_
 
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
 #include "pathwarden/model.h"
 #include "src/base/engine_options.h"
 #include "src/engine/engine.h"
+#include "src/vfs/host.h"
 
 namespace pathwarden {
 
 struct Model::Impl {
   explicit Impl(const EngineOptions& options) : engine(options) {}
+  // Declared before the engine, so that it outlives the world it fills.
+  std::unique_ptr<vfs::HostBackend> host;
+  HostOptions host_options;
   Engine engine;
 };
 
@@ -21,6 +29,14 @@ struct Model::Impl {
 // A model whose engine runs with `options` (the variants the tests and
 // benchmarks compare).
 Model NewModel(const EngineOptions& options, int abi = landlock::kAbiLatest);
+
+// RevalidatePaths()
+//
+// Model::Revalidate() of each of `paths` as task `task` resolves them
+// from `dirfd`, and the sysctls (a host model's kRevalidate, before each
+// request).
+Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd,
+                                         std::initializer_list<std::string_view> paths);
 
 // EngineOf()
 //

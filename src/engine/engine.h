@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "pathwarden/tree.h"
@@ -69,6 +70,25 @@ class Engine {
   // How `p` walks (its credentials, root and cwd).
   walk::WalkEnv WalkEnvFor(const Task& p, Explainer* ex);
 
+  // Fill()
+  //
+  // Fills what this thread's last evaluation or walk stopped for
+  // (vfs::kErrNeedFill, vfs::Pending), as the world's writer: 0, or
+  // vfs::kErrUnknown with the reason when the backend cannot, or makes no
+  // progress on `last` (the previous fill; start with a default one).
+  int Fill(vfs::Pending* last);
+
+  // AsWriter()
+  //
+  // Runs `f` as the world's writer (the writers' lock and a WriteGuard),
+  // for changes made outside Apply() while others may evaluate.
+  template <typename F>
+  decltype(auto) AsWriter(F&& f) {
+    std::lock_guard<std::mutex> lock(writer_mutex_);
+    vfs::World::WriteGuard g(world_);
+    return std::forward<F>(f)();
+  }
+
   // Context()
   //
   // The context of an operation of `p` outside Apply()/Evaluate() (the
@@ -82,12 +102,6 @@ class Engine {
   // An evaluation that stopped for a fill (vfs::kErrNeedFill): fill, and
   // evaluate again until the answer stands.
   int EvaluateFilling(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
-  // Fill()
-  //
-  // Fills what this thread's last evaluation stopped for (vfs::Pending),
-  // as the world's writer: 0, or vfs::kErrUnknown with the reason when the
-  // backend cannot, or makes no progress on `last` (the previous fill).
-  int Fill(vfs::Pending* last);
   int Dispatch(OpCtx& ctx);
 
   EngineOptions options_;

@@ -112,6 +112,11 @@ class Backend {
   //
   // Why an opaque inode of this backend cannot be decided.
   virtual std::string WhyOpaque(const World& w, InodeId ino) const = 0;
+
+  // Forgotten()
+  //
+  // Inode `ino` was freed (its id may be reused).
+  virtual void Forgotten(InodeId ino) = 0;
 };
 
 }  // namespace pathwarden::vfs

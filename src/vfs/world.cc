@@ -373,6 +373,7 @@ void World::InodePut(InodeId ino) {
   i.refs = refs;
   if (refs != 0) return;
   if (on_inode_free_ != nullptr) on_inode_free_(on_inode_free_arg_, ino);
+  if (backend_ != nullptr) backend_->Forgotten(ino);
   i.mode = 0;
   i.acl = kNone;
   i.default_acl = kNone;

@@ -50,6 +50,10 @@ inline constexpr uint32_t kInodeIncomplete = 1u << 4;
 // check on it, and every lookup in it that finds nothing, is unknown
 // (src/vfs/backend.h kErrUnknown); never a guess.
 inline constexpr uint32_t kInodeOpaque = 1u << 5;
+// A directory whose names the backend cannot see (the host refuses
+// pathwarden itself): every lookup in it that finds nothing is unknown.
+// Its own attributes are known.
+inline constexpr uint32_t kInodeUnseen = 1u << 6;
 
 // Mount::flags (MNT_*)
 inline constexpr uint32_t kMntReadonly = 1u << 0;

@@ -1,0 +1,209 @@
+// Model::FromHost() and its companions: the live host as the model's
+// backend (src/vfs/host.h), its sysctls, preloading and revalidation.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "pathwarden/model.h"
+#include "src/api/model_impl.h"
+#include "src/vfs/backend.h"
+#include "src/vfs/mountinfo.h"
+
+namespace pathwarden {
+namespace {
+
+using vfs::DentryId;
+using vfs::PathPos;
+
+Result<std::string, std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Unexpected(fmt::format("{}: read error", path));
+  return ss.str();
+}
+
+// The host's protected_* sysctls; a value that cannot be read keeps the
+// strictest the kernel knows (fail closed: the hardening refuses more).
+Result<Sysctls, std::string> ReadSysctls(const std::string& dir) {
+  Sysctls s;
+  for (const SysctlField& f : kSysctlFields) {
+    const std::string path = fmt::format("{}/{}", dir, f.name);
+    auto text = ReadText(path);
+    if (!text) return Unexpected(text.error());
+    int v = 0;
+    std::string_view t = *text;
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.remove_suffix(1);
+    size_t i = 0;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9' && v <= f.max; ++i) v = v * 10 + (t[i] - '0');
+    if (t.empty() || i != t.size() || v > f.max)
+      return Unexpected(fmt::format("{}:1:1: \"{}\" is not a value of {} (0 to {})", path, t,
+                                    f.name, f.max));
+    s.*(f.value) = v;
+  }
+  return s;
+}
+
+// The lexical d_revalidate() walk: each component of `path` from
+// `start`, checked against the host before it is used; symlinks followed
+// (all but a last one when !follow_last), mounts crossed. Stops where the
+// world does not hold the name (a miss fills it fresh). Returns where it
+// ended, nullopt when it stopped early.
+struct Revalidator {
+  vfs::World& w;
+  vfs::HostBackend& host;
+  PathPos root;
+  int changed = 0;
+  int links = 0;
+  std::string error;
+
+  void Count(Result<bool, std::string> r) {
+    if (!r) {
+      if (error.empty()) error = r.error();
+      return;
+    }
+    if (*r) ++changed;
+  }
+
+  void Cross(PathPos* p) {
+    while (w.dentry(p->dentry).mounts() != 0) {
+      const vfs::MountId m = w.LookupMount(p->mnt, p->dentry);
+      if (m == vfs::kNone) return;
+      Count(host.RevalidateRoot(w, m));
+      *p = {m, w.mount(m).root};
+    }
+  }
+
+  std::optional<PathPos> Walk(PathPos start, std::string_view path, bool follow_last) {
+    PathPos cur = path.starts_with('/') ? root : start;
+    size_t i = 0;
+    while (i < path.size()) {
+      while (i < path.size() && path[i] == '/') ++i;
+      if (i == path.size()) break;
+      size_t end = path.find('/', i);
+      if (end == std::string_view::npos) end = path.size();
+      const std::string_view name = path.substr(i, end - i);
+      i = end;
+      size_t rest = i;
+      while (rest < path.size() && path[rest] == '/') ++rest;
+      const bool last = rest == path.size();
+      if (name == ".") continue;
+      if (name == "..") {
+        if (cur == root) continue;
+        while (cur.dentry == w.mount(cur.mnt).root && w.mount(cur.mnt).parent != vfs::kNone)
+          cur = {w.mount(cur.mnt).parent, w.mount(cur.mnt).mountpoint};
+        cur.dentry = w.dentry(cur.dentry).parent;
+        continue;
+      }
+      if (!S_ISDIR(w.inode_at(cur.dentry).mode)) return std::nullopt;
+      Count(host.Revalidate(w, cur, name));
+      const DentryId child = w.Lookup(cur.dentry, name);
+      if (child == vfs::kNone) return std::nullopt;
+      PathPos next{cur.mnt, child};
+      Cross(&next);
+      const vfs::Inode& ino = w.inode_at(next.dentry);
+      if (S_ISLNK(ino.mode) && (!last || follow_last)) {
+        if (++links > 40) return std::nullopt;
+        const std::string body(w.str(ino.data));
+        std::optional<PathPos> to = Walk(cur, body, true);
+        if (!to) return std::nullopt;
+        next = *to;
+      }
+      cur = next;
+    }
+    return cur;
+  }
+};
+
+}  // namespace
+
+Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) {
+  auto text = ReadText(options.mountinfo);
+  if (!text) return Unexpected(text.error());
+  auto mounts = vfs::ParseMountInfo(*text, options.mountinfo);
+  if (!mounts) return Unexpected(mounts.error());
+  auto sysctls = ReadSysctls(options.sysctl_dir);
+  if (!sysctls) return Unexpected(sysctls.error());
+  Model m = NewModel(EngineOptions{}, abi);
+  Impl& impl = *m.impl_;
+  auto host = impl.engine.AsWriter(
+      [&] { return vfs::HostBackend::Attach(impl.engine.world(), *mounts); });
+  if (!host) {
+    impl.engine.world().SetBackend(nullptr);
+    return Unexpected(host.error());
+  }
+  impl.host = std::move(*host);
+  impl.host_options = options;
+  m.SetSysctls(*sysctls);
+  return m;
+}
+
+bool Model::is_host() const { return impl_->host != nullptr; }
+
+Result<uint64_t, std::string> Model::Preload(std::string_view path,
+                                             const std::function<void(uint64_t)>& progress) {
+  if (!impl_->host) return Unexpected(std::string("Preload(): not a host model"));
+  auto at = Lookup(path, true);
+  if (!at) {
+    return Unexpected(at.error() == -1
+                          ? fmt::format("{}: the model cannot say what it is", path)
+                          : fmt::format("{}: {}", path, std::strerror(at.error())));
+  }
+  Engine& e = impl_->engine;
+  const PathPos pos{at->mount, at->dentry};
+  if (!S_ISDIR(e.world().inode_at(pos.dentry).mode))
+    return Unexpected(fmt::format("{}: not a directory", path));
+  return e.AsWriter([&] { return impl_->host->FillBelow(e.world(), pos, progress); });
+}
+
+Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd,
+                                         std::initializer_list<std::string_view> paths) {
+  Engine& e = impl.engine;
+  auto sysctls = ReadSysctls(impl.host_options.sysctl_dir);
+  if (!sysctls) return Unexpected(sysctls.error());
+  const Task& t = e.tasks().task(task);
+  return e.AsWriter([&]() -> Result<int, std::string> {
+    if (*sysctls != e.tasks().sysctl()) e.tasks().set_sysctl(*sysctls);
+    Revalidator r{e.world(), *impl.host, t.root, 0, 0, {}};
+    PathPos start = t.cwd;
+    if (dirfd.num != kAtFdcwd.num) {
+      auto it = t.fds.find(dirfd.num);
+      if (it == t.fds.end()) return 0;  // EBADF, or an absolute path: the walk says
+      start = it->second->path;
+    }
+    for (std::string_view path : paths)
+      if (!path.empty()) (void)r.Walk(start, path, true);
+    if (!r.error.empty()) return Unexpected(r.error);
+    return r.changed;
+  });
+}
+
+Result<int, std::string> Model::Revalidate(Process p, std::string_view path) {
+  if (!impl_->host) return Unexpected(std::string("Revalidate(): not a host model"));
+  if (!Has(p)) return Unexpected(std::string("Revalidate(): no such process"));
+  return RevalidatePaths(*impl_, p.index, kAtFdcwd, {path});
+}
+
+HostCounts Model::host_counts() const {
+  HostCounts c;
+  if (!impl_->host) return c;
+  const vfs::HostStats& s = impl_->host->stats();
+  c.lookups = s.lookups;
+  c.negatives = s.negatives;
+  c.hard_links = s.hard_links;
+  c.listings = s.listings;
+  c.syscalls = s.statx_calls + s.xattr_calls + s.readlink_calls;
+  c.revalidated = s.revalidated;
+  c.refreshed = s.refreshed;
+  return c;
+}
+
+}  // namespace pathwarden

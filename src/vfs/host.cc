@@ -1,0 +1,691 @@
+// The live host as a backend.
+// Linux: fs/namei.c lookup_slow() (->lookup on a miss), fs/dcache.c
+// d_revalidate(), fs/stat.c statx(), fs/posix_acl.c (the xattr format).
+
+#include "src/vfs/host.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace pathwarden::vfs {
+
+// What one statx and its companions found.
+struct HostBackend::Found {
+  uint32_t mode = 0;
+  uint32_t uid = 0, gid = 0;
+  uint32_t nlink = 0;
+  uint32_t rdev = 0;
+  uint64_t dev = 0, ino = 0;
+  uint64_t mnt_id = 0;        // 0 when statx did not say
+  uint32_t attrs = 0;         // kInodeImmutable, kInodeAppend
+  bool attrs_known = true;    // stx_attributes_mask covers both
+  std::optional<PosixAcl> acl, default_acl;
+  std::string bad_acl;        // why an ACL xattr could not be read
+  std::string link;           // symlink body
+};
+
+namespace {
+
+std::string Join(std::string_view dir, std::string_view name) {
+  std::string out(dir);
+  if (out.empty() || out.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
+// The components of `path` below `base` ("" when equal); nullopt when
+// `path` is not below `base`.
+std::optional<std::string> Below(std::string_view path, std::string_view base) {
+  if (base == "/") return std::string(path.substr(1));
+  if (path == base) return std::string();
+  if (path.size() > base.size() && path.substr(0, base.size()) == base &&
+      path[base.size()] == '/')
+    return std::string(path.substr(base.size() + 1));
+  return std::nullopt;
+}
+
+// Linux: include/uapi/linux/posix_acl_xattr.h: a 4-byte version (2), then
+// entries of tag (u16), perm (u16), id (u32), little-endian.
+Result<std::optional<PosixAcl>, std::string> ReadAcl(const std::string& path, const char* name,
+                                                    uint64_t* calls) {
+  std::vector<char> buf(256);
+  for (int tries = 0; tries < 4; ++tries) {
+    ++*calls;
+    const ssize_t n = lgetxattr(path.c_str(), name, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == ENODATA || errno == EOPNOTSUPP) return std::optional<PosixAcl>();
+      if (errno == ERANGE) {
+        ++*calls;
+        const ssize_t need = lgetxattr(path.c_str(), name, nullptr, 0);
+        if (need < 0) return Unexpected(fmt::format("{}: {}", name, std::strerror(errno)));
+        buf.resize(static_cast<size_t>(need) + 64);
+        continue;
+      }
+      return Unexpected(fmt::format("{}: {}", name, std::strerror(errno)));
+    }
+    const size_t len = static_cast<size_t>(n);
+    auto u16 = [&](size_t at) {
+      return static_cast<uint32_t>(static_cast<uint8_t>(buf[at])) |
+             static_cast<uint32_t>(static_cast<uint8_t>(buf[at + 1])) << 8;
+    };
+    auto u32 = [&](size_t at) { return u16(at) | u16(at + 2) << 16; };
+    if (len < 4 || (len - 4) % 8 != 0 || u32(0) != 2)
+      return Unexpected(fmt::format("{}: not a version 2 POSIX ACL", name));
+    std::vector<AclEntry> entries;
+    int owner = 0, group = 0, other = 0, mask = 0, named = 0;
+    for (size_t at = 4; at < len; at += 8) {
+      const uint32_t tag = u16(at), perm = u16(at + 2), id = u32(at + 4);
+      if (perm > 7) return Unexpected(fmt::format("{}: permission {:#o} out of range", name, perm));
+      AclEntry e{AclTag::kOther, static_cast<uint8_t>(perm), 0};
+      switch (tag) {
+        case 0x01: e.tag = AclTag::kUserObj; ++owner; break;
+        case 0x02: e.tag = AclTag::kUser; e.id = id; ++named; break;
+        case 0x04: e.tag = AclTag::kGroupObj; ++group; break;
+        case 0x08: e.tag = AclTag::kGroup; e.id = id; ++named; break;
+        case 0x10: e.tag = AclTag::kMask; ++mask; break;
+        case 0x20: e.tag = AclTag::kOther; ++other; break;
+        default: return Unexpected(fmt::format("{}: unknown entry tag {:#x}", name, tag));
+      }
+      entries.push_back(e);
+    }
+    // Linux: fs/posix_acl.c posix_acl_valid().
+    if (owner != 1 || group != 1 || other != 1 || mask > 1 || (named > 0 && mask != 1))
+      return Unexpected(fmt::format("{}: not a valid ACL", name));
+    PosixAcl acl = PosixAcl::FromMode(0);
+    acl.Modify(entries);
+    if (acl.entries().size() != entries.size())
+      return Unexpected(fmt::format("{}: repeated entries", name));
+    return std::optional<PosixAcl>(std::move(acl));
+  }
+  return Unexpected(fmt::format("{}: keeps growing", name));
+}
+
+// Filesystem types where a file cannot be immutable or append-only (no
+// chattr), or where a write fails with EROFS before either is asked:
+// statx need not report the two attributes there.
+bool AttributesMoot(std::string_view fstype) {
+  return fstype == "ramfs" || fstype == "devpts" || fstype == "squashfs" || fstype == "erofs" ||
+         fstype == "iso9660";
+}
+
+}  // namespace
+
+HostBackend::~HostBackend() = default;
+
+uint32_t HostBackend::Fingerprint(uint64_t dev, uint64_t ino) {
+  uint64_t x = dev * 0x9e3779b97f4a7c15ull ^ ino;
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 29;
+  return static_cast<uint32_t>(x) | 1;  // never 0: 0 is "not from the host"
+}
+
+std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string& name,
+                                                    const std::string& path, int* err) {
+  struct statx stx {};
+  ++stats_.statx_calls;
+  if (statx(dirfd, name.c_str(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_SYNC_AS_STAT,
+            STATX_BASIC_STATS | STATX_MNT_ID, &stx) != 0) {
+    *err = errno;
+    return std::nullopt;
+  }
+  Found f;
+  f.mode = stx.stx_mode;
+  f.uid = stx.stx_uid;
+  f.gid = stx.stx_gid;
+  f.nlink = stx.stx_nlink;
+  f.rdev = static_cast<uint32_t>(makedev(stx.stx_rdev_major, stx.stx_rdev_minor));
+  f.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+  f.ino = stx.stx_ino;
+  f.mnt_id = (stx.stx_mask & STATX_MNT_ID) ? stx.stx_mnt_id : 0;
+  constexpr uint64_t kBoth = STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND;
+  f.attrs_known = (stx.stx_attributes_mask & kBoth) == kBoth;
+  if (stx.stx_attributes & stx.stx_attributes_mask & STATX_ATTR_IMMUTABLE)
+    f.attrs |= kInodeImmutable;
+  if (stx.stx_attributes & stx.stx_attributes_mask & STATX_ATTR_APPEND) f.attrs |= kInodeAppend;
+  if (S_ISLNK(f.mode)) {
+    // Symlinks have no ACLs; their body is all there is to read.
+    std::string buf(static_cast<size_t>(stx.stx_size) + 1, '\0');
+    for (;;) {
+      ++stats_.readlink_calls;
+      const ssize_t n = readlinkat(dirfd, name.c_str(), buf.data(), buf.size());
+      if (n < 0) {
+        *err = errno;
+        return std::nullopt;
+      }
+      if (static_cast<size_t>(n) < buf.size()) {
+        buf.resize(static_cast<size_t>(n));
+        break;
+      }
+      buf.resize(buf.size() * 2);  // grew since statx
+    }
+    f.link = std::move(buf);
+    return f;
+  }
+  auto acl = ReadAcl(path, "system.posix_acl_access", &stats_.xattr_calls);
+  if (acl) {
+    f.acl = std::move(*acl);
+  } else {
+    f.bad_acl = acl.error();
+  }
+  if (S_ISDIR(f.mode)) {
+    auto def = ReadAcl(path, "system.posix_acl_default", &stats_.xattr_calls);
+    if (def) {
+      f.default_acl = std::move(*def);
+    } else if (f.bad_acl.empty()) {
+      f.bad_acl = def.error();
+    }
+  }
+  return f;
+}
+
+void HostBackend::MarkOpaque(World& w, InodeId ino, uint32_t flag, std::string why) {
+  w.SetFlags(ino, flag, 0);
+  if (flag & kInodeUnseen) ++stats_.unseen;
+  why_[ino] = std::move(why);
+}
+
+bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
+  const Inode& i = w.inode(ino);
+  bool changed = false;
+  AclId acl = kNone;
+  if (f.acl) {
+    uint32_t m = f.mode;
+    // An ACL equivalent to the mode is not kept (posix_acl_equiv_mode()).
+    if (!f.acl->EquivMode(&m)) acl = w.InternAcl(*f.acl);
+  }
+  if (i.mode != f.mode || i.acl != acl) {
+    w.SetModeAndAcl(ino, f.mode, acl);
+    changed = true;
+  }
+  AclId def = kNone;
+  if (f.default_acl) def = w.InternAcl(*f.default_acl);
+  if (i.default_acl != def) {
+    w.SetDefaultAcl(ino, def);
+    changed = true;
+  }
+  if (i.uid != f.uid || i.gid != f.gid) {
+    w.SetOwner(ino, f.uid, f.gid);
+    changed = true;
+  }
+  if (i.nlink != f.nlink) {
+    w.SetNlink(ino, f.nlink);
+    changed = true;
+  }
+  constexpr uint32_t kAttrs = kInodeImmutable | kInodeAppend;
+  if ((i.flags & kAttrs) != f.attrs) {
+    w.SetFlags(ino, f.attrs, kAttrs & ~f.attrs);
+    changed = true;
+  }
+  if (S_ISLNK(f.mode) && w.str(i.data) != f.link) {
+    w.SetData(ino, w.Intern(f.link));
+    changed = true;
+  }
+  // What the model cannot know makes the inode opaque: every check on it
+  // is unknown rather than a guess.
+  const SbInfo& sb = sbs_[i.sb];
+  if (!sb.why_not.empty()) {
+    if (!(i.flags & kInodeOpaque)) MarkOpaque(w, ino, kInodeOpaque | kInodeUnseen, sb.why_not);
+  } else if (!f.bad_acl.empty()) {
+    MarkOpaque(w, ino, kInodeOpaque, fmt::format("its ACL cannot be read: {}", f.bad_acl));
+  } else if (!f.attrs_known && !S_ISLNK(f.mode) && !AttributesMoot(sb.fstype)) {
+    MarkOpaque(w, ino, kInodeOpaque,
+               fmt::format("statx on {} does not say whether it is immutable or append-only",
+                           sb.fstype));
+  } else if (i.flags & kInodeOpaque) {
+    w.SetFlags(ino, 0, kInodeOpaque);
+    why_.erase(ino);
+  }
+  if (fingerprint_.size() <= ino) fingerprint_.resize(ino + 1 + ino / 2, 0);
+  fingerprint_[ino] = Fingerprint(f.dev, f.ino);
+  return changed;
+}
+
+InodeId HostBackend::NewInodeFor(World& w, SbId sb, const Found& f) {
+  const InodeId ino = w.NewInode(sb, f.mode, f.uid, f.gid, f.rdev);
+  SetAttrs(w, ino, f);
+  if (S_ISDIR(f.mode)) w.SetFlags(ino, kInodeIncomplete, 0);
+  return ino;
+}
+
+DentryId HostBackend::Synthetic(World& w, DentryId d, std::string_view name, uint32_t mode,
+                                std::string why) {
+  w.DropNegative(d, name);
+  const SbId sb = w.inode_at(d).sb;
+  const InodeId ino = w.NewInode(sb, mode & S_IFMT, 0, 0);
+  w.SetFlags(ino, kInodeOpaque | kInodeUnseen | (S_ISDIR(mode) ? kInodeIncomplete : 0), 0);
+  why_[ino] = std::move(why);
+  return w.Link(d, name, ino);
+}
+
+void HostBackend::SetAnchor(const World& w, DentryId d, HostPath hp) {
+  anchors_[d] = std::move(hp);
+  anchor_of_[w.inode_of(d)] = d;
+}
+
+std::optional<HostBackend::HostPath> HostBackend::HostPathOf(const World& w, DentryId d) const {
+  std::vector<std::string_view> names;
+  for (uint32_t n = 0; n <= w.dentry_end(); ++n) {
+    if (auto it = anchors_.find(d); it != anchors_.end()) {
+      HostPath hp = it->second;
+      for (auto name = names.rbegin(); name != names.rend(); ++name) hp.path = Join(hp.path, *name);
+      return hp;
+    }
+    const Dentry& de = w.dentry(d);
+    if (de.parent == d || de.parent == kNone) return std::nullopt;
+    names.push_back(w.str(de.name));
+    d = de.parent;
+  }
+  return std::nullopt;
+}
+
+Result<DentryId, std::string> HostBackend::FillName(World& w, DentryId d, const HostPath& hp,
+                                                    std::string_view name) {
+  const std::string path = Join(hp.path, name);
+  ++stats_.lookups;
+  int err = 0;
+  std::optional<Found> f = Read(AT_FDCWD, path, path, &err);
+  const InodeId dino = w.inode_of(d);
+  if (!f) {
+    if (err == ENOENT || err == ENOTDIR) {
+      ++stats_.negatives;
+      w.LinkNegative(d, name);
+      return kNone;
+    }
+    if (err == EACCES || err == EPERM) {
+      MarkOpaque(w, dino, kInodeUnseen,
+                 fmt::format("the host does not let pathwarden (uid {}) search {}: what it "
+                             "holds is unknown",
+                             geteuid(), hp.path));
+      return kNone;
+    }
+    return Unexpected(fmt::format("statx {}: {}", path, std::strerror(err)));
+  }
+  if (f->mnt_id != 0 && hp.mnt != 0 && f->mnt_id != hp.mnt) {
+    // Another mount covers the name on the host, one the mount table read
+    // at the start did not have.
+    return Synthetic(w, d, name, f->mode,
+                     fmt::format("{} is covered by a mount (id {}) the model does not have",
+                                 path, f->mnt_id));
+  }
+  const SbId sb = w.inode(dino).sb;
+  if (!S_ISDIR(f->mode) && f->nlink > 1) {
+    const std::pair<uint64_t, uint64_t> key{f->dev, f->ino};
+    if (auto it = links_.find(key); it != links_.end()) {
+      const InodeId ino = it->second;
+      if (w.inode(ino).mode != 0 && w.inode(ino).sb == sb) {
+        ++stats_.hard_links;
+        SetAttrs(w, ino, *f);
+        return w.Link(d, name, ino);
+      }
+    }
+    const InodeId ino = NewInodeFor(w, sb, *f);
+    links_[key] = ino;
+    link_key_[ino] = key;
+    return w.Link(d, name, ino);
+  }
+  return w.Link(d, name, NewInodeFor(w, sb, *f));
+}
+
+Result<void, std::string> HostBackend::Lookup(World& w, PathPos dir, std::string_view name) {
+  const DentryId d = dir.dentry;
+  const InodeId dino = w.inode_of(d);
+  if (w.inode(dino).flags & (kInodeOpaque | kInodeUnseen)) return {};
+  if (w.Lookup(d, name) != kNone || w.KnownAbsent(d, name)) return {};
+  std::optional<HostPath> hp = HostPathOf(w, d);
+  if (!hp) {
+    MarkOpaque(w, dino, kInodeUnseen,
+               fmt::format("no mount visible on the host reaches {}", w.PathOf(dir)));
+    return {};
+  }
+  auto r = FillName(w, d, *hp, name);
+  if (!r) return Unexpected(r.error());
+  return {};
+}
+
+Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
+                                                std::vector<DentryId>* children) {
+  const DentryId d = dir.dentry;
+  const InodeId dino = w.inode_of(d);
+  if (w.inode(dino).flags & (kInodeOpaque | kInodeUnseen))
+    return Unexpected(UnknownWhy(w, dino));
+  std::optional<HostPath> hp = HostPathOf(w, d);
+  if (!hp) {
+    MarkOpaque(w, dino, kInodeUnseen,
+               fmt::format("no mount visible on the host reaches {}", w.PathOf(dir)));
+    return Unexpected(UnknownWhy(w, dino));
+  }
+  // Opening a directory has no side effect but its access time, which
+  // O_NOATIME spares where the caller owns it or has CAP_FOWNER.
+  int fd = open(hp->path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+  if (fd < 0 && errno == EPERM)
+    fd = open(hp->path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return Unexpected(fmt::format("the host does not let pathwarden (uid {}) list {}: {}",
+                                  geteuid(), hp->path, std::strerror(errno)));
+  DIR* dp = fdopendir(fd);
+  if (dp == nullptr) {
+    close(fd);
+    return Unexpected(fmt::format("listing {}: {}", hp->path, std::strerror(errno)));
+  }
+  ++stats_.listings;
+  // The directory opened must be the one the world holds.
+  {
+    struct statx stx {};
+    ++stats_.statx_calls;
+    if (statx(dirfd(dp), "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &stx) != 0 ||
+        (hp->mnt != 0 && (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != hp->mnt) ||
+        (dino < fingerprint_.size() && fingerprint_[dino] != 0 &&
+         fingerprint_[dino] !=
+             Fingerprint(makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino))) {
+      closedir(dp);
+      return Unexpected(fmt::format("{} changed on the host since it was read", hp->path));
+    }
+  }
+  std::vector<std::string> names;
+  errno = 0;
+  while (dirent* e = readdir(dp)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    names.emplace_back(e->d_name);
+  }
+  const int read_err = errno;
+  closedir(dp);
+  if (read_err != 0)
+    return Unexpected(fmt::format("listing {}: {}", hp->path, std::strerror(read_err)));
+  for (const std::string& name : names) {
+    DentryId c = w.Lookup(d, name);
+    if (c == kNone) {
+      // What the model removed stays removed.
+      if (w.FindNegative(d, name) != kNone) continue;
+      auto r = FillName(w, d, *hp, name);
+      if (!r) return Unexpected(r.error());
+      if (w.inode(dino).flags & kInodeUnseen) return Unexpected(UnknownWhy(w, dino));
+      c = *r;
+    }
+    if (children != nullptr && c != kNone) children->push_back(c);
+  }
+  w.SetFlags(dino, 0, kInodeIncomplete);
+  return {};
+}
+
+Result<void, std::string> HostBackend::List(World& w, PathPos dir) {
+  return ListInto(w, dir, nullptr);
+}
+
+void HostBackend::WillMove(World& w, DentryId d) {
+  if (anchors_.count(d)) return;
+  if (std::optional<HostPath> hp = HostPathOf(w, d)) SetAnchor(w, d, std::move(*hp));
+}
+
+std::string HostBackend::WhyOpaque(const World& w, InodeId ino) const {
+  if (auto it = why_.find(ino); it != why_.end()) return it->second;
+  const SbInfo& sb = sbs_[w.inode(ino).sb];
+  if (!sb.why_not.empty()) return sb.why_not;
+  return "the model cannot see it on the host";
+}
+
+void HostBackend::Forgotten(InodeId ino) {
+  why_.erase(ino);
+  if (ino < fingerprint_.size()) fingerprint_[ino] = 0;
+  if (auto it = link_key_.find(ino); it != link_key_.end()) {
+    if (auto l = links_.find(it->second); l != links_.end() && l->second == ino) links_.erase(l);
+    link_key_.erase(it);
+  }
+  if (auto it = anchor_of_.find(ino); it != anchor_of_.end()) {
+    anchors_.erase(it->second);
+    anchor_of_.erase(it);
+  }
+}
+
+Result<DentryId, std::string> HostBackend::Reach(World& w, DentryId from, std::string_view rel) {
+  DentryId cur = from;
+  size_t i = 0;
+  while (i < rel.size()) {
+    size_t end = rel.find('/', i);
+    if (end == std::string_view::npos) end = rel.size();
+    const std::string_view name = rel.substr(i, end - i);
+    i = end + 1;
+    if (name.empty() || name == ".") continue;
+    DentryId child = w.Lookup(cur, name);
+    const InodeId cino = w.inode_of(cur);
+    if (child == kNone && !(w.inode(cino).flags & (kInodeOpaque | kInodeUnseen)) &&
+        !w.KnownAbsent(cur, name)) {
+      if (std::optional<HostPath> hp = HostPathOf(w, cur)) {
+        auto r = FillName(w, cur, *hp, name);
+        if (!r) return Unexpected(r.error());
+        child = *r;
+      }
+    }
+    if (child == kNone) {
+      child = Synthetic(w, cur, name, S_IFDIR,
+                        "not visible on the host: it leads to a mount point or a mount's root "
+                        "that other mounts hide");
+    }
+    cur = child;
+  }
+  return cur;
+}
+
+Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
+    World& w, std::span<const MountInfo> mounts) {
+  std::unordered_map<uint32_t, size_t> by_id;
+  for (size_t i = 0; i < mounts.size(); ++i) by_id.emplace(mounts[i].id, i);
+  // The root: mounted on "/" under a parent outside the table.
+  size_t root = mounts.size();
+  for (size_t i = 0; i < mounts.size() && root == mounts.size(); ++i)
+    if (mounts[i].mountpoint == "/" && !by_id.count(mounts[i].parent)) root = i;
+  if (root == mounts.size())
+    return Unexpected(std::string("the mount table has no root mount (on \"/\", its parent "
+                                  "outside the table)"));
+  std::unordered_map<uint32_t, std::vector<size_t>> children;
+  for (size_t i = 0; i < mounts.size(); ++i)
+    if (i != root) children[mounts[i].parent].push_back(i);
+  std::vector<size_t> order{root};
+  for (size_t k = 0; k < order.size(); ++k)
+    for (size_t c : children[mounts[order[k]].id]) order.push_back(c);
+
+  std::unique_ptr<HostBackend> b(new HostBackend());
+  w.SetBackend(b.get());
+  // Superblocks: one per device and mount root tree.
+  struct Group {
+    uint32_t major, minor;
+    std::string root;  // the filesystem path of the superblock's root dentry
+    SbId sb;
+    bool attrs_read = false;
+  };
+  std::vector<Group> groups;
+  std::unordered_map<uint32_t, MountId> model_of;  // host mount id -> model mount
+  for (size_t k = 0; k < order.size(); ++k) {
+    const MountInfo& m = mounts[order[k]];
+    Group* g = nullptr;
+    for (Group& x : groups)
+      if (x.major == m.major && x.minor == m.minor && Below(m.root, x.root)) g = &x;
+    if (g == nullptr) {
+      const SbId sb = k == 0 ? w.inode_at(w.root().dentry).sb.get()
+                             : w.NewSuperblock(S_IFDIR, 0, 0);
+      groups.push_back({m.major, m.minor, m.root, sb});
+      g = &groups.back();
+      if (b->sbs_.size() <= sb) b->sbs_.resize(sb + 1);
+      b->sbs_[sb] = {m.major, m.minor, m.fstype, WhyNotModelled(m)};
+      if (m.sb_readonly) w.SetSbFlags(sb, kSbReadonly);
+      const InodeId rino = w.inode_of(w.sb(sb).root);
+      w.SetFlags(rino, kInodeIncomplete, 0);
+    }
+    const SbId sb = g->sb;
+    const DentryId sb_root = w.sb(sb).root;
+    // Visible: the mount point on the host is this mount.
+    struct statx stx {};
+    const bool visible = statx(AT_FDCWD, m.mountpoint.c_str(), AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW,
+                               STATX_BASIC_STATS | STATX_MNT_ID, &stx) == 0 &&
+                         (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == m.id;
+    ++b->stats_.statx_calls;
+    DentryId root_dentry = sb_root;
+    if (m.root != g->root) {
+      auto r = b->Reach(w, sb_root, *Below(m.root, g->root));
+      if (!r) return Unexpected(r.error());
+      root_dentry = *r;
+    }
+    MountId model;
+    if (k == 0) {
+      model = w.root().mnt;
+      w.SetMountFlags(model, m.flags);
+    } else {
+      auto pit = model_of.find(m.parent);
+      if (pit == model_of.end()) continue;
+      const MountInfo& pm = mounts[by_id.at(m.parent)];
+      std::optional<std::string> rel = Below(m.mountpoint, pm.mountpoint);
+      if (!rel) continue;  // not below its parent's mount point: not reachable
+      const DentryId proot = w.mount(pit->second).root;
+      auto mp = b->Reach(w, proot, *rel);
+      if (!mp) return Unexpected(mp.error());
+      model = w.Attach({pit->second, *mp}, sb, root_dentry, m.flags);
+    }
+    model_of[m.id] = model;
+    if (!visible) continue;
+    // The root's attributes, and the anchor its names are read through.
+    const InodeId rino = w.inode_of(root_dentry);
+    int err = 0;
+    if (root_dentry == sb_root ? !g->attrs_read : (w.inode(rino).flags & kInodeOpaque) != 0) {
+      if (std::optional<Found> f = b->Read(AT_FDCWD, m.mountpoint, m.mountpoint, &err)) {
+        if (root_dentry == sb_root) g->attrs_read = true;
+        // A synthetic ancestor made opaque loses it: it is seen now.
+        if (b->sbs_[sb].why_not.empty()) {
+          w.SetFlags(rino, 0, kInodeOpaque | kInodeUnseen);
+          b->why_.erase(rino);
+        }
+        b->SetAttrs(w, rino, *f);
+      }
+    }
+    if (!b->anchors_.count(root_dentry)) b->SetAnchor(w, root_dentry, {m.mountpoint, m.id});
+  }
+  // A superblock whose root no visible mount shows is opaque.
+  for (const Group& g : groups) {
+    if (g.attrs_read) continue;
+    const InodeId rino = w.inode_of(w.sb(g.sb).root);
+    if (!(w.inode(rino).flags & kInodeOpaque))
+      b->MarkOpaque(w, rino, kInodeOpaque | kInodeUnseen,
+                    fmt::format("the root of filesystem {}:{} ({}) is not visible on the host",
+                                g.major, g.minor, b->sbs_[g.sb].fstype));
+  }
+  return b;
+}
+
+Result<uint64_t, std::string> HostBackend::FillBelow(
+    World& w, PathPos top, const std::function<void(uint64_t)>& progress) {
+  uint64_t entries = 1;
+  std::vector<PathPos> stack{top};
+  std::vector<DentryId> kids;
+  while (!stack.empty()) {
+    const PathPos dir = stack.back();
+    stack.pop_back();
+    const InodeId dino = w.inode_of(dir.dentry);
+    if (w.inode(dino).flags & (kInodeOpaque | kInodeUnseen)) continue;
+    kids.clear();
+    if (w.inode(dino).flags & kInodeIncomplete) {
+      if (auto r = ListInto(w, dir, &kids); !r) {
+        if (w.inode(dino).flags & (kInodeOpaque | kInodeUnseen)) continue;
+        return Unexpected(r.error());
+      }
+    } else {
+      continue;  // complete already: filled by an earlier listing, or not the host's
+    }
+    entries += kids.size();
+    if (progress) progress(entries);
+    for (DentryId c : kids) {
+      PathPos p{dir.mnt, c};
+      // Into the mounts on it, as the walk goes.
+      while (w.dentry(p.dentry).mounts() != 0) {
+        const MountId m = w.LookupMount(p.mnt, p.dentry);
+        if (m == kNone) break;
+        p = {m, w.mount(m).root};
+      }
+      if (S_ISDIR(w.inode_at(p.dentry).mode)) stack.push_back(p);
+    }
+  }
+  return entries;
+}
+
+Result<bool, std::string> HostBackend::Revalidate(World& w, PathPos dir, std::string_view name) {
+  const DentryId d = dir.dentry;
+  const InodeId dino = w.inode_of(d);
+  if (w.inode(dino).flags & (kInodeOpaque | kInodeUnseen)) return false;
+  std::optional<HostPath> hp = HostPathOf(w, d);
+  if (!hp) return false;
+  const DentryId e = w.Lookup(d, name);
+  const bool negative = w.FindNegative(d, name) != kNone;
+  if (e == kNone && !negative) return false;  // a miss fills it fresh
+  ++stats_.revalidated;
+  if (e != kNone && w.dentry(e).mounts() != 0) return false;  // the mount's root is asked
+  if (e != kNone && (w.inode_at(e).flags & kInodeOpaque) && why_.count(w.inode_of(e)) &&
+      w.inode_at(e).mode != 0 && fingerprint_.size() > w.inode_of(e) &&
+      fingerprint_[w.inode_of(e)] == 0)
+    return false;  // synthetic: nothing on the host to compare
+  const std::string path = Join(hp->path, name);
+  int err = 0;
+  std::optional<Found> f = Read(AT_FDCWD, path, path, &err);
+  if (!f && err != ENOENT && err != ENOTDIR)
+    return Unexpected(fmt::format("statx {}: {}", path, std::strerror(err)));
+  if (e == kNone) {
+    if (!f) return false;
+    w.DropNegative(d, name);
+    auto r = FillName(w, d, *hp, name);
+    if (!r) return Unexpected(r.error());
+    ++stats_.refreshed;
+    return true;
+  }
+  const InodeId ino = w.inode_of(e);
+  const bool same = f && ((f->mode ^ w.inode(ino).mode) & S_IFMT) == 0 &&
+                    ino < fingerprint_.size() &&
+                    fingerprint_[ino] == Fingerprint(f->dev, f->ino) &&
+                    !(f->mnt_id != 0 && hp->mnt != 0 && f->mnt_id != hp->mnt);
+  if (!same) {
+    w.Forget(e);
+    if (w.inode(dino).flags & kInodeIncomplete) {
+      if (!f) w.LinkNegative(d, name);
+    }
+    if (f) {
+      auto r = FillName(w, d, *hp, name);
+      if (!r) return Unexpected(r.error());
+    }
+    ++stats_.refreshed;
+    return true;
+  }
+  bool changed = SetAttrs(w, ino, *f);
+  if (S_ISDIR(f->mode) && !(w.inode(ino).flags & kInodeIncomplete)) {
+    // New names may have come: they are looked up again on a miss.
+    w.SetFlags(ino, kInodeIncomplete, 0);
+  }
+  if (changed) ++stats_.refreshed;
+  return changed;
+}
+
+Result<bool, std::string> HostBackend::RevalidateRoot(World& w, MountId m) {
+  const DentryId root = w.mount(m).root;
+  auto it = anchors_.find(root);
+  if (it == anchors_.end()) return false;
+  const InodeId ino = w.inode_of(root);
+  if (!sbs_[w.inode(ino).sb].why_not.empty()) return false;
+  ++stats_.revalidated;
+  int err = 0;
+  std::optional<Found> f = Read(AT_FDCWD, it->second.path, it->second.path, &err);
+  if (!f) return Unexpected(fmt::format("statx {}: {}", it->second.path, std::strerror(err)));
+  if (ino < fingerprint_.size() && fingerprint_[ino] != 0 &&
+      fingerprint_[ino] != Fingerprint(f->dev, f->ino))
+    return Unexpected(fmt::format("the mount on {} was replaced on the host", it->second.path));
+  const bool changed = SetAttrs(w, ino, *f);
+  if (changed) ++stats_.refreshed;
+  return changed;
+}
+
+}  // namespace pathwarden::vfs

@@ -1,0 +1,166 @@
+// The live host as a backend: the world fills itself from the real
+// machine on demand, as the dcache fills from ->lookup, and never changes
+// the machine.
+//
+// What is read, and how: statx(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) of
+// one name per miss (type, mode, owner, link count, device number, the
+// mount it is on, and the immutable and append-only attributes where
+// stx_attributes_mask says they are reported); lgetxattr() of
+// system.posix_acl_access (and system.posix_acl_default for directories);
+// readlink() of symlinks; a directory listing only when one is asked for
+// (rmdir, rename over a directory, an eager fill), with O_NOATIME where
+// allowed. Nothing is ever opened but a directory to list it: opening a
+// device or a FIFO has side effects, and contents are never read.
+//
+// Inode identity is the host's (st_dev, st_ino): a name whose inode the
+// world already holds (a hard link) joins it, and every mount of one
+// filesystem shares its dentries, so a Landlock rule attached through one
+// path holds through every other. Filesystems whose permissions are not
+// their modes (WhyNotModelled()) are mounted opaque: every check in them
+// is unknown, with the reason.
+
+#ifndef PATHWARDEN_SRC_VFS_HOST_H_
+#define PATHWARDEN_SRC_VFS_HOST_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pathwarden/result.h"
+#include "src/vfs/backend.h"
+#include "src/vfs/mountinfo.h"
+#include "src/vfs/world.h"
+
+namespace pathwarden::vfs {
+
+// HostStats
+//
+// What the backend asked the host, for the cost figures.
+struct HostStats {
+  uint64_t lookups = 0;       // names filled on a miss (or by a listing)
+  uint64_t negatives = 0;     // of which absent on the host
+  uint64_t hard_links = 0;    // of which joined an inode already held
+  uint64_t listings = 0;      // directories listed
+  uint64_t statx_calls = 0;
+  uint64_t xattr_calls = 0;
+  uint64_t readlink_calls = 0;
+  uint64_t revalidated = 0;   // entries checked against the host again
+  uint64_t refreshed = 0;     // of which changed in the world
+  uint64_t unseen = 0;        // directories the host would not let us see into
+};
+
+// HostBackend
+//
+// The single writer calls every non-const method, inside a WriteGuard.
+class HostBackend final : public Backend {
+ public:
+  // Attach()
+  //
+  // Makes fresh world `w` (its root, no mounts, no positions held) the
+  // mount namespace `mounts` describes (ParseMountInfo() of
+  // /proc/PID/mountinfo, paths relative to the calling process's root),
+  // and sets itself as its backend. Mount points and mount roots are
+  // filled; everything else waits for a miss. Errors: a mount table
+  // without a root mount.
+  static Result<std::unique_ptr<HostBackend>, std::string> Attach(
+      World& w, std::span<const MountInfo> mounts);
+  ~HostBackend() override;
+
+  Result<void, std::string> Lookup(World& w, PathPos dir, std::string_view name) override;
+  Result<void, std::string> List(World& w, PathPos dir) override;
+  void WillMove(World& w, DentryId d) override;
+  std::string WhyOpaque(const World& w, InodeId ino) const override;
+  void Forgotten(InodeId ino) override;
+
+  // FillBelow()
+  //
+  // The eager fill: every name below directory `dir`, listed and filled
+  // (ACLs included), into the mounts below it too. `progress`, when set,
+  // is told the number of entries filled so far, now and then. Returns
+  // the number of entries (the top directory included).
+  Result<uint64_t, std::string> FillBelow(World& w, PathPos dir,
+                                          const std::function<void(uint64_t)>& progress);
+
+  // Revalidate()
+  //
+  // d_revalidate(): checks the entry `name` of directory `dir` against
+  // the host again: a name gone is forgotten (a negative entry now), a
+  // name that names another inode is filled again, changed attributes
+  // (mode, owner, ACLs, attributes, link count, symlink body) are
+  // refreshed, and a negative entry whose name now exists is filled. A
+  // listed directory forgets it was complete, so new names are seen.
+  // Returns whether the world changed.
+  Result<bool, std::string> Revalidate(World& w, PathPos dir, std::string_view name);
+
+  // RevalidateRoot()
+  //
+  // The same for the root of a mount, which has no name in its parent.
+  Result<bool, std::string> RevalidateRoot(World& w, MountId m);
+
+  const HostStats& stats() const noexcept { return stats_; }
+
+  // HostPathOf()
+  //
+  // The host path through which dentry `d` is read, and the host mount
+  // it must be on; nullopt when no visible mount reaches it.
+  struct HostPath {
+    std::string path;
+    uint64_t mnt = 0;  // host mount id (statx STATX_MNT_ID)
+  };
+  std::optional<HostPath> HostPathOf(const World& w, DentryId d) const;
+
+ private:
+  struct SbInfo {
+    uint32_t major = 0, minor = 0;
+    std::string fstype;
+    std::string why_not;  // "" when modelled
+  };
+  // What one statx and its companions found.
+  struct Found;
+
+  HostBackend() = default;
+  // Reads `path` (statx, ACLs, symlink body); nullopt with *err set
+  // (ENOENT, EACCES, ...) when the host refuses.
+  std::optional<Found> Read(int dirfd, const std::string& name, const std::string& path,
+                            int* err);
+  // Fills `name` of directory dentry `d` reached as `hp` (already known
+  // absent from the world). Returns the new dentry, or kNone for a
+  // negative entry.
+  Result<DentryId, std::string> FillName(World& w, DentryId d, const HostPath& hp,
+                                         std::string_view name);
+  // Sets the attributes of `ino` from `f`; whether anything changed.
+  bool SetAttrs(World& w, InodeId ino, const Found& f);
+  InodeId NewInodeFor(World& w, SbId sb, const Found& f);
+  // A dentry for `name` in `d` that the host cannot show (a mount root's
+  // ancestors, a covered mount point): opaque, with `why`.
+  DentryId Synthetic(World& w, DentryId d, std::string_view name, uint32_t mode,
+                     std::string why);
+  // The dentry at relative path `rel` below `from`, filled or synthetic.
+  Result<DentryId, std::string> Reach(World& w, DentryId from, std::string_view rel);
+  void MarkOpaque(World& w, InodeId ino, uint32_t flag, std::string why);
+  void SetAnchor(const World& w, DentryId d, HostPath hp);
+  // Lists `dir` (reached as `hp`), filling what the world lacks; the
+  // dentries of every name listed in *children when not null.
+  Result<void, std::string> ListInto(World& w, PathPos dir, std::vector<DentryId>* children);
+  static uint32_t Fingerprint(uint64_t dev, uint64_t ino);
+
+  std::vector<SbInfo> sbs_;                          // by SbId
+  std::unordered_map<DentryId, HostPath> anchors_;   // mount roots, moved directories
+  std::map<std::pair<uint64_t, uint64_t>, InodeId> links_;  // (dev, ino), multiply linked
+  std::unordered_map<InodeId, std::pair<uint64_t, uint64_t>> link_key_;
+  std::unordered_map<InodeId, DentryId> anchor_of_;  // inodes whose dentry is anchored
+  std::vector<uint32_t> fingerprint_;                // by InodeId: Fingerprint(dev, ino)
+  std::unordered_map<InodeId, std::string> why_;     // opaque and unseen inodes
+  HostStats stats_;
+};
+
+}  // namespace pathwarden::vfs
+
+#endif  // PATHWARDEN_SRC_VFS_HOST_H_

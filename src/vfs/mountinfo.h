@@ -1,0 +1,57 @@
+// /proc/PID/mountinfo: the mount tree of a process's namespace, as the
+// kernel prints it (Documentation/filesystems/proc.rst 3.5;
+// Linux: fs/proc_namespace.c show_mountinfo()).
+
+#ifndef PATHWARDEN_SRC_VFS_MOUNTINFO_H_
+#define PATHWARDEN_SRC_VFS_MOUNTINFO_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pathwarden/result.h"
+
+namespace pathwarden::vfs {
+
+// MountInfo
+//
+// One line: "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root
+// rw,errors=continue".
+struct MountInfo {
+  uint32_t id = 0;
+  uint32_t parent = 0;
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  std::string root;        // of the mount, inside its filesystem
+  std::string mountpoint;  // relative to the process's root
+  uint32_t flags = 0;      // kMnt* (ro, noexec, nosuid, nodev, nosymfollow)
+  std::string fstype;      // "ext4"; "fuse.sshfs" keeps its subtype
+  std::string source;
+  std::string super_options;
+  bool sb_readonly = false;  // "ro" among the superblock's options
+
+  // The superblock's option `name` ("default_permissions"), alone or as
+  // "name=value".
+  bool HasSuperOption(std::string_view name) const;
+};
+
+// ParseMountInfo()
+//
+// Every line of `text`, in order. Octal escapes (\040 for a space, \011,
+// \012, \134) are decoded. Errors: "FILE:LINE:COL: what" for a line that
+// does not have the kernel's shape.
+Result<std::vector<MountInfo>, std::string> ParseMountInfo(std::string_view text,
+                                                           std::string_view file);
+
+// WhyNotModelled()
+//
+// "" for a filesystem type whose permissions are its modes, ACLs and
+// attributes as statx and the ACL xattrs show them (generic_permission()
+// and the VFS's own checks decide, no ->permission of its own); for any
+// other type, why not, in words. docs/architecture.md lists both.
+std::string WhyNotModelled(const MountInfo& m);
+
+}  // namespace pathwarden::vfs
+
+#endif  // PATHWARDEN_SRC_VFS_MOUNTINFO_H_
