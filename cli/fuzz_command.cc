@@ -3,13 +3,12 @@
 
 #include "cli/fuzz_command.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "src/base/progress.h"
 #include "src/fuzz/fuzzer.h"
 
 namespace pathwarden::cli {
@@ -27,34 +26,27 @@ int RunFuzzCommand(const FuzzCommandOptions& c) {
   o.shrink = !c.no_shrink;
   o.shrink_options.max_tries = c.shrink_tries;
   o.shrink_per_signature = c.shrink_per_signature;
-  const bool live = !c.quiet && isatty(STDERR_FILENO);
-  bool line_open = false;
-  auto clear_line = [&] {
-    if (line_open) std::fputs("\r\033[K", stderr);
-    line_open = false;
-  };
+  // The status line: on a terminal only, unless quiet.
+  internal::ProgressLine line("fuzz", "steps");
   o.on_progress = [&](const fuzz::FuzzProgress& p) {
-    if (!live) return;
-    fmt::print(stderr, "\r\033[Kfuzz: {}/{} cases, {} steps, {:.0f} steps/s, {} mismatches",
-               p.cases_done, p.cases_total, p.steps, p.seconds > 0 ? p.steps / p.seconds : 0.0,
-               p.mismatches);
-    std::fflush(stderr);
-    line_open = true;
+    if (c.quiet) return;
+    line.Update(p.steps, fmt::format("{}/{} cases, {} mismatches", p.cases_done, p.cases_total,
+                                     p.mismatches));
   };
   o.on_mismatch = [&](const fuzz::FoundMismatch& m) {
     if (c.quiet) return;
-    clear_line();
+    line.Clear();
     fmt::print("MISMATCH case {}: {}{}\n", m.case_index, m.summary,
                m.file.empty() ? "" : " -> " + m.file);
     if (!m.engine_reason.empty()) fmt::print("  engine: {}\n", m.engine_reason);
     std::fflush(stdout);
   };
   o.on_problem = [&](const std::string& what) {
-    clear_line();
+    line.Clear();
     fmt::print(stderr, "fuzz: {}\n", what);
   };
   auto r = fuzz::RunFuzz(o);
-  clear_line();
+  line.Clear();
   if (!r) {
     fmt::print(stderr, "fuzz: skipped: {}\n", r.error());
     return 77;

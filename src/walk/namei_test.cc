@@ -6,79 +6,53 @@
 // the semantics at large; these pin the hand-offs.)
 
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "pathwarden/scenario.h"
+#include "pathwarden/model.h"
+#include "src/api/model_impl.h"
 #include "src/engine/engine.h"
-#include "src/scenario/run_engine.h"
 #include "src/walk/namei.h"
 
 namespace pathwarden {
 namespace {
 
-constexpr const char* kTree = R"(format = 1
-[[node]]
-path = "/a"
-type = "dir"
-mode = 0o755
-[[node]]
-path = "/a/b"
-type = "dir"
-mode = 0o710
-uid = 1000
-gid = 1000
-[[node]]
-path = "/a/b/c"
-type = "dir"
-mode = 0o755
-[[node]]
-path = "/a/b/c/f"
-[[node]]
-path = "/a/locked"
-type = "dir"
-mode = 0o700
-[[node]]
-path = "/a/locked/f"
-[[node]]
-path = "/a/link"
-type = "symlink"
-target = "b/c"
-[[node]]
-path = "/a/m"
-type = "dir"
-[[node]]
-path = "/a/m"
-type = "tmpfs"
-mode = 0o755
-[[node]]
-path = "/a/m/g"
-[[node]]
-path = "/a/abcdefg"
-type = "dir"
-[[node]]
-path = "/a/abcdefg/abcdefgh"
-type = "dir"
-mode = 0o711
-[[node]]
-path = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes"
-type = "dir"
-[[node]]
-path = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/file-with-a-long-name.txt"
-[[node]]
-path = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/flink"
-type = "symlink"
-target = "file-with-a-long-name.txt"
-[[process]]
-name = "u"
-uid = 1000
-gid = 1000
-[[process]]
-name = "other"
-uid = 2000
-gid = 2000
-)";
+constexpr const char* kLong = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes";
+
+// The tree: /a (0755) holding /a/b (0710, 1000:1000: searchable by its
+// owner, not by everyone) with /a/b/c/f, /a/locked (0700) with a file,
+// /a/link -> b/c, a tmpfs on /a/m holding g, and names around a word's
+// size and longer under /a/abcdefg/abcdefgh (0711). Everything else is
+// root's, directories 0755 and files 0644. Then u (1000:1000) and other
+// (2000:2000).
+struct Tree {
+  explicit Tree(Model model) : m(std::move(model)) {
+    const Node a = *m.Mkdir(m.Root(), "a");
+    const Node b = *m.Mkdir(a, "b", {.mode = 0710, .uid = 1000, .gid = 1000});
+    const Node c = *m.Mkdir(b, "c");
+    (void)*m.Create(c, "f", {});
+    const Node locked = *m.Mkdir(a, "locked", {.mode = 0700});
+    (void)*m.Create(locked, "f", {});
+    (void)*m.Create(a, "link", {.type = FileType::kSymlink, .target = "b/c"});
+    const Node mnt = *m.MountTmpfs(*m.Mkdir(a, "m"), {.mode = 0755});
+    (void)*m.Create(mnt, "g", {});
+    const Node abcdefg = *m.Mkdir(a, "abcdefg");
+    const Node abcdefgh = *m.Mkdir(abcdefg, "abcdefgh", {.mode = 0711});
+    const Node long_dir = *m.Mkdir(abcdefgh, "a-name-longer-than-sixteen-bytes");
+    (void)*m.Create(long_dir, "file-with-a-long-name.txt", {});
+    (void)*m.Create(long_dir, "flink",
+                    {.type = FileType::kSymlink, .target = "file-with-a-long-name.txt"});
+    u = m.Spawn("u", Cred::ForUser(1000, 1000));
+    other = m.Spawn("other", Cred::ForUser(2000, 2000));
+  }
+
+  Process Of(std::string_view as) const { return as == "u" ? u : other; }
+
+  Model m;
+  Process u, other;
+};
 
 struct Answer {
   int err;
@@ -86,23 +60,42 @@ struct Answer {
   EngineStats stats;
 };
 
+// The request of `op` (stat, lstat, access(F_OK) or chdir) on `path`.
+Request RequestOf(Op op, const std::string& path) {
+  switch (op) {
+    case Op::kLstat:
+      return Lstat{.path = path};
+    case Op::kAccess:
+      return Access{.path = path};
+    case Op::kChdir:
+      return Chdir{.path = path};
+    default:
+      return pathwarden::Stat{.path = path};
+  }
+}
+
+const char* NameOf(Op op) {
+  switch (op) {
+    case Op::kLstat:
+      return "lstat";
+    case Op::kAccess:
+      return "access";
+    case Op::kChdir:
+      return "chdir";
+    default:
+      return "stat";
+  }
+}
+
 Answer Stat(const std::string& as, const std::string& path, bool fast_search,
             bool plain_components = true, Op op = Op::kStat) {
-  auto s = ParseScenario(kTree, "t.toml", false);
-  EXPECT_TRUE(s.has_value()) << s.error();
   EngineOptions o;
   o.fast_search = fast_search;
   o.plain_components = plain_components;
-  ScenarioModel m(o);
-  auto built = m.Build(*s);
-  EXPECT_TRUE(built.has_value()) << built.error();
-  StepSpec st;
-  st.as = as;
-  st.op = op;
-  st.path = path;
+  Tree t(NewModel(o));
   Explainer ex;
   Answer a;
-  a.err = m.engine().Evaluate(m.ProcessOf(as).index, ArgsOf(m.RequestOf(st)), &ex, &a.stats);
+  a.err = EngineOf(t.m).Evaluate(t.Of(as).index, ArgsOf(RequestOf(op, path)), &ex, &a.stats);
   a.reason = ex.Line();
   return a;
 }
@@ -143,8 +136,6 @@ TEST_P(PlainComponentsTest, HandsOffSymlinksDotsMountsAndMisses) {
   EXPECT_EQ(Stat("u", "/a/" + std::string(255, 'n') + "/f", fast).err, ENOENT);
 }
 
-constexpr const char* kLong = "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes";
-
 const std::string kPaths[] = {
     "/a/b/c/f", "/a/locked/f", "/a/link/f", "/a/m/../b/c/f", "/a/missing/f", "/a/b/c/f/x",
     "/a/b/c/f/", "//a//b/./c/f", "/a/b/../locked/f",
@@ -163,7 +154,7 @@ TEST_P(PlainComponentsTest, AnswersAsTheGeneralCode) {
       for (const std::string& path : kPaths) {
         const Answer loop = Stat(as, path, GetParam(), true, op);
         const Answer general = Stat(as, path, GetParam(), false, op);
-        const std::string what = std::string(OpName(op)) + " as " + as + " " + path;
+        const std::string what = std::string(NameOf(op)) + " as " + as + " " + path;
         EXPECT_EQ(loop.err, general.err) << what;
         EXPECT_EQ(loop.reason, general.reason) << what;
         EXPECT_EQ(loop.stats.components, general.stats.components) << what;
@@ -221,31 +212,12 @@ struct WalkAnswer {
 class WalkRulesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = ParseScenario(std::string(kTree) + R"(
-[[node]]
-path = "/a/gone"
-type = "dir"
-mode = 0o777
-[[process]]
-name = "dead"
-uid = 1000
-gid = 1000
-)",
-                           "t.toml", false);
-    ASSERT_TRUE(s.has_value()) << s.error();
-    auto built = m_.Build(*s);
-    ASSERT_TRUE(built.has_value()) << built.error();
+    (void)*t_.m.Mkdir(*t_.m.Lookup("/a"), "gone", {.mode = 0777});
+    dead_ = t_.m.Spawn("dead", Cred::ForUser(1000, 1000));
     // A working directory that was removed: lookup_fast() finds nothing
     // in it.
-    StepSpec cd;
-    cd.as = "dead";
-    cd.op = Op::kChdir;
-    cd.path = "/a/gone";
-    ASSERT_EQ(m_.Step(cd).err(), 0);
-    StepSpec rm;
-    rm.op = Op::kRmdir;
-    rm.path = "/a/gone";
-    ASSERT_EQ(m_.Step(rm).err(), 0);
+    ASSERT_EQ(t_.m.Apply(dead_, Chdir{.path = "/a/gone"}).err(), 0);
+    ASSERT_EQ(t_.m.Apply(t_.m.Init(), Rmdir{.path = "/a/gone"}).err(), 0);
   }
 
   // One walk as `as`: FilenameLookup() with `flags`, or with `parent`
@@ -253,8 +225,9 @@ gid = 1000
   WalkAnswer Walk(const char* as, const std::string& path, uint32_t flags, bool parent,
                   bool fast_search, bool plain_components) {
     Explainer ex;
-    Engine& e = m_.engine();
-    walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(m_.ProcessOf(as).index), &ex);
+    Engine& e = EngineOf(t_.m);
+    const Process p = std::string_view(as) == "dead" ? dead_ : t_.Of(as);
+    walk::WalkEnv env = e.WalkEnvFor(e.tasks().task(p.index), &ex);
     WalkAnswer a;
     env.stats = &a.stats;
     env.fast_search = fast_search;
@@ -275,7 +248,10 @@ gid = 1000
     return a;
   }
 
-  ScenarioModel m_{EngineOptions{}};
+  // The tree with /a/gone (0777), and dead (1000:1000), whose working
+  // directory it was.
+  Tree t_{Model()};
+  Process dead_;
 };
 
 TEST_F(WalkRulesTest, TheLoopTakesOnlyWhatTheGeneralCodeWouldJustMoveOnto) {
