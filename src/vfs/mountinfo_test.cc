@@ -1,0 +1,86 @@
+// ParseMountInfo() against lines as the kernel prints them, and its
+// refusals; WhyNotModelled()'s two lists.
+
+#include "src/vfs/mountinfo.h"
+
+#include <gtest/gtest.h>
+
+#include "src/vfs/world.h"
+
+namespace pathwarden::vfs {
+namespace {
+
+TEST(MountInfo, ParsesTheKernelsLines) {
+  constexpr std::string_view kText =
+      "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
+      "28 27 0:25 / /mnt/with\\040space ro,nosuid,nodev,relatime - tmpfs none ro,size=4k\n"
+      "36 35 98:0 /mnt1 /mnt2 rw,noexec,nosymfollow master:1 shared:7 - fuse.sshfs host:/x "
+      "rw,user_id=0,default_permissions\n";
+  auto r = ParseMountInfo(kText, "mountinfo");
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_EQ(r->size(), 3u);
+  const MountInfo& root = (*r)[0];
+  EXPECT_EQ(root.id, 27u);
+  EXPECT_EQ(root.parent, 1u);
+  EXPECT_EQ(root.major, 254u);
+  EXPECT_EQ(root.minor, 0u);
+  EXPECT_EQ(root.root, "/");
+  EXPECT_EQ(root.mountpoint, "/");
+  EXPECT_EQ(root.flags, 0u);
+  EXPECT_EQ(root.fstype, "ext4");
+  EXPECT_FALSE(root.sb_readonly);
+  const MountInfo& t = (*r)[1];
+  EXPECT_EQ(t.mountpoint, "/mnt/with space");
+  EXPECT_EQ(t.flags, kMntReadonly | kMntNosuid | kMntNodev);
+  EXPECT_TRUE(t.sb_readonly);
+  const MountInfo& f = (*r)[2];
+  EXPECT_EQ(f.root, "/mnt1");
+  EXPECT_EQ(f.flags, kMntNoexec | kMntNosymfollow);
+  EXPECT_EQ(f.fstype, "fuse.sshfs");
+  EXPECT_EQ(f.source, "host:/x");
+  EXPECT_TRUE(f.HasSuperOption("default_permissions"));
+  EXPECT_TRUE(f.HasSuperOption("user_id"));
+  EXPECT_FALSE(f.HasSuperOption("user"));
+}
+
+TEST(MountInfo, RefusesWhatTheKernelNeverPrints) {
+  struct Case {
+    std::string_view line, error;
+  } cases[] = {
+      {"27 1 254:0 / / rw", "m:1:16: a mountinfo line has at least 10 fields"},
+      {"x 1 254:0 / / rw - ext4 /dev/vda rw", "m:1:1: the mount id is not a number"},
+      {"27 1 254 / / rw - ext4 /dev/vda rw", "m:1:6: the device is not MAJOR:MINOR"},
+      {"27 1 254:0 / /a\\04 rw - ext4 /dev/vda rw", "m:1:16: a bad octal escape"},
+      {"27 1 254:0 / rel rw - ext4 /dev/vda rw", "m:1:14: the mount point is not an absolute"},
+      {"27 1 254:0 / / rw - ext4 /dev/vda rw extra", "m:1:38: a mountinfo line ends with"},
+  };
+  for (const Case& c : cases) {
+    auto r = ParseMountInfo(std::string(c.line) + "\n", "m");
+    ASSERT_FALSE(r) << c.line;
+    EXPECT_TRUE(r.error().starts_with(c.error)) << c.line << "\n  gave: " << r.error();
+  }
+  // The line number counts every line.
+  auto r = ParseMountInfo("27 1 254:0 / / rw - ext4 /dev/vda rw\nbad\n", "m");
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().starts_with("m:2:")) << r.error();
+}
+
+TEST(MountInfo, NamesWhatItDoesNotModel) {
+  MountInfo m;
+  for (const char* ok : {"ext4", "xfs", "tmpfs", "devtmpfs", "devpts", "ramfs"}) {
+    m.fstype = ok;
+    EXPECT_EQ(WhyNotModelled(m), "") << ok;
+  }
+  for (const char* no : {"proc", "sysfs", "cgroup2", "overlay", "nfs4", "btrfs", "fuse",
+                         "fuse.sshfs", "cifs", "zfs"}) {
+    m.fstype = no;
+    EXPECT_NE(WhyNotModelled(m), "") << no;
+  }
+  m.fstype = "fuse.sshfs";
+  EXPECT_NE(WhyNotModelled(m).find("without default_permissions"), std::string::npos);
+  m.super_options = "rw,default_permissions";
+  EXPECT_EQ(WhyNotModelled(m).find("without default_permissions"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pathwarden::vfs
