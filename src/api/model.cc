@@ -334,7 +334,7 @@ Result<void, int> Model::Listen(Process p) {
 }
 
 namespace {
-Decision Decide(int err, Explainer& ex, int new_fd);
+Decision Decide(Engine& e, int err, Explainer& ex, int new_fd);
 }  // namespace
 
 Result<Node, Decision> Model::Resolve(Process p, std::string_view path, bool follow) const {
@@ -350,7 +350,7 @@ Result<Node, Decision> Model::Resolve(Process p, std::string_view path, bool fol
     ex.Clear();
     if ((err = e.Fill(&last))) break;
   }
-  if (err) return Unexpected(Decide(err, ex, -1));
+  if (err) return Unexpected(Decide(e, err, ex, -1));
   return NodeAt(e.world(), at);
 }
 
@@ -364,22 +364,22 @@ namespace {
 
 // An unknown verdict always carries its reason, whatever the detail asked:
 // "unknown" alone would leave the caller nothing to act on.
-[[gnu::cold, gnu::noinline]] Decision DecideUnknown(Reason reason) {
-  reason.unknown_why = vfs::PendingFill().why;
+[[gnu::cold, gnu::noinline]] Decision DecideUnknown(Engine& e, Reason reason) {
+  reason.unknown_why = e.ResolveUnknown();
   reason.stage = Stage::kNone;
   reason.text = "unknown: " + reason.unknown_why;
   return Decision(Verdict::kUnknown, -1, std::move(reason));
 }
 
-Decision Decide(int err, Explainer& ex, int new_fd) {
+Decision Decide(Engine& e, int err, Explainer& ex, int new_fd) {
   if (err == vfs::kErrUnknown || err == vfs::kErrNeedFill) [[unlikely]]
-    return DecideUnknown(ex.Take());
+    return DecideUnknown(e, ex.Take());
   return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, ex.Take(), Fd{new_fd});
 }
 
-Decision DecideQuiet(int err, int new_fd) {
+Decision DecideQuiet(Engine& e, int err, int new_fd) {
   if (err == vfs::kErrUnknown || err == vfs::kErrNeedFill) [[unlikely]]
-    return DecideUnknown(Reason{});
+    return DecideUnknown(e, Reason{});
   return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{new_fd});
 }
 
@@ -396,7 +396,7 @@ namespace {
   Explainer ex;
   ex.set_trace(trace);
   const int err = e.Evaluate(p.index, args, &ex);
-  return Decide(err, ex, -1);
+  return Decide(e, err, ex, -1);
 }
 
 }  // namespace
@@ -432,7 +432,7 @@ Decision Model::Evaluate(Process p, const Request& request, Detail detail) const
   OpArgs args;
   ArgsOf(request, &args);
   const int err = impl_->engine.Evaluate(p.index, args, nullptr);
-  return DecideQuiet(err, -1);
+  return DecideQuiet(impl_->engine, err, -1);
 }
 
 Decision Model::Apply(Process p, const Request& request, Detail detail) {
@@ -443,12 +443,12 @@ Decision Model::Apply(Process p, const Request& request, Detail detail) {
   int new_fd = -1;
   if (detail == Detail::kVerdictOnly) {
     const int err = impl_->engine.Apply(p.index, args, nullptr, &new_fd);
-    return DecideQuiet(err, new_fd);
+    return DecideQuiet(impl_->engine, err, new_fd);
   }
   Explainer ex;
   ex.set_trace(detail == Detail::kTrace);
   const int err = impl_->engine.Apply(p.index, args, &ex, &new_fd);
-  return Decide(err, ex, new_fd);
+  return Decide(impl_->engine, err, ex, new_fd);
 }
 
 std::vector<TreeEntry> Model::Snapshot() const { return impl_->engine.Snapshot(); }

@@ -108,6 +108,17 @@ int Engine::Fill(vfs::Pending* last) {
   return 0;
 }
 
+std::string Engine::ResolveUnknown() {
+  vfs::Pending& p = vfs::PendingFill();
+  if (!p.why.empty() || p.opaque == vfs::kNone) return p.why;
+  std::lock_guard<std::mutex> lock(writer_mutex_);
+  // The inode may be gone since: say so rather than guess at another's.
+  const vfs::InodeId ino = p.opaque;
+  if (world_.inode(ino).mode == 0) return "what decided has changed since; ask again";
+  p.why = vfs::UnknownWhy(world_, ino);
+  return p.why;
+}
+
 [[gnu::noinline]] int Engine::EvaluateFilling(int task, const OpArgs& args, Explainer* ex,
                                               EngineStats* stats) {
   vfs::Pending last;

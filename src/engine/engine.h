@@ -78,6 +78,13 @@ class Engine {
   // progress on `last` (the previous fill; start with a default one).
   int Fill(vfs::Pending* last);
 
+  // ResolveUnknown()
+  //
+  // After an evaluation that answered vfs::kErrUnknown on this thread:
+  // the reason in words (the backend's reason for an opaque inode, read
+  // as the writer).
+  std::string ResolveUnknown();
+
   // AsWriter()
   //
   // Runs `f` as the world's writer (the writers' lock and a WriteGuard),

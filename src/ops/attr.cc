@@ -52,7 +52,7 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   const vfs::Inode& i = w.inode(ino);
   const Cred& c = ctx.cred();
   // Its filesystem's ->setattr decides, or its attributes are unseen.
-  if (i.flags & vfs::kInodeOpaque) return vfs::Unknown(vfs::UnknownWhy(w, ino));
+  if (i.flags & vfs::kInodeOpaque) return vfs::UnknownAt(ino);
   // may_setattr()
   if ((a.set_mode || a.set_uid || a.set_gid || a.times_set) &&
       (i.flags & (vfs::kInodeImmutable | vfs::kInodeAppend))) {

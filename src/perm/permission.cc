@@ -139,7 +139,7 @@ PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
   if (inode.flags & vfs::kInodeOpaque) [[unlikely]] {
     PermCheck r;
     r.want = mask & 7;
-    r.err = vfs::Unknown(vfs::UnknownWhy(w, ino));
+    r.err = vfs::UnknownAt(ino);
     return r;
   }
   PermCheck r = AclPermissionCheck(w, cred, inode, mask);

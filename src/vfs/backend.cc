@@ -33,13 +33,22 @@ int Unknown(std::string why) {
   Pending& p = PendingFill();
   p.kind = Pending::Kind::kNothing;
   p.why = std::move(why);
+  p.opaque = kNone;
+  return kErrUnknown;
+}
+
+int UnknownAt(InodeId ino) {
+  Pending& p = PendingFill();
+  p.kind = Pending::Kind::kNothing;
+  p.why.clear();
+  p.opaque = ino;
   return kErrUnknown;
 }
 
 int Absent(const World& w, PathPos dir, std::string_view name) {
   if (w.KnownAbsent(dir.dentry, name)) return 0;
   const InodeId ino = w.inode_of(dir.dentry);
-  if (w.inode(ino).flags & (kInodeOpaque | kInodeUnseen)) return Unknown(UnknownWhy(w, ino));
+  if (w.inode(ino).flags & (kInodeOpaque | kInodeUnseen)) return UnknownAt(ino);
   // An incomplete directory with nothing to fill it cannot happen: fail
   // closed (never "absent", which could let a creation through).
   if (w.backend() == nullptr) return Unknown("an incomplete directory has no backend");
@@ -50,7 +59,7 @@ int NeedComplete(const World& w, PathPos dir) {
   const InodeId ino = w.inode_of(dir.dentry);
   const uint32_t flags = w.inode(ino).flags;
   if (!(flags & kInodeIncomplete)) return 0;
-  if (flags & (kInodeOpaque | kInodeUnseen)) return Unknown(UnknownWhy(w, ino));
+  if (flags & (kInodeOpaque | kInodeUnseen)) return UnknownAt(ino);
   if (w.backend() == nullptr) return Unknown("an incomplete directory has no backend");
   return NeedList(dir);
 }

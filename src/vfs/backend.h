@@ -46,7 +46,8 @@ struct Pending {
   enum class Kind { kNothing, kLookup, kList } kind = Kind::kNothing;
   PathPos dir;       // the directory to fill (kLookup, kList)
   std::string name;  // the name to look up (kLookup)
-  std::string why;   // kErrUnknown: the reason, for people
+  std::string why;   // kErrUnknown: the reason, for people, or
+  InodeId opaque = kNone;  // the opaque inode whose reason the backend has
 };
 
 // PendingFill()
@@ -61,6 +62,9 @@ Pending& PendingFill();
 int NeedLookup(PathPos dir, std::string_view name);
 int NeedList(PathPos dir);
 int Unknown(std::string why);
+// UnknownAt(): unknown because of opaque inode `ino`. Readers call this:
+// the reason is the backend's, read later by the writer (ReasonOf()).
+int UnknownAt(InodeId ino);
 
 // Absent()
 //
@@ -77,8 +81,8 @@ int NeedComplete(const World& w, PathPos dir);
 
 // UnknownWhy()
 //
-// Why inode `ino`, opaque, cannot be decided (the backend's words), for
-// Unknown().
+// Why inode `ino`, opaque, cannot be decided (the backend's words). The
+// writer only (the backend's tables are the writer's).
 std::string UnknownWhy(const World& w, InodeId ino);
 
 // Backend
