@@ -21,7 +21,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <utility>
 
 #include <fmt/format.h>
@@ -213,6 +212,8 @@ std::string ScratchHost::Path(std::string_view kind) const {
   return "";
 }
 
+namespace {
+
 // Each helper creates one object at root_ + "/" + rel and, for a `kind`,
 // lists it; the first failure ends the build.
 class ScratchBuilder {
@@ -325,6 +326,8 @@ class ScratchBuilder {
   std::vector<ScratchPath>* paths_;
   std::string error_;
 };
+
+}  // namespace
 
 std::string ScratchHost::Make() {
   char dir[] = "/tmp/pathwarden-scratch.XXXXXX";
