@@ -3,7 +3,6 @@
 
 #include "src/kernel/process_server.h"
 
-#include <linux/capability.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
@@ -20,6 +19,7 @@
 
 #include "pathwarden/cred.h"
 #include "pathwarden/errno.h"
+#include "src/kernel/credentials.h"
 #include "src/kernel/layer.h"
 
 namespace pathwarden::kernel_internal {
@@ -28,14 +28,6 @@ namespace {
 // The pid ForkTied() forked this process from: the death signal is tied to
 // it, and a process whose parent is already gone must not go on.
 pid_t tied_parent = 0;
-
-int SetCaps(uint64_t caps) {
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2] = {};
-  data[0].effective = data[0].permitted = static_cast<uint32_t>(caps);
-  data[1].effective = data[1].permitted = static_cast<uint32_t>(caps >> 32);
-  return static_cast<int>(syscall(SYS_capset, &header, data));
-}
 
 int ListenAbstract(const std::string& name) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -97,12 +89,11 @@ class ProcessSetup {
 
  private:
   void TakeCredentials() {
-    std::vector<gid_t> groups(p_.groups.begin(), p_.groups.end());
-    if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) Internal("PR_SET_KEEPCAPS", errno);
-    if (syscall(SYS_setgroups, groups.size(), groups.data()) != 0) Internal("setgroups", errno);
-    if (syscall(SYS_setresgid, p_.gid, p_.gid, p_.gid) != 0) Internal("setresgid", errno);
-    if (syscall(SYS_setresuid, p_.uid, p_.uid, p_.uid) != 0) Internal("setresuid", errno);
-    if (SetCaps(t_.CapsOf(index_)) != 0) Internal("capset", errno);
+    Cred cred = Cred::ForUser(p_.uid, p_.gid);
+    cred.SetGroups(p_.groups);
+    cred.cap_effective = cred.cap_permitted = t_.CapsOf(index_);
+    const char* call = "";
+    if (int err = TakeCred(cred, &call); err != 0) Internal(call, err);
     // A change of euid cleared the death signal.
     RearmDeathSignal();
   }

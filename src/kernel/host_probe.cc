@@ -1,0 +1,337 @@
+// Read-only requests on the host's paths as the real kernel answers them,
+// in one child per identity that reports over a pipe.
+
+#include "src/kernel/host_probe.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "pathwarden/errno.h"
+#include "pathwarden/scenario.h"
+#include "src/kernel/credentials.h"
+#include "src/kernel/kernel_session.h"
+#include "src/kernel/layer.h"
+#include "src/kernel/process_server.h"
+
+namespace pathwarden::kernel_internal {
+namespace {
+
+// __O_TMPFILE without O_DIRECTORY: glibc names only the pair.
+constexpr uint64_t kOTmpfileBit = O_TMPFILE & ~uint64_t{O_DIRECTORY};
+
+// What the child reports, one message per request answered and one for
+// whatever stops it.
+struct ChildMessage {
+  enum Kind : int32_t {
+    kAnswer,       // index: the request, err: its errno
+    kRefused,      // index: the request, mode: its target's st_mode
+    kRestoreCwd,   // index: the Chdir after which fchdir("/") failed
+    kRulePath,     // index: the layer, rule, err
+    kCred,         // err, call
+    kSetup,        // err, call (chdir, umask, PR_SET_NO_NEW_PRIVS)
+    kLayer,        // index: the layer, rule, stage, err
+  };
+  int32_t kind = kAnswer;
+  int32_t index = 0;
+  int32_t err = 0;
+  int32_t rule = 0;
+  int32_t stage = 0;
+  uint32_t mode = 0;
+  char call[24] = {};
+};
+
+// A request as the step step_runner.cc runs, or why it is refused. (In
+// this namespace a bare Request is the supervisor's wire message.)
+Result<StepSpec, std::string> StepOf(const pathwarden::Request& request) {
+  auto at_cwd = [](const Fd& dirfd) -> Result<void, std::string> {
+    if (dirfd.at_cwd()) return {};
+    return Unexpected(fmt::format("dirfd {} is not AT_FDCWD (the probe has no descriptors)",
+                                  dirfd.num));
+  };
+  StepSpec st;
+  Result<void, std::string> ok;
+  std::visit(
+      [&](const auto& r) {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, Stat> || std::is_same_v<T, Lstat>) {
+          st.op = std::is_same_v<T, Stat> ? Op::kStat : Op::kLstat;
+          st.path = r.path;
+          st.flags = r.flags;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Access>) {
+          st.op = Op::kAccess;
+          st.path = r.path;
+          st.access_mode = r.mode;
+          st.flags = r.flags;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, ExecCheck>) {
+          st.op = Op::kExecCheck;
+          st.path = r.path;
+          st.flags = r.flags;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Readlink>) {
+          st.op = Op::kReadlink;
+          st.path = r.path;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Chdir>) {
+          st.op = Op::kChdir;
+          st.path = r.path;
+        } else if constexpr (std::is_same_v<T, Open>) {
+          st.op = Op::kOpen;
+          st.path = r.path;
+          st.flags = r.flags;
+          st.mode = r.mode;
+          ok = at_cwd(r.dirfd);
+          if (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit))
+            ok = Unexpected(fmt::format("open of {} with O_CREAT, O_TRUNC or O_TMPFILE is refused: "
+                                        "it changes the host",
+                                        r.path));
+        } else {
+          ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
+                                      OpName(OpOf(pathwarden::Request(r)))));
+        }
+      },
+      request);
+  if (!ok) return Unexpected(std::move(ok).error());
+  return st;
+}
+
+// Opening a device reaches its driver, a FIFO or a socket its peer: the
+// target is looked up first as the identity with O_PATH, which opens
+// nothing. A walk that fails there fails the same way in the open itself.
+bool OpensSpecialFile(const StepSpec& st, uint32_t* mode) {
+  if (st.flags & O_PATH) return false;
+  const int flags = O_PATH | O_CLOEXEC | static_cast<int>(st.flags & (O_NOFOLLOW | O_DIRECTORY));
+  int fd = openat(AT_FDCWD, st.path.c_str(), flags);
+  if (fd < 0) return false;
+  struct stat s;
+  int r = fstat(fd, &s);
+  close(fd);
+  if (r != 0) return true;  // unknown: refused
+  *mode = s.st_mode;
+  return S_ISCHR(s.st_mode) || S_ISBLK(s.st_mode) || S_ISFIFO(s.st_mode) ||
+         S_ISSOCK(s.st_mode);
+}
+
+void Send(int fd, const ChildMessage& m) {
+  const char* p = reinterpret_cast<const char*>(&m);
+  size_t left = sizeof(m);
+  while (left > 0) {
+    ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(1);
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+[[noreturn]] void Stop(int fd, ChildMessage m, const char* call = "") {
+  std::strncpy(m.call, call, sizeof(m.call) - 1);
+  Send(fd, m);
+  _exit(0);
+}
+
+[[noreturn]] void RunChild(int out, const Cred& cred, std::span<const LayerSpec> layers,
+                           std::span<const StepSpec> steps) {
+  using M = ChildMessage;
+  if (chdir("/") != 0) Stop(out, M{.kind = M::kSetup, .err = errno}, "chdir /");
+  const int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) Stop(out, M{.kind = M::kSetup, .err = errno}, "open /");
+  // Rule paths are opened as the launcher (root), from "/".
+  std::vector<std::vector<int>> opened(layers.size());
+  for (size_t l = 0; l < layers.size(); ++l) {
+    for (size_t i = 0; i < layers[l].rules.size(); ++i) {
+      const RuleSpec& rule = layers[l].rules[i];
+      int fd = rule.is_port ? -1 : OpenRulePath(rule);
+      if (!rule.is_port && fd < 0)
+        Stop(out, M{.kind = M::kRulePath, .index = static_cast<int32_t>(l), .err = errno,
+                    .rule = static_cast<int32_t>(i)});
+      opened[l].push_back(fd);
+    }
+  }
+  const char* call = "";
+  if (int err = TakeCred(cred, &call); err != 0) Stop(out, M{.kind = M::kCred, .err = err}, call);
+  RearmDeathSignal();
+  umask(cred.umask & 0777);
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    Stop(out, M{.kind = M::kSetup, .err = errno}, "PR_SET_NO_NEW_PRIVS");
+  for (size_t l = 0; l < layers.size(); ++l) {
+    LayerFailure f;
+    if (int err = EnforceLayer(layers[l], opened[l], &f); err != 0)
+      Stop(out, M{.kind = M::kLayer, .index = static_cast<int32_t>(l), .err = err,
+                  .rule = static_cast<int32_t>(f.rule), .stage = static_cast<int32_t>(f.stage)});
+    for (int fd : opened[l])
+      if (fd >= 0) close(fd);
+  }
+  const ProcessTable no_peers;
+  FdTable fds;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const StepSpec& st = steps[i];
+    const auto index = static_cast<int32_t>(i);
+    uint32_t mode = 0;
+    if (st.op == Op::kOpen && OpensSpecialFile(st, &mode))
+      Stop(out, M{.kind = M::kRefused, .index = index, .mode = mode});
+    int err = RunStep(no_peers, st, kernel_internal::Request{}, &fds);
+    if (st.op == Op::kChdir && err == 0 && fchdir(root) != 0)
+      Stop(out, M{.kind = M::kRestoreCwd, .index = index, .err = errno});
+    Send(out, M{.kind = M::kAnswer, .index = index, .err = err});
+  }
+  _exit(0);
+}
+
+std::string_view KindOfMode(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+  }
+  return "a file of unknown type";
+}
+
+std::string Describe(const ChildMessage& m, std::span<const LayerSpec> layers,
+                     std::span<const StepSpec> steps) {
+  const auto at = [](int32_t i) { return static_cast<size_t>(i); };
+  switch (m.kind) {
+    case ChildMessage::kRefused:
+      return fmt::format("request {}: open of {} {} is refused: it would reach a driver or a peer",
+                         m.index, KindOfMode(m.mode), steps[at(m.index)].path);
+    case ChildMessage::kRestoreCwd:
+      return fmt::format("request {}: back to \"/\" after chdir {}: fchdir: {}", m.index,
+                         steps[at(m.index)].path, ErrnoName(m.err));
+    case ChildMessage::kRulePath:
+      return fmt::format("layer {}: rule path \"{}\" does not resolve: {}", m.index,
+                         layers[at(m.index)].rules[at(m.rule)].path, ErrnoName(m.err));
+    case ChildMessage::kCred:
+      return fmt::format("taking the identity: {}: {}", m.call, ErrnoName(m.err));
+    case ChildMessage::kSetup:
+      return fmt::format("child setup: {}: {}", m.call, ErrnoName(m.err));
+    case ChildMessage::kLayer: {
+      LayerFailure f{static_cast<LayerFailure::Stage>(m.stage), at(m.rule)};
+      return fmt::format("layer {}: {}", m.index, DescribeFailure(layers[at(m.index)], f, m.err));
+    }
+  }
+  return fmt::format("child message of unknown kind {}", m.kind);
+}
+
+Result<LayerSpec, std::string> LayerOf(const LandlockRuleset& rs, size_t index) {
+  LayerSpec layer;
+  layer.handled_fs = rs.handled_access_fs;
+  layer.handled_net = rs.handled_access_net;
+  layer.scoped = rs.scoped;
+  for (size_t i = 0; i < rs.rules.size(); ++i) {
+    const LandlockRule& r = rs.rules[i];
+    RuleSpec rule;
+    rule.access = r.allowed_access;
+    if (r.type == landlock::kRuleNetPort) {
+      rule.is_port = true;
+      rule.port = r.port;
+    } else if (r.type == landlock::kRulePathBeneath && !r.parent.valid() && !r.path.empty()) {
+      rule.path = r.path;
+      rule.nofollow = r.nofollow;
+    } else {
+      return Unexpected(fmt::format(
+          "layer {} rule {}: only path-beneath rules by path and port rules reach the host",
+          index, i));
+    }
+    layer.rules.push_back(std::move(rule));
+  }
+  return layer;
+}
+
+std::string CapNames(uint64_t caps) {
+  std::string out;
+  for (int cap = 0; cap < 64; ++cap)
+    if (caps & (uint64_t{1} << cap)) out += (out.empty() ? "" : ", ") + CapName(cap);
+  return out;
+}
+
+// capset() refuses both with EPERM; saying which capabilities is kinder.
+std::string CapsReason(const Cred& cred) {
+  if (uint64_t extra = cred.cap_effective & ~cred.cap_permitted; extra != 0)
+    return fmt::format("effective capabilities beyond the permitted set: {}", CapNames(extra));
+  if (uint64_t missing = cred.cap_permitted & ~AvailableCaps(); missing != 0)
+    return fmt::format("capabilities this process cannot grant (not in its permitted set): {}",
+                       CapNames(missing));
+  return "";
+}
+
+}  // namespace
+
+Result<std::vector<int>, std::string> ProbeHost(const ProbeIdentity& who,
+                                                std::span<const pathwarden::Request> requests) {
+  if (std::string why = CapsReason(who.cred); !why.empty())
+    return Unexpected("the identity: " + why);
+  std::vector<StepSpec> steps;
+  steps.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto st = StepOf(requests[i]);
+    if (!st) return Unexpected(fmt::format("request {}: {}", i, st.error()));
+    steps.push_back(std::move(*st));
+  }
+  std::vector<LayerSpec> layers;
+  for (size_t l = 0; l < who.layers.size(); ++l) {
+    auto layer = LayerOf(who.layers[l], l);
+    if (!layer) return Unexpected(std::move(layer).error());
+    layers.push_back(std::move(*layer));
+  }
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+    return Unexpected(fmt::format("pipe2: {}", ErrnoName(errno)));
+  pid_t pid = ForkTied();
+  if (pid < 0) {
+    int err = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return Unexpected(fmt::format("fork: {}", ErrnoName(err)));
+  }
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    RunChild(pipe_fds[1], who.cred, layers, steps);
+  }
+  close(pipe_fds[1]);
+  std::vector<int> errs;
+  std::string failure;
+  ChildMessage m;
+  size_t got = 0;
+  for (;;) {
+    ssize_t n = read(pipe_fds[0], reinterpret_cast<char*>(&m) + got, sizeof(m) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+    if (got < sizeof(m)) continue;
+    got = 0;
+    if (m.kind == ChildMessage::kAnswer && static_cast<size_t>(m.index) == errs.size() &&
+        errs.size() < steps.size()) {
+      errs.push_back(m.err);
+    } else if (failure.empty()) {
+      failure = m.kind == ChildMessage::kAnswer
+                    ? fmt::format("answer for request {} out of order", m.index)
+                    : Describe(m, layers, steps);
+    }
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!failure.empty()) return Unexpected(failure);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || errs.size() != steps.size())
+    return Unexpected(fmt::format("the probe child ended ({}) after {} of {} answers",
+                                  WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
+                                                      : fmt::format("exit {}", WEXITSTATUS(status)),
+                                  errs.size(), steps.size()));
+  return errs;
+}
+
+}  // namespace pathwarden::kernel_internal
