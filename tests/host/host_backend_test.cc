@@ -1,0 +1,559 @@
+// The live host backend against the machine: a scratch tree with every
+// kind of object (src/kernel/scratch_host.h), built in a private mount
+// namespace of this test process, read by Model::FromHost() lazily and
+// eagerly; the model's attributes against lstat, the ACL xattrs, statx
+// and mountinfo; its decisions against each other and against the real
+// kernel (src/kernel/host_probe.h) for several identities, with and
+// without Landlock; revalidation; and a listing of the host before and
+// after, to show reading changed nothing. Root only; skipped elsewhere.
+
+#include <acl/libacl.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/acl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "pathwarden/model.h"
+#include "src/api/model_impl.h"
+#include "src/kernel/host_probe.h"
+#include "src/kernel/kernel_session.h"
+#include "src/kernel/scratch_host.h"
+#include "src/vfs/mountinfo.h"
+
+namespace pathwarden {
+namespace {
+
+using kernel_internal::ProbeHost;
+using kernel_internal::ProbeIdentity;
+using kernel_internal::ScratchHost;
+
+// Every object below `root`, mounts crossed, symlinks not followed; the
+// root first, then in sorted order.
+std::vector<std::string> HostPaths(const std::string& root) {
+  std::vector<std::string> out{root};
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(
+           root, std::filesystem::directory_options::none, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    out.push_back(it->path().string());
+  std::sort(out.begin() + 1, out.end());
+  return out;
+}
+
+// The ACL of `path` as PosixAcl::ToText() prints it ("" when none or the
+// mode says it all), from libacl: the model's reading is not its own judge.
+std::string HostAcl(const std::string& path, acl_type_t type) {
+  acl_t a = acl_get_file(path.c_str(), type);
+  if (a == nullptr) return "";
+  std::string out;
+  if (type == ACL_TYPE_ACCESS && acl_equiv_mode(a, nullptr) == 0) {
+    acl_free(a);
+    return "";
+  }
+  char* text = acl_to_any_text(a, nullptr, ',', TEXT_ABBREVIATE | TEXT_NUMERIC_IDS);
+  if (text != nullptr) out = text;
+  acl_free(text);
+  acl_free(a);
+  return out;
+}
+
+std::string ModelAcl(const vfs::World& w, vfs::AclId id) {
+  if (id == vfs::kNone) return "";
+  const PosixAcl* a = w.acl(id);
+  return a ? a->ToText() : "?";
+}
+
+// The identities the decisions are compared for. "root" has the
+// capabilities this machine can grant.
+struct Who {
+  std::string name;
+  Cred cred;
+};
+
+std::vector<Who> Identities() {
+  const uint64_t caps = kernel_internal::AvailableCaps();
+  Cred root = Cred::ForUser(0, 0);
+  root.cap_effective &= caps;
+  root.cap_permitted &= caps;
+  Cred root_nocaps = Cred::ForUser(0, 0);
+  root_nocaps.cap_effective = root_nocaps.cap_permitted = 0;
+  Cred alice = Cred::ForUser(1000, 1000);
+  Cred bob = Cred::ForUser(1001, 1001);
+  bob.SetGroups({1000});
+  return {{"root", root}, {"root without capabilities", root_nocaps}, {"uid 1000", alice},
+          {"uid 1001 in group 1000", bob}};
+}
+
+// The read-only requests the kernel probe may make on `path` of type
+// `mode` (it never opens devices, FIFOs or sockets but with O_PATH).
+std::vector<Request> ReadOnlyRequests(const std::string& path, mode_t mode, bool writes = true) {
+  std::vector<Request> r{Stat{.path = path},
+                         Lstat{.path = path},
+                         Access{.path = path, .mode = R_OK},
+                         Access{.path = path, .mode = W_OK},
+                         Access{.path = path, .mode = X_OK},
+                         Open{.path = path, .flags = O_PATH},
+                         Open{.path = path, .flags = O_PATH | O_NOFOLLOW},
+                         Readlink{.path = path},
+                         Chdir{.path = path},
+                         ExecCheck{.path = path}};
+  if (S_ISREG(mode) || S_ISDIR(mode)) {
+    r.push_back(Open{.path = path, .flags = O_RDONLY});
+    r.push_back(Open{.path = path, .flags = O_RDONLY | O_DIRECTORY});
+  }
+  // Opening for writing changes no data, but watchers see it: the
+  // scratch tree only.
+  if (S_ISREG(mode) && writes) r.push_back(Open{.path = path, .flags = O_WRONLY});
+  if (S_ISDIR(mode)) r.push_back(Open{.path = path + "/missing", .flags = O_RDONLY});
+  return r;
+}
+
+// Requests that would change the tree: only the model is asked (it never
+// changes the host), the lazy model against the eager one.
+std::vector<Request> ChangingRequests(const std::string& path) {
+  return {Mkdir{.path = path + "/new"},
+          Unlink{.path = path},
+          Rmdir{.path = path},
+          Rename{.oldpath = path, .newpath = path + ".moved"},
+          Truncate{.path = path},
+          Chmod{.path = path, .mode = 0600},
+          Chown{.path = path, .uid = 1000, .gid = -1},
+          Open{.path = path, .flags = O_WRONLY | O_CREAT, .mode = 0644},
+          Symlink{.target = "x", .path = path + "/link"},
+          Link{.oldpath = path, .newpath = path + ".link"}};
+}
+
+std::string Describe(const Request& r) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        std::string name = typeid(T).name();
+        if constexpr (requires { x.path; }) return fmt::format("{} {}", name, x.path);
+        if constexpr (requires { x.oldpath; }) return fmt::format("{} {}", name, x.oldpath);
+        return name;
+      },
+      r);
+}
+
+// A Landlock layer: read everything below the scratch root's "home" and
+// "links", execute below "bin", write below "tmp".
+LandlockRuleset Layer(const std::string& root) {
+  LandlockRuleset rs;
+  rs.handled_access_fs = landlock::kFsReadFile | landlock::kFsReadDir | landlock::kFsExecute |
+                         landlock::kFsWriteFile | landlock::kFsMakeReg | landlock::kFsMakeDir |
+                         landlock::kFsRemoveFile | landlock::kFsTruncate;
+  rs.AllowPath(root + "/home", landlock::kFsReadFile | landlock::kFsReadDir);
+  rs.AllowPath(root + "/links", landlock::kFsReadFile | landlock::kFsReadDir);
+  rs.AllowPath(root + "/bin", landlock::kFsExecute | landlock::kFsReadFile);
+  rs.AllowPath(root + "/tmp", landlock::kFsWriteFile | landlock::kFsMakeReg |
+                                  landlock::kFsRemoveFile | landlock::kFsTruncate);
+  rs.AllowPath(root + "/ro", landlock::kFsReadFile);
+  return rs;
+}
+
+class HostBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (a private mount namespace, owners)";
+    if (std::string err = kernel_internal::EnterPrivateMountNamespace(); !err.empty())
+      GTEST_SKIP() << "no private mount namespace: " << err;
+    auto s = ScratchHost::Build();
+    ASSERT_TRUE(s) << s.error();
+    scratch_ = std::move(*s);
+    root_ = scratch_->root();
+    auto before = kernel_internal::HostListing(root_);
+    ASSERT_TRUE(before) << before.error();
+    listing_before_ = *before;
+  }
+
+  void TearDown() override {
+    if (!scratch_) return;
+    // Whatever the test read, the host is as it was (atimes aside, which
+    // the listing leaves out: reading a directory may move them).
+    if (!changes_host_) {
+      auto after = kernel_internal::HostListing(root_);
+      ASSERT_TRUE(after) << after.error();
+      EXPECT_EQ(listing_before_, *after) << "reading the host changed it";
+    }
+    EXPECT_EQ(scratch_->Cleanup(), "");
+  }
+
+  static Model Host(HostOptions::Consistency c = HostOptions::Consistency::kSnapshot) {
+    HostOptions o;
+    o.consistency = c;
+    auto m = Model::FromHost(o);
+    EXPECT_TRUE(m) << m.error();
+    return std::move(*m);
+  }
+
+  std::unique_ptr<ScratchHost> scratch_;
+  std::string root_;
+  std::string listing_before_;
+  bool changes_host_ = false;
+};
+
+TEST_F(HostBackendTest, AttributesAreTheHosts) {
+  Model m = Host();
+  auto n = m.Preload(root_);
+  ASSERT_TRUE(n) << n.error();
+  const std::vector<std::string> paths = HostPaths(root_);
+  // Less one: ro/deep is data/sub/deep through the bind mount, read once.
+  EXPECT_EQ(*n + 1, paths.size());
+  const vfs::World& w = EngineOf(m).world();
+  int checked = 0;
+  for (const std::string& p : paths) {
+    SCOPED_TRACE(p);
+    struct stat st {};
+    ASSERT_EQ(lstat(p.c_str(), &st), 0);
+    auto node = m.Lookup(p, false);
+    ASSERT_TRUE(node) << "lookup: " << node.error();
+    const vfs::Inode& i = w.inode(node->inode);
+    EXPECT_EQ(i.mode, st.st_mode);
+    EXPECT_EQ(i.uid, st.st_uid);
+    EXPECT_EQ(i.gid, st.st_gid);
+    EXPECT_EQ(i.nlink, st.st_nlink);
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+      EXPECT_EQ(i.rdev, st.st_rdev);
+    }
+    EXPECT_FALSE(i.flags & (vfs::kInodeOpaque | vfs::kInodeUnseen));
+    if (S_ISLNK(st.st_mode)) {
+      std::string body(4096, '\0');
+      const ssize_t len = readlink(p.c_str(), body.data(), body.size());
+      ASSERT_GE(len, 0);
+      body.resize(static_cast<size_t>(len));
+      EXPECT_EQ(w.str(i.data), body);
+      ++checked;
+      continue;
+    }
+    EXPECT_EQ(ModelAcl(w, i.acl), HostAcl(p, ACL_TYPE_ACCESS));
+    if (S_ISDIR(st.st_mode)) {
+      EXPECT_EQ(ModelAcl(w, i.default_acl), HostAcl(p, ACL_TYPE_DEFAULT));
+    }
+    struct statx stx {};
+    ASSERT_EQ(statx(AT_FDCWD, p.c_str(), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx), 0);
+    EXPECT_EQ((i.flags & vfs::kInodeImmutable) != 0, (stx.stx_attributes & STATX_ATTR_IMMUTABLE) != 0);
+    EXPECT_EQ((i.flags & vfs::kInodeAppend) != 0, (stx.stx_attributes & STATX_ATTR_APPEND) != 0);
+    ++checked;
+  }
+  EXPECT_GT(checked, 60);
+  // What the kinds are meant to show, shown.
+  EXPECT_NE(ModelAcl(w, w.inode(m.Lookup(scratch_->Path("file_access_acl"))->inode).acl), "");
+  EXPECT_NE(ModelAcl(w, w.inode(m.Lookup(scratch_->Path("dir_default_acl"))->inode).default_acl),
+            "");
+  EXPECT_TRUE(w.inode(m.Lookup(scratch_->Path("file_immutable"))->inode).flags &
+              vfs::kInodeImmutable);
+  EXPECT_TRUE(w.inode(m.Lookup(scratch_->Path("file_append_only"))->inode).flags &
+              vfs::kInodeAppend);
+  // Hard links are one inode.
+  EXPECT_EQ(m.Lookup(scratch_->Path("hardlink_a"))->inode,
+            m.Lookup(scratch_->Path("hardlink_b"))->inode);
+  // Mount flags are mountinfo's.
+  std::ifstream in("/proc/self/mountinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto mounts = vfs::ParseMountInfo(text.str(), "/proc/self/mountinfo");
+  ASSERT_TRUE(mounts) << mounts.error();
+  int mounts_checked = 0;
+  for (const vfs::MountInfo& mi : *mounts) {
+    if (!mi.mountpoint.starts_with(root_)) continue;
+    auto at = m.Lookup(mi.mountpoint, false);
+    ASSERT_TRUE(at) << mi.mountpoint;
+    EXPECT_EQ(w.mount(at->mount).flags, mi.flags) << mi.mountpoint;
+    EXPECT_EQ((w.sb(w.inode(at->inode).sb).flags & vfs::kSbReadonly) != 0, mi.sb_readonly);
+    ++mounts_checked;
+  }
+  EXPECT_EQ(mounts_checked, 3);  // the tmpfs, the noexec tmpfs, the read-only bind
+}
+
+TEST_F(HostBackendTest, LazyAndEagerDecideAlike) {
+  Model lazy = Host();
+  Model eager = Host();
+  ASSERT_TRUE(eager.Preload(root_));
+  const auto eager_lookups = eager.host_counts().lookups;
+  std::vector<std::string> paths = HostPaths(root_);
+  paths.push_back(root_ + "/missing");
+  paths.push_back(root_ + "/home/alice/missing");
+  paths.push_back(root_ + "/links/dangling/x");
+  int compared = 0;
+  for (const Who& who : Identities()) {
+    for (bool confined : {false, true}) {
+      Process pl = lazy.Spawn(who.name, who.cred);
+      Process pe = eager.Spawn(who.name, who.cred);
+      if (confined) {
+        const LandlockRuleset rs = Layer(root_);
+        ASSERT_TRUE(lazy.Apply(pl, Restrict{rs}).allowed());
+        ASSERT_TRUE(eager.Apply(pe, Restrict{rs}).allowed());
+      }
+      for (const std::string& p : paths) {
+        struct stat st {};
+        const mode_t mode = lstat(p.c_str(), &st) == 0 ? st.st_mode : 0;
+        std::vector<Request> rs = ReadOnlyRequests(p, mode);
+        for (Request& r : ChangingRequests(p)) rs.push_back(std::move(r));
+        for (const Request& r : rs) {
+          const Decision a = lazy.Evaluate(pl, r);
+          const Decision b = eager.Evaluate(pe, r);
+          ASSERT_EQ(a.verdict(), b.verdict()) << who.name << " " << Describe(r) << "\n  lazy: "
+                                              << a.ToText() << "\n  eager: " << b.ToText();
+          ASSERT_EQ(a.err(), b.err()) << who.name << " " << Describe(r);
+          ASSERT_EQ(a.ToText(), b.ToText()) << who.name << " " << Describe(r);
+          ASSERT_FALSE(a.unknown()) << who.name << " " << Describe(r) << ": " << a.ToText();
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 5000);
+  // The eager model had read everything below the scratch root: answering
+  // asked the host nothing more but the two names renaming and linking
+  // the root itself make beside it, in /tmp. The lazy one listed only
+  // what rmdir needed to know empty.
+  EXPECT_EQ(eager.host_counts().lookups, eager_lookups + 2);
+  EXPECT_GT(lazy.host_counts().lookups, 0u);
+  EXPECT_LT(lazy.host_counts().listings, eager.host_counts().listings);
+}
+
+// Every read-only decision of the model equals the kernel's, for each
+// identity, unconfined and under a Landlock layer.
+void ExpectKernelAgrees(Model& m, const std::vector<std::string>& paths, bool scratch,
+                        const std::string& layer_root, int* compared, int* unknown) {
+  const bool with_layer = scratch;
+  for (const Who& who : Identities()) {
+    for (bool confined : {false, true}) {
+      if (confined && !with_layer) continue;
+      Process p = m.Spawn(who.name, who.cred);
+      ProbeIdentity id{who.cred, {}};
+      if (confined) {
+        const LandlockRuleset rs = Layer(layer_root);
+        ASSERT_TRUE(m.Apply(p, Restrict{rs}).allowed());
+        id.layers.push_back(rs);
+      }
+      std::vector<Request> requests;
+      for (const std::string& path : paths) {
+        struct stat st {};
+        const mode_t mode = lstat(path.c_str(), &st) == 0 ? st.st_mode : 0;
+        for (Request& r : ReadOnlyRequests(path, mode, scratch)) requests.push_back(std::move(r));
+      }
+      auto kernel = ProbeHost(id, requests);
+      ASSERT_TRUE(kernel) << kernel.error();
+      ASSERT_EQ(kernel->size(), requests.size());
+      for (size_t k = 0; k < requests.size(); ++k) {
+        const Decision d = m.Evaluate(p, requests[k]);
+        if (d.unknown()) {
+          ++*unknown;
+          continue;
+        }
+        EXPECT_EQ(d.err(), (*kernel)[k])
+            << who.name << (confined ? " (Landlock)" : "") << ": " << Describe(requests[k])
+            << "\n  model: " << d.ToText();
+        ++*compared;
+      }
+    }
+  }
+}
+
+TEST_F(HostBackendTest, KernelAgreesOnTheScratchTree) {
+  Model m = Host();
+  int compared = 0, unknown = 0;
+  std::vector<std::string> paths = HostPaths(root_);
+  paths.push_back(root_ + "/home/alice/missing");
+  ExpectKernelAgrees(m, paths, true, root_, &compared, &unknown);
+  EXPECT_EQ(unknown, 0);
+  EXPECT_GT(compared, 3000);
+}
+
+// A deterministic sample of the machine's own /usr, /etc and /var.
+std::vector<std::string> RealSample() {
+  std::vector<std::string> out;
+  for (const char* dir : {"/usr", "/usr/bin", "/usr/include/linux", "/usr/lib", "/etc",
+                          "/etc/ssl", "/etc/ssl/private", "/var", "/var/log", "/var/lib",
+                          "/var/cache", "/var/spool"}) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(dir, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+      names.push_back(it->path().string());
+    std::sort(names.begin(), names.end());
+    out.push_back(dir);
+    // Every seventh name, at most 40 a directory.
+    for (size_t i = 0, n = 0; i < names.size() && n < 40; i += 7, ++n) out.push_back(names[i]);
+  }
+  return out;
+}
+
+TEST_F(HostBackendTest, KernelAgreesOnRealPaths) {
+  Model m = Host();
+  int compared = 0, unknown = 0;
+  ExpectKernelAgrees(m, RealSample(), false, root_, &compared, &unknown);
+  // /usr, /etc and /var are on modelled filesystems here.
+  EXPECT_EQ(unknown, 0);
+  EXPECT_GT(compared, 2000);
+}
+
+TEST_F(HostBackendTest, BindMountAndSourceShareLandlockRules) {
+  Model m = Host();
+  const std::string source = root_ + "/data/sub/deep";
+  const std::string bound = root_ + "/ro/deep";
+  for (const std::string& rule_on : {root_ + "/data/sub", root_ + "/ro"}) {
+    LandlockRuleset rs;
+    rs.handled_access_fs = landlock::kFsReadFile;
+    rs.AllowPath(rule_on, landlock::kFsReadFile);
+    Process p = m.Spawn("confined", Cred::ForUser(0, 0));
+    ASSERT_TRUE(m.Apply(p, Restrict{rs}).allowed());
+    std::vector<Request> rq{Open{.path = source}, Open{.path = bound},
+                            Open{.path = root_ + "/data/file"}};
+    for (const Request& r : rq) EXPECT_FALSE(m.Evaluate(p, r).unknown());
+    EXPECT_TRUE(m.Evaluate(p, rq[0]).allowed()) << rule_on;
+    EXPECT_TRUE(m.Evaluate(p, rq[1]).allowed()) << rule_on;
+    EXPECT_EQ(m.Evaluate(p, rq[2]).err(), EACCES) << rule_on;
+    Cred root = Cred::ForUser(0, 0);
+    root.cap_effective &= kernel_internal::AvailableCaps();
+    root.cap_permitted &= kernel_internal::AvailableCaps();
+    auto kernel = ProbeHost({root, {rs}}, rq);
+    ASSERT_TRUE(kernel) << kernel.error();
+    EXPECT_EQ(*kernel, (std::vector<int>{0, 0, EACCES})) << rule_on;
+  }
+  // One inode through both mounts.
+  EXPECT_EQ(m.Lookup(source)->inode, m.Lookup(bound)->inode);
+  EXPECT_NE(m.Lookup(source)->mount, m.Lookup(bound)->mount);
+}
+
+TEST_F(HostBackendTest, WhatItCannotSeeOrDoesNotModelIsUnknown) {
+  Model m = Host();
+  Process p = m.Spawn("www", Cred::ForUser(33, 33));
+  // procfs and sysfs decide themselves.
+  for (const char* path : {"/proc/self/status", "/proc/1/environ", "/sys/kernel/mm"}) {
+    const Decision d = m.Evaluate(p, Open{.path = path});
+    EXPECT_TRUE(d.unknown()) << path << ": " << d.ToText();
+    EXPECT_FALSE(d.allowed());
+    EXPECT_NE(d.reason().unknown_why, "") << path;
+  }
+  // What decides without them is still answered: stat needs no
+  // permission on the last component.
+  EXPECT_TRUE(m.Evaluate(p, Stat{.path = "/proc"}).allowed());
+
+  // A directory pathwarden itself may not search: a child that is uid
+  // 1001 reads the host, and asks as root for a file inside
+  // /home/alice (0700, uid 1000).
+  const std::string secret = scratch_->Path("file_0600_1000");
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(pipefd[0]);
+    std::string out;
+    if (setgroups(0, nullptr) != 0 || setresgid(1001, 1001, 1001) != 0 ||
+        setresuid(1001, 1001, 1001) != 0) {
+      out = "could not drop to uid 1001";
+    } else if (auto h = Model::FromHost(); !h) {
+      out = "FromHost: " + h.error();
+    } else {
+      const Decision as_root = h->Evaluate(h->Init(), Stat{.path = secret});
+      const Decision as_bob = h->Evaluate(h->Spawn("bob", Cred::ForUser(1001, 1001)),
+                                          Stat{.path = secret});
+      out = fmt::format("{}|{}|{}|{}", VerdictName(as_root.verdict()),
+                        as_root.reason().unknown_why, VerdictName(as_bob.verdict()),
+                        as_bob.err());
+    }
+    (void)!write(pipefd[1], out.data(), out.size());
+    _exit(0);
+  }
+  close(pipefd[1]);
+  std::string got;
+  char buf[512];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;) got.append(buf, n);
+  close(pipefd[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  // Root could search it, but what is inside is unknown to a reader that
+  // cannot; uid 1001 itself is refused at /home/alice, as the kernel does.
+  EXPECT_TRUE(got.starts_with("unknown|the host does not let pathwarden (uid 1001) search"))
+      << got;
+  EXPECT_TRUE(got.ends_with("|denied|13")) << got;
+}
+
+TEST_F(HostBackendTest, RevalidationSeesTheHostChange) {
+  changes_host_ = true;  // this test changes its own scratch tree
+  const std::string file = root_ + "/data/file";
+  const std::string fresh = root_ + "/data/fresh";
+  Model snap = Host();
+  Model live = Host(HostOptions::Consistency::kRevalidate);
+  Process ps = snap.Spawn("alice", Cred::ForUser(1000, 1000));
+  Process pl = live.Spawn("alice", Cred::ForUser(1000, 1000));
+  EXPECT_TRUE(snap.Evaluate(ps, Open{.path = file}).allowed());
+  EXPECT_TRUE(live.Evaluate(pl, Open{.path = file}).allowed());
+  EXPECT_EQ(snap.Evaluate(ps, Stat{.path = fresh}).err(), ENOENT);
+  EXPECT_EQ(live.Evaluate(pl, Stat{.path = fresh}).err(), ENOENT);
+  // The host changes: the file is 0600 now, a new name exists.
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  { std::ofstream(fresh) << "new\n"; }
+  // A snapshot keeps what it read; revalidate-on-use sees the change.
+  EXPECT_TRUE(snap.Evaluate(ps, Open{.path = file}).allowed());
+  EXPECT_EQ(snap.Evaluate(ps, Stat{.path = fresh}).err(), ENOENT);
+  EXPECT_EQ(live.Evaluate(pl, Open{.path = file}).err(), EACCES);
+  EXPECT_TRUE(live.Evaluate(pl, Stat{.path = fresh}).allowed());
+  // Revalidating the snapshot by hand.
+  auto changed = snap.Revalidate(ps, file);
+  ASSERT_TRUE(changed) << changed.error();
+  // At least the file (other processes may change /tmp meanwhile).
+  EXPECT_GE(*changed, 1);
+  EXPECT_EQ(snap.Evaluate(ps, Open{.path = file}).err(), EACCES);
+  ASSERT_TRUE(snap.Revalidate(ps, fresh));
+  EXPECT_TRUE(snap.Evaluate(ps, Stat{.path = fresh}).allowed());
+  // A replaced file is another inode: a Landlock rule on the old one no
+  // longer holds, as in the kernel.
+  LandlockRuleset rs;
+  rs.handled_access_fs = landlock::kFsReadFile;
+  rs.AllowPath(fresh, landlock::kFsReadFile);
+  Process confined = live.Spawn("confined", Cred::ForUser(0, 0));
+  ASSERT_TRUE(live.Apply(confined, Restrict{rs}).allowed());
+  EXPECT_TRUE(live.Evaluate(confined, Open{.path = fresh}).allowed());
+  const std::string tmp = root_ + "/data/fresh.tmp";
+  { std::ofstream(tmp) << "replacement\n"; }
+  ASSERT_EQ(rename(tmp.c_str(), fresh.c_str()), 0);
+  EXPECT_EQ(live.Evaluate(confined, Open{.path = fresh}).err(), EACCES);
+  // Removed on the host: gone after revalidation.
+  ASSERT_EQ(unlink(fresh.c_str()), 0);
+  EXPECT_EQ(live.Evaluate(pl, Stat{.path = fresh}).err(), ENOENT);
+  EXPECT_GE(live.host_counts().refreshed, 3u);
+}
+
+TEST_F(HostBackendTest, TheModelChangesOnlyItself) {
+  Model m = Host();
+  Process root = m.Init();
+  const std::string dir = root_ + "/data";
+  // Applied changes stay in the model: the host listing (TearDown)
+  // proves the host saw none, and the model keeps them against the host.
+  EXPECT_TRUE(m.Apply(root, Mkdir{.path = dir + "/made"}).allowed());
+  EXPECT_TRUE(m.Apply(root, Unlink{.path = dir + "/file"}).allowed());
+  EXPECT_TRUE(m.Apply(root, Rename{.oldpath = dir + "/sub", .newpath = dir + "/moved"}).allowed());
+  EXPECT_TRUE(m.Evaluate(root, Stat{.path = dir + "/made"}).allowed());
+  EXPECT_EQ(m.Evaluate(root, Stat{.path = dir + "/file"}).err(), ENOENT);
+  EXPECT_EQ(m.Evaluate(root, Stat{.path = dir + "/sub"}).err(), ENOENT);
+  // The moved directory is still read from where it is on the host.
+  EXPECT_TRUE(m.Evaluate(root, Stat{.path = dir + "/moved/deep"}).allowed());
+  // rmdir of a directory none of whose names was read lists it first.
+  const uint64_t listings = m.host_counts().listings;
+  EXPECT_EQ(m.Evaluate(root, Rmdir{.path = root_ + "/hard/a"}).err(), ENOTEMPTY);
+  EXPECT_EQ(m.host_counts().listings, listings + 1);
+  EXPECT_TRUE(m.Apply(root, Rmdir{.path = dir + "/made"}).allowed());
+  struct stat st {};
+  EXPECT_EQ(stat((dir + "/made").c_str(), &st), -1);
+  EXPECT_EQ(stat((dir + "/file").c_str(), &st), 0);
+}
+
+}  // namespace
+}  // namespace pathwarden
