@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/acl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -529,6 +531,101 @@ TEST_F(HostBackendTest, RevalidationSeesTheHostChange) {
   ASSERT_EQ(unlink(fresh.c_str()), 0);
   EXPECT_EQ(live.Evaluate(pl, Stat{.path = fresh}).err(), ENOENT);
   EXPECT_GE(live.host_counts().refreshed, 3u);
+}
+
+// Filesystems that decide themselves, mounted for the test: an overlay
+// (ovl_permission() checks the lower inode with the mounter's
+// credentials) answers unknown, with why.
+TEST_F(HostBackendTest, AnOverlayIsUnknown) {
+  changes_host_ = true;  // its own scratch tree: the overlay's directories
+  const std::string o = root_ + "/ovl";
+  for (const char* d : {"", "/upper", "/work", "/merged"})
+    ASSERT_EQ(mkdir((o + d).c_str(), 0755), 0) << d;
+  const std::string opts =
+      fmt::format("lowerdir={}/data,upperdir={}/upper,workdir={}/work", root_, o, o);
+  if (mount("overlay", (o + "/merged").c_str(), "overlay", 0, opts.c_str()) != 0)
+    GTEST_SKIP() << "no overlayfs here: " << std::strerror(errno);
+  Model m = Host();
+  Process p = m.Spawn("alice", Cred::ForUser(1000, 1000));
+  const Decision d = m.Evaluate(p, Open{.path = o + "/merged/file"});
+  EXPECT_TRUE(d.unknown()) << d.ToText();
+  EXPECT_NE(d.reason().unknown_why.find("ovl_permission()"), std::string::npos)
+      << d.reason().unknown_why;
+  // Beside it, the tmpfs is still answered.
+  EXPECT_TRUE(m.Evaluate(p, Open{.path = root_ + "/data/file"}).allowed());
+  ASSERT_EQ(umount2((o + "/merged").c_str(), MNT_DETACH), 0);
+}
+
+// The protected_* sysctls come from the host, and again on revalidation.
+TEST_F(HostBackendTest, SysctlsAreReadAgainOnRevalidation) {
+  char dir[] = "/tmp/pathwarden-sysctl.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  auto write = [&](const char* name, int v) { std::ofstream(std::string(dir) + "/" + name) << v << "\n"; };
+  write("protected_symlinks", 1);
+  write("protected_hardlinks", 1);
+  write("protected_regular", 2);
+  write("protected_fifos", 0);
+  HostOptions o;
+  o.sysctl_dir = dir;
+  auto m = Model::FromHost(o);
+  ASSERT_TRUE(m) << m.error();
+  EXPECT_EQ(m->sysctls(), (Sysctls{1, 1, 2, 0}));
+  write("protected_fifos", 1);
+  EXPECT_EQ(m->sysctls(), (Sysctls{1, 1, 2, 0}));
+  ASSERT_TRUE(m->Revalidate(m->Init(), "/"));
+  EXPECT_EQ(m->sysctls(), (Sysctls{1, 1, 2, 1}));
+  // A value the kernel would never hold is an error, with where.
+  write("protected_regular", 7);
+  auto bad = m->Revalidate(m->Init(), "/");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error(), std::string(dir) + "/protected_regular:1:1: \"7\" is not a value of "
+                                            "protected_regular (0 to 2)");
+  std::filesystem::remove_all(dir);
+}
+
+// Readers that miss fill concurrently (each fill a write), while the
+// writer applies changes elsewhere: every answer equals the eager
+// model's. Run under TSan by ./test's tsan phase.
+TEST_F(HostBackendTest, ReadersFillConcurrently) {
+  Model eager = Host();
+  ASSERT_TRUE(eager.Preload(root_));
+  Model lazy = Host();
+  const std::vector<std::string> paths = HostPaths(root_);
+  const Cred alice = Cred::ForUser(1000, 1000);
+  Process pe = eager.Spawn("alice", alice);
+  std::vector<Request> requests;
+  for (const std::string& p : paths) {
+    struct stat st {};
+    const mode_t mode = lstat(p.c_str(), &st) == 0 ? st.st_mode : 0;
+    for (Request& r : ReadOnlyRequests(p, mode)) requests.push_back(std::move(r));
+  }
+  std::vector<std::string> want;
+  for (const Request& r : requests) want.push_back(eager.Evaluate(pe, r).ToText());
+  constexpr int kReaders = 3;
+  std::vector<Process> readers;
+  for (int i = 0; i < kReaders; ++i) readers.push_back(lazy.Spawn("alice", alice));
+  Process writer = lazy.Init();
+  std::vector<int> wrong(kReaders, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kReaders; ++i) {
+    threads.emplace_back([&, i] {
+      // Each reader its own order, so they miss on different names.
+      for (size_t n = 0; n < requests.size(); ++n) {
+        const size_t k = (n * (2 * i + 1) + static_cast<size_t>(i) * 7) % requests.size();
+        if (lazy.Evaluate(readers[i], requests[k]).ToText() != want[k]) ++wrong[i];
+      }
+    });
+  }
+  for (int round = 0; round < 50; ++round) {
+    const std::string d = fmt::format("{}/tmp/w{}", root_, round);
+    EXPECT_TRUE(lazy.Apply(writer, Mkdir{.path = d}).allowed());
+    EXPECT_TRUE(lazy.Apply(writer, Rmdir{.path = d}).allowed());
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < kReaders; ++i) EXPECT_EQ(wrong[i], 0) << "reader " << i;
+  // Asked again, single-threaded, to the same answers.
+  for (size_t k = 0; k < requests.size(); ++k)
+    EXPECT_EQ(lazy.Evaluate(readers[0], requests[k]).ToText(), want[k]) << Describe(requests[k]);
 }
 
 TEST_F(HostBackendTest, TheModelChangesOnlyItself) {
