@@ -36,8 +36,8 @@ namespace pathwarden {
 
 // SourceLoc
 //
-// Where a value came from: line and column (1-based) in a TOML file, or the
-// key path ("/step/3/flags") in a JSON file.
+// Where a value came from: line and column (1-based, columns in
+// characters), and in a JSON file also the key path ("/step/3/flags").
 struct SourceLoc {
   int line = 0;
   int col = 0;

@@ -4,22 +4,20 @@
 #include <sys/stat.h>
 
 #include <array>
-#include <fstream>
 #include <set>
 #include <span>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "pathwarden/cred.h"
 #include "pathwarden/errno.h"
 #include "pathwarden/scenario.h"
-#include "src/scenario/doc.h"
+#include "src/input/doc.h"
 #include "src/scenario/names.h"
 
 namespace pathwarden {
 
-using scenario_internal::Doc;
+using input::Doc;
 using scenario_internal::FlagFamily;
 
 namespace {
@@ -30,6 +28,8 @@ constexpr auto kSysctlKeys = [] {
   for (size_t i = 0; i < keys.size(); ++i) keys[i] = kSysctlFields[i].name;
   return keys;
 }();
+
+SourceLoc ToSourceLoc(const input::Loc& l) { return SourceLoc{l.line, l.col, l.key_path}; }
 
 // Is `p` an absolute, normalised path ("/", "/a/b"; no "//", ".", "..",
 // trailing slash)?
@@ -68,11 +68,8 @@ class Parser {
   }
 
  private:
-  std::string Where(const SourceLoc& loc) const {
-    if (!loc.key_path.empty()) return fmt::format("{}: {}", name_, loc.key_path);
-    return fmt::format("{}:{}:{}", name_, loc.line, loc.col);
-  }
-  void Error(const SourceLoc& loc, std::string msg) {
+  std::string Where(const input::Loc& loc) const { return input::Where(name_, loc); }
+  void Error(const input::Loc& loc, std::string msg) {
     if (errors_.size() < 50) errors_.push_back(Where(loc) + ": " + msg);
   }
 
@@ -103,8 +100,8 @@ class Parser {
       Error(d->loc, fmt::format("\"{}\" must be an integer, not {}", key, d->KindName()));
       return std::nullopt;
     }
-    if (d->i < lo || d->i > hi) {
-      Error(d->loc, fmt::format("\"{}\" = {} is out of range [{}, {}]", key, d->i, lo, hi));
+    if (!d->IntIn(lo, hi)) {
+      Error(d->loc, fmt::format("\"{}\" = {} is out of range [{}, {}]", key, d->num_text, lo, hi));
       return std::nullopt;
     }
     return d->i;
@@ -134,6 +131,10 @@ class Parser {
     if (d == nullptr) return std::nullopt;
     int64_t v = 0;
     if (d->kind == Doc::Kind::kInt) {
+      if (d->int_overflow) {
+        Error(d->loc, fmt::format("\"{}\" = {} is out of range (at most {:#o})", key, d->num_text, max));
+        return std::nullopt;
+      }
       v = d->i;
     } else if (d->kind == Doc::Kind::kString && json_) {
       std::string_view t = d->s;
@@ -221,8 +222,7 @@ class Parser {
       return;
     const Doc* format = root.Get("format");
     if (format == nullptr) {
-      Error(root.loc.key_path.empty() ? SourceLoc{1, 1, ""} : root.loc,
-            "missing required key \"format\"");
+      Error(root.loc, "missing required key \"format\"");
     } else if (auto f = Int(format, "format", 1, 1)) {
       s.format = static_cast<int>(*f);
     }
@@ -255,7 +255,7 @@ class Parser {
                      "content", "attrs"}))
       return;
     NodeSpec n;
-    n.loc = d.loc;
+    n.loc = ToSourceLoc(d.loc);
     auto path = Str(d.Get("path"), "path");
     if (!path) {
       if (!d.Get("path")) Error(d.loc, "[[node]] needs \"path\"");
@@ -398,7 +398,7 @@ class Parser {
     if (!CheckTable(d, "a layer", {"handled_fs", "handled_net", "scoped", "rule"}))
       return std::nullopt;
     LayerSpec l;
-    l.loc = d.loc;
+    l.loc = ToSourceLoc(d.loc);
     auto fs = Rights(d.Get("handled_fs"), "handled_fs", landlock::FsRightFromName);
     auto net = Rights(d.Get("handled_net"), "handled_net", landlock::NetRightFromName);
     auto sc = Rights(d.Get("scoped"), "scoped", landlock::ScopeFromName);
@@ -411,7 +411,7 @@ class Parser {
         if (!CheckTable(r, "a rule", {"path", "access", "nofollow", "port"}))
           continue;
         RuleSpec rule;
-        rule.loc = r.loc;
+        rule.loc = ToSourceLoc(r.loc);
         const bool has_path = r.Get("path") != nullptr;
         const bool has_port = r.Get("port") != nullptr;
         if (has_path == has_port) {
@@ -456,7 +456,7 @@ class Parser {
                      "umask", "layer"}))
       return;
     ProcessSpec p;
-    p.loc = d.loc;
+    p.loc = ToSourceLoc(d.loc);
     auto name = Str(d.Get("name"), "name");
     if (!name) {
       if (!d.Get("name")) Error(d.loc, "[[process]] needs \"name\"");
@@ -521,7 +521,7 @@ class Parser {
       return;
     }
     StepSpec st;
-    st.loc = d.loc;
+    st.loc = ToSourceLoc(d.loc);
     auto op_name = Str(d.Get("op"), "op");
     if (!op_name) {
       if (!d.Get("op")) Error(d.loc, "[[step]] needs \"op\"");
@@ -678,19 +678,15 @@ class Parser {
 Result<Scenario, std::string> ParseScenario(std::string_view text,
                                                   const std::string& name,
                                                   bool json) {
-  auto doc = json ? scenario_internal::ParseJsonDoc(text, name)
-                  : scenario_internal::ParseTomlDoc(text, name);
+  auto doc = json ? input::ParseJsonDoc(text, name) : input::ParseTomlDoc(text, name);
   if (!doc) return Unexpected(doc.error());
   return Parser(name, json).Run(*doc);
 }
 
 Result<Scenario, std::string> LoadScenarioFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Unexpected(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  return ParseScenario(buf.str(), path, json);
+  auto text = input::ReadFile(path);
+  if (!text) return Unexpected(text.error());
+  return ParseScenario(*text, path, input::IsJsonName(path));
 }
 
 std::string FormatStepFlags(const StepSpec& step) {

@@ -124,12 +124,12 @@ TEST(ScenarioParse, NodePathMustBeNormalised) {
   EXPECT_NE(s.error().find("absolute and normalised"), std::string::npos);
 }
 
-TEST(ScenarioParse, JsonErrorsNameKeyPath) {
+TEST(ScenarioParse, JsonErrorsNamePositionAndKeyPath) {
   auto s = ParseScenario(
       R"({"format": 1, "step": [{"op": "open", "path": "/a", "flags": "O_X", "expect": "ok"}]})",
       "t.json", true);
   ASSERT_FALSE(s.has_value());
-  EXPECT_NE(s.error().find("t.json: /step/0/flags: flag O_X"), std::string::npos)
+  EXPECT_NE(s.error().find("t.json:1:62: /step/0/flags: flag O_X"), std::string::npos)
       << s.error();
 }
 

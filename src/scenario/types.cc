@@ -52,6 +52,10 @@ uint64_t ProcessSpec::EffectiveCaps() const {
 }
 
 std::string Scenario::Where(const SourceLoc& loc) const {
+  // JSON: the key path too, and since the strict reader (src/input) the
+  // position; a location decoded from an older peer may lack it.
+  if (!loc.key_path.empty() && loc.line > 0)
+    return fmt::format("{}:{}:{}: {}", file, loc.line, loc.col, loc.key_path);
   if (!loc.key_path.empty()) return fmt::format("{}: {}", file, loc.key_path);
   return fmt::format("{}:{}:{}", file, loc.line, loc.col);
 }

@@ -1,0 +1,152 @@
+#include "src/input/doc.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace pathwarden::input {
+namespace {
+
+std::string JsonError(std::string_view text) {
+  auto d = ParseJsonDoc(text, "t.json");
+  EXPECT_FALSE(d.has_value());
+  return d ? std::string() : d.error();
+}
+std::string TomlError(std::string_view text) {
+  auto d = ParseTomlDoc(text, "t.toml");
+  EXPECT_FALSE(d.has_value());
+  return d ? std::string() : d.error();
+}
+
+TEST(InputJson, EveryValueAndKeyHasItsPosition) {
+  auto d = ParseJsonDoc("{\n  \"a\": [1, \"x\",\n  {\"b\": true}],\n\"c\": null}", "t.json");
+  ASSERT_TRUE(d.has_value()) << d.error();
+  EXPECT_EQ(d->loc.line, 1);
+  EXPECT_EQ(d->loc.col, 1);
+  EXPECT_EQ(d->loc.key_path, "/");
+  const Doc* a = d->Get("a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(d->key_locs[0].line, 2);
+  EXPECT_EQ(d->key_locs[0].col, 3);
+  EXPECT_EQ(a->loc.line, 2);
+  EXPECT_EQ(a->loc.col, 8);
+  EXPECT_EQ(a->loc.key_path, "/a");
+  ASSERT_EQ(a->items.size(), 3u);
+  EXPECT_EQ(a->items[0].loc.col, 9);   // 1
+  EXPECT_EQ(a->items[1].loc.col, 12);  // "x"
+  EXPECT_EQ(a->items[1].loc.key_path, "/a/1");
+  EXPECT_EQ(a->items[2].loc.line, 3);
+  EXPECT_EQ(a->items[2].loc.col, 3);
+  const Doc* b = a->items[2].Get("b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->loc.col, 9);
+  EXPECT_EQ(b->loc.key_path, "/a/2/b");
+  EXPECT_EQ(d->key_locs[1].line, 4);
+  EXPECT_EQ(d->key_locs[1].col, 1);
+  EXPECT_EQ(d->Get("c")->loc.col, 6);
+}
+
+TEST(InputJson, ColumnsCountCharactersAndStringsHideStructure) {
+  // "é" is two bytes, one column; the braces and quotes inside a string
+  // start nothing.
+  auto d = ParseJsonDoc(R"({"é": "{[\",", "k": 5})", "t.json");
+  ASSERT_TRUE(d.has_value()) << d.error();
+  EXPECT_EQ(d->Get("é")->loc.col, 7);
+  EXPECT_EQ(d->key_locs[1].col, 16);
+  EXPECT_EQ(d->Get("k")->loc.col, 21);
+}
+
+TEST(InputJson, SyntaxErrorsHaveLineAndColumn) {
+  EXPECT_EQ(JsonError("{\n  \"a\": 1,\n  ]"),
+            "t.json:3:3: parse error: syntax error while parsing object key - unexpected ']'; "
+            "expected string literal");
+  EXPECT_NE(JsonError("").find("t.json:1:1: parse error"), std::string::npos);
+  EXPECT_NE(JsonError("{} {}").find("t.json:1:4: parse error"), std::string::npos);
+}
+
+TEST(InputJson, DuplicateKeysAreErrors) {
+  EXPECT_EQ(JsonError("{\"a\": 1,\n \"a\": 2}"), "t.json:2:2: /a: duplicate key \"a\"");
+  EXPECT_EQ(JsonError(R"({"x": {"a": 1, "b": {}, "a": 3}})"),
+            "t.json:1:25: /x/a: duplicate key \"a\"");
+  // The same key in two tables is fine.
+  EXPECT_TRUE(ParseJsonDoc(R"([{"a": 1}, {"a": 2}])", "t.json").has_value());
+}
+
+TEST(InputJson, HugeNumbersDoNotAbortOrWrap) {
+  EXPECT_EQ(JsonError(R"({"a": 1e999})"),
+            "t.json:1:7: number overflow parsing '1e999'");
+  auto d = ParseJsonDoc(R"({"a": 18446744073709551615, "b": -9223372036854775809,)"
+                        R"( "c": 99999999999999999999999, "d": 9223372036854775807, "e": 1.5})",
+                        "t.json");
+  ASSERT_TRUE(d.has_value()) << d.error();
+  const Doc* a = d->Get("a");
+  EXPECT_EQ(a->kind, Doc::Kind::kInt);
+  EXPECT_TRUE(a->int_overflow);
+  EXPECT_EQ(a->num_text, "18446744073709551615");
+  EXPECT_FALSE(a->IntIn(-1, 0).has_value());  // not -1
+  EXPECT_TRUE(d->Get("b")->int_overflow);
+  EXPECT_EQ(d->Get("b")->num_text, "-9223372036854775809");
+  EXPECT_TRUE(d->Get("c")->int_overflow);
+  EXPECT_EQ(d->Get("c")->num_text, "99999999999999999999999");
+  EXPECT_EQ(d->Get("d")->IntIn(0, INT64_MAX), INT64_MAX);
+  EXPECT_EQ(d->Get("e")->kind, Doc::Kind::kFloat);
+}
+
+TEST(InputJson, NulBytesAreErrors) {
+  EXPECT_EQ(JsonError(R"({"path": "/a\u0000b"})"), "t.json:1:10: a string holds a NUL byte");
+  EXPECT_EQ(JsonError(R"({"a\u0000": 1})"), "t.json:1:2: a key holds a NUL byte");
+}
+
+TEST(InputJson, NestingIsLimited) {
+  std::string deep(kMaxDepth, '[');
+  deep += std::string(kMaxDepth, ']');
+  EXPECT_TRUE(ParseJsonDoc(deep, "t.json").has_value());
+  std::string deeper(100000, '[');
+  EXPECT_EQ(JsonError(deeper), "t.json:1:65: nesting deeper than 64 levels");
+}
+
+TEST(InputJson, LongStringsAreErrors) {
+  std::string ok = "[\"" + std::string(kMaxField, 'a') + "\"]";
+  EXPECT_TRUE(ParseJsonDoc(ok, "t.json").has_value());
+  std::string big = "[\"" + std::string(kMaxField + 1, 'a') + "\"]";
+  EXPECT_EQ(JsonError(big), "t.json:1:2: a string of 1048577 bytes is longer than the limit of "
+                            "1048576 bytes");
+}
+
+TEST(InputJson, InvalidUtf8IsAnError) {
+  EXPECT_NE(JsonError("[\"\xff\"]").find("t.json:1:"), std::string::npos);
+}
+
+TEST(InputToml, PositionsAndErrors) {
+  auto d = ParseTomlDoc("a = 1\n[t]\nb = \"x\"\n", "t.toml");
+  ASSERT_TRUE(d.has_value()) << d.error();
+  EXPECT_EQ(d->loc.line, 1);
+  const Doc* t = d->Get("t");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->Get("b")->loc.line, 3);
+  EXPECT_EQ(t->Get("b")->loc.col, 5);
+  EXPECT_EQ(t->key_locs[0].line, 3);
+  EXPECT_EQ(t->key_locs[0].col, 1);
+  EXPECT_EQ(d->Get("a")->num_text, "1");
+  EXPECT_NE(TomlError("a = 1\na = 2\n").find("t.toml:2:"), std::string::npos);
+  EXPECT_NE(TomlError("a = 99999999999999999999\n").find("t.toml:1:"), std::string::npos);
+}
+
+TEST(InputToml, NulBytesAreErrors) {
+  EXPECT_EQ(TomlError("p = \"/a\\u0000\"\n"), "t.toml:1:5: a string holds a NUL byte");
+}
+
+TEST(InputToml, NestingIsLimited) {
+  std::string deep = "a = " + std::string(kMaxDepth + 1, '[') + std::string(kMaxDepth + 1, ']');
+  EXPECT_NE(TomlError(deep).find("nesting deeper than 64 levels"), std::string::npos);
+  std::string deeper = "a = " + std::string(100000, '[');
+  EXPECT_NE(TomlError(deeper).find("t.toml:1:"), std::string::npos);
+}
+
+TEST(InputWhere, JsonKeepsTheKeyPath) {
+  EXPECT_EQ(Where("f", Loc{2, 3, ""}), "f:2:3");
+  EXPECT_EQ(Where("f", Loc{2, 3, "/a/0"}), "f:2:3: /a/0");
+}
+
+}  // namespace
+}  // namespace pathwarden::input
