@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pathwarden/landlock.h"
@@ -71,6 +72,19 @@ struct Policy {
 // paths resolve against `cwd` (the command's working directory). Errors:
 // "FILE:LINE:COL: message" for bad input.
 Result<Policy, std::string> LoadPolicy(const std::string& file_or_dir, const std::string& cwd);
+
+// ParsePolicy()
+//
+// One landlockconfig document `text` (JSON when `json`, else TOML), named
+// `name` in messages and origins; as LoadPolicy() for a file.
+Result<Policy, std::string> ParsePolicy(std::string_view text, const std::string& name, bool json,
+                                        const std::string& cwd);
+
+// SameRules()
+//
+// Whether two policies are equal but for their origins and source (what
+// a policy printed and read back must be).
+bool SameRules(const Policy& a, const Policy& b);
 
 // PolicyFromEnv()
 //
