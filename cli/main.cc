@@ -5,6 +5,7 @@
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
 #include "cli/fuzz_command.h"
+#include "cli/policy_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pathwarden: what Linux answers when a process touches a path, and why"};
@@ -71,7 +72,11 @@ int main(int argc, char** argv) {
   fz->add_flag("--no-shrink", fuzz.no_shrink, "write disagreements as found");
   fz->add_flag("-q,--quiet", fuzz.quiet, "print only the final line");
 
+  pathwarden::cli::PolicyCommand policy;
+  pathwarden::cli::AddPolicyCommand(app, policy);
+
   CLI11_PARSE(app, argc, argv);
+  if (policy.policy->parsed()) return pathwarden::cli::RunPolicyCommand(policy);
   if (bcmd->parsed()) return pathwarden::cli::RunBench(which, bench);
   if (probe->parsed()) return pathwarden::bench::RunProbe(probe_args);
   if (fz->parsed()) {
