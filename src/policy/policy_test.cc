@@ -699,5 +699,45 @@ TEST(PolicyPrint, RoundTrips) {
   }
 }
 
+// Random resolved policies (normalised absolute paths with awkward bytes,
+// rights within the handled ones), printed both ways and read back.
+TEST(PolicyPrint, RandomPoliciesRoundTrip) {
+  uint64_t state = 20261201;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  const std::string_view kComponents[] = {"usr", "a b", "$", "${x}", "$$", "é", "\\", "\"q\"",
+                                          "..", "tab\t", "x.json", "-", "{}"};
+  for (int n = 0; n < 300; ++n) {
+    Policy p;
+    p.source = "random";
+    if (next() % 4) p.abi = static_cast<int>(next() % kAbiLatest) + 1;
+    p.handled_fs = next() & kFsAll;
+    p.handled_net = next() & kNetAll;
+    p.scoped = next() & kScopeAll;
+    std::map<std::string, AccessMask> paths;
+    for (int i = static_cast<int>(next() % 6); i > 0; --i) {
+      std::string path;
+      for (int c = static_cast<int>(next() % 4); c >= 0; --c)
+        path += "/" + std::string(kComponents[next() % std::size(kComponents)]);
+      if (AccessMask a = next() & p.handled_fs) paths[path] |= a;
+    }
+    for (const auto& [path, a] : paths) p.paths.push_back(PathRule{path, a, {}});
+    std::map<uint64_t, AccessMask> ports;
+    for (int i = static_cast<int>(next() % 4); i > 0; --i)
+      if (AccessMask a = next() & p.handled_net) ports[next() % 65536] |= a;
+    for (const auto& [port, a] : ports) p.ports.push_back(PortRule{port, a, {}});
+    const std::string json = ToJson(p);
+    auto j = Json(json);
+    ASSERT_TRUE(j.has_value()) << json << "\n" << j.error();
+    EXPECT_TRUE(SameRules(p, *j)) << json;
+    const std::string toml = ToToml(p);
+    auto t = Toml(toml);
+    ASSERT_TRUE(t.has_value()) << toml << "\n" << t.error();
+    EXPECT_TRUE(SameRules(p, *t)) << toml;
+  }
+}
+
 }  // namespace
 }  // namespace pathwarden::policy
