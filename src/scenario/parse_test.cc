@@ -193,5 +193,66 @@ expect = "ok"
   EXPECT_EQ(again->steps[1].flags, unsigned(AT_EACCESS));
 }
 
+// The strict reader (src/input) under the scenario format: JSON errors
+// have positions, duplicate keys and NUL bytes are errors, big numbers
+// neither wrap nor abort.
+Result<Scenario, std::string> Json(std::string_view text) {
+  return ParseScenario(text, "t.json", true);
+}
+
+TEST(ScenarioParse, StrictReaderJson) {
+  auto dup = Json(R"({"format": 1, "format": 1})");
+  ASSERT_FALSE(dup.has_value());
+  EXPECT_EQ(dup.error(), "t.json:1:15: /format: duplicate key \"format\"");
+  auto nul = Json(R"({"format": 1, "node": [{"path": "/a\u0000b"}]})");
+  ASSERT_FALSE(nul.has_value());
+  EXPECT_EQ(nul.error(), "t.json:1:33: a string holds a NUL byte");
+  auto big = Json(R"({"format": 1, "node": [{"path": "/a", "uid": 18446744073709551615}]})");
+  ASSERT_FALSE(big.has_value());
+  EXPECT_EQ(big.error(),
+            "t.json:1:46: /node/0/uid: \"uid\" = 18446744073709551615 is out of range [0, "
+            "4294967294]");
+  auto id = Json(R"({"format": 1, "node": [{"path": "/a", "gid": 4294967295}]})");
+  ASSERT_FALSE(id.has_value());
+  EXPECT_EQ(id.error(),
+            "t.json:1:46: /node/0/gid: \"gid\" = 4294967295 is out of range [0, 4294967294]");
+  auto inf = Json(R"({"format": 1, "abi": 1e999})");
+  ASSERT_FALSE(inf.has_value());
+  EXPECT_EQ(inf.error(), "t.json:1:22: number overflow parsing '1e999'");
+  auto mode = Json(R"({"format": 1, "node": [{"path": "/a", "mode": 99999999999999999999}]})");
+  ASSERT_FALSE(mode.has_value());
+  EXPECT_EQ(mode.error(), "t.json:1:47: /node/0/mode: \"mode\" = 99999999999999999999 is out of "
+                          "range (at most 07777)");
+  auto port = Json(R"({"format": 1, "step": [{"op": "bind_tcp", "port": 65536, "expect": "ok"}]})");
+  ASSERT_FALSE(port.has_value());
+  EXPECT_NE(port.error().find("t.json:1:51: /step/0/port: \"port\" = 65536 is out of range [0, "
+                              "65535]"),
+            std::string::npos)
+      << port.error();
+  auto syntax = Json("{\"format\": 1,\n \"node\": [}");
+  ASSERT_FALSE(syntax.has_value());
+  EXPECT_NE(syntax.error().find("t.json:2:11: parse error"), std::string::npos) << syntax.error();
+  std::string deep = R"({"format": 1, "description": )" + std::string(1000, '[');
+  auto nested = Json(deep);
+  ASSERT_FALSE(nested.has_value());
+  EXPECT_NE(nested.error().find("nesting deeper than 64 levels"), std::string::npos);
+  // A long path is the kernel's ENAMETOOLONG to model, not an input error.
+  auto longpath = Json(R"({"format": 1, "step": [{"op": "stat", "path": "/)" +
+                       std::string(5000, 'a') + R"(", "expect": "ENAMETOOLONG"}]})");
+  EXPECT_TRUE(longpath.has_value()) << longpath.error();
+}
+
+TEST(ScenarioParse, StrictReaderToml) {
+  auto nul = Toml("format = 1\n[[node]]\npath = \"/a\\u0000\"\n");
+  ASSERT_FALSE(nul.has_value());
+  EXPECT_EQ(nul.error(), "t.toml:3:8: a string holds a NUL byte");
+  auto dup = Toml("format = 1\nformat = 1\n");
+  ASSERT_FALSE(dup.has_value());
+  EXPECT_NE(dup.error().find("t.toml:2:"), std::string::npos) << dup.error();
+  auto big = Toml("format = 1\n[[node]]\npath = \"/a\"\nuid = 4294967295\n");
+  ASSERT_FALSE(big.has_value());
+  EXPECT_EQ(big.error(), "t.toml:4:7: \"uid\" = 4294967295 is out of range [0, 4294967294]");
+}
+
 }  // namespace
 }  // namespace pathwarden
