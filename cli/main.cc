@@ -1,11 +1,17 @@
 // pathwarden: the command line. Thin: parse flags, call the library, print.
 
+#include <iostream>
+#include <string_view>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
+#include "cli/explain_command.h"
 #include "cli/fuzz_command.h"
+#include "cli/map_command.h"
 #include "cli/policy_command.h"
+#include "cli/run_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pathwarden: what Linux answers when a process touches a path, and why"};
@@ -74,9 +80,80 @@ int main(int argc, char** argv) {
 
   pathwarden::cli::PolicyCommand policy;
   pathwarden::cli::AddPolicyCommand(app, policy);
+  pathwarden::cli::ExplainOptions explain;
+  CLI::App* explain_cmd = nullptr;
+  pathwarden::cli::AddExplain(app, &explain, &explain_cmd);
+  pathwarden::cli::MapCommandOptions map;
+  CLI::App* map_cmd = nullptr;
+  pathwarden::cli::AddMap(app, &map, &map_cmd);
 
-  CLI11_PARSE(app, argc, argv);
+  pathwarden::cli::RunCommandOptions run;
+  int pretend_abi = 0;
+  auto* rcmd = app.add_subcommand(
+      "run", "enforce policies with the kernel's Landlock, then execute a command under them");
+  rcmd->add_option("--policy", run.policies,
+                   "a landlockconfig file or directory: one layer (repeat to stack, in order)")
+      ->allow_extra_args(false);
+  rcmd->add_flag("--from-env", run.from_env,
+                 "one more layer from the kernel sample sandboxer's variables (LL_FS_RO, "
+                 "LL_FS_RW, LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED)");
+  bool best_effort = false;
+  auto* best = rcmd->add_flag("--best-effort", best_effort,
+                              "drop rights this kernel lacks, listing them on stderr (default)");
+  rcmd->add_flag("--hard", run.hard, "refuse to run (125) when this kernel lacks a right")
+      ->excludes(best);
+  rcmd->add_flag("--dry-run", run.dry_run, "print the rulesets as this kernel would get them");
+  rcmd->add_flag("-v,--verbose", run.verbose, "say what is enforced on stderr");
+  // Tests: enforce as if the kernel had this (older) ABI.
+  auto* pretend = rcmd->add_option("--pretend-abi", pretend_abi)->group("")->check(CLI::Range(0, 7));
+  // As env(1): options end at the command (or at "--"); what follows is its own.
+  rcmd->prefix_command();
+  rcmd->allow_extras();
+  rcmd->footer("Exit status: the command's; 125 for run's own errors (a bad policy, a --hard "
+               "refusal), 126 when the command cannot be executed, 127 when it is not found.");
+
+  // run's command after "--" is set aside before CLI11 sees it (CLI11
+  // would call it extras); without "--", prefix_command() ends the options
+  // at the command. A "--" after the command starts is the command's own.
+  std::vector<std::string> run_command_after_dashes;
+  if (argc > 1 && std::string_view(argv[1]) == "run") {
+    for (int i = 2; i < argc; ++i) {
+      std::string_view a = argv[i];
+      if (a == "--") {
+        run_command_after_dashes.assign(argv + i + 1, argv + argc);
+        argc = i;
+        break;
+      }
+      if (a == "--policy" || a == "--pretend-abi") {
+        ++i;
+      } else if (a.empty() || a[0] != '-') {
+        break;
+      }
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    // run's own errors are 125, as env(1)'s and timeout(1)'s; the other
+    // commands' bad input is 2.
+    if (rc != 0 && argc > 1 && std::string_view(argv[1]) == "run") return 125;
+    return rc == 0 ? 0 : 2;
+  }
   if (policy.policy->parsed()) return pathwarden::cli::RunPolicyCommand(policy);
+  if (explain_cmd->parsed()) return pathwarden::cli::RunExplain(explain);
+  if (map_cmd->parsed()) return pathwarden::cli::RunMapCommand(map);
+  if (rcmd->parsed()) {
+    if (pretend->count() > 0) run.pretend_abi = pretend_abi;
+    run.argv = rcmd->remaining();
+    if (!run.argv.empty() && run.argv.front().size() > 1 && run.argv.front()[0] == '-') {
+      std::cerr << "pathwarden run: unknown option " << run.argv.front()
+                << " (the command goes after the options, or after --)\n";
+      return 125;
+    }
+    if (run.argv.empty()) run.argv = run_command_after_dashes;
+    return pathwarden::cli::RunRunCommand(run);
+  }
   if (bcmd->parsed()) return pathwarden::cli::RunBench(which, bench);
   if (probe->parsed()) return pathwarden::bench::RunProbe(probe_args);
   if (fz->parsed()) {

@@ -1,0 +1,74 @@
+// `pathwarden run`: policies loaded, then src/sandbox's enforcement.
+
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "src/policy/policy.h"
+#include "src/sandbox/run.h"
+
+namespace pathwarden::cli {
+namespace {
+
+// LoadPolicyFile()
+//
+// A landlockconfig file or directory, as one layer.
+Result<policy::Policy, std::string> LoadPolicyFile(const std::string& file,
+                                                   const std::string& cwd) {
+  return policy::LoadPolicy(file, cwd);
+}
+
+}  // namespace
+
+int RunRunCommand(const RunCommandOptions& options) {
+  sandbox::RunOptions run;
+  run.compat = options.hard ? sandbox::Compat::kHard : sandbox::Compat::kBestEffort;
+  run.dry_run = options.dry_run;
+  run.verbose = options.verbose;
+  run.pretend_abi = options.pretend_abi;
+  run.argv = options.argv;
+  if (options.policies.empty() && !options.from_env) {
+    std::cerr << "pathwarden run: nothing to enforce: give --policy FILE or --from-env\n";
+    return sandbox::kExitOwnError;
+  }
+  std::string cwd;
+  if (!options.policies.empty()) {
+    char* dir = getcwd(nullptr, 0);
+    if (dir == nullptr) {
+      std::cerr << "pathwarden run: cannot read the working directory\n";
+      return sandbox::kExitOwnError;
+    }
+    cwd = dir;
+    std::free(dir);
+  }
+  for (const std::string& file : options.policies) {
+    auto p = LoadPolicyFile(file, cwd);
+    if (!p) {
+      std::cerr << "pathwarden run: " << p.error() << "\n";
+      return sandbox::kExitOwnError;
+    }
+    run.layers.push_back(std::move(*p));
+  }
+  if (options.from_env) {
+    // The sandboxer's variables at the running kernel's ABI, as it reads
+    // them (without Landlock: the latest, all of it dropped later).
+    int abi = sandbox::ProbeAbi();
+    auto p = policy::PolicyFromEnv([](const char* name) { return std::getenv(name); },
+                                   abi > 0 ? abi : landlock::kAbiLatest);
+    if (!p) {
+      std::cerr << "pathwarden run: --from-env: " << p.error() << "\n";
+      return sandbox::kExitOwnError;
+    }
+    run.layers.push_back(std::move(*p));
+    // As the sandboxer does: a sandboxer run inside does not apply them again.
+    for (const char* name : {"LL_FS_RO", "LL_FS_RW", "LL_TCP_BIND", "LL_TCP_CONNECT", "LL_SCOPED"}) {
+      unsetenv(name);
+    }
+  }
+  return sandbox::RunConfined(run, std::cout, std::cerr);
+}
+
+}  // namespace pathwarden::cli
