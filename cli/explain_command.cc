@@ -1,0 +1,211 @@
+// `pathwarden explain`.
+
+#include "cli/explain_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "src/policy/policy.h"
+#include "src/query/explain.h"
+#include "src/query/query.h"
+
+namespace pathwarden::cli {
+
+void IdentityFlags::Add(CLI::App* cmd) {
+  cmd->add_option("--uid", uid, "ask as this uid (gid and groups from the user database)");
+  cmd->add_option("--gid", gid, "the gid (default: the user's)");
+  cmd->add_option("--groups", groups, "supplementary groups, a,b,... or none");
+  cmd->add_option("--caps", caps,
+                  "effective capabilities: CAP_X,Y (any case, CAP_ optional), all or none "
+                  "(default: all for uid 0, none otherwise)");
+  cmd->add_option("--umask", umask, "the umask, octal");
+  cmd->add_option("--cwd", cwd, "the working directory (absolute)");
+  cmd->add_option("--pid", pid, "take a running process's credentials, cwd, root and mounts");
+}
+
+Result<identity::Identity, std::string> IdentityFlags::Resolve() const {
+  identity::IdentityOptions o;
+  if (uid) {
+    auto v = identity::ParseId(*uid, "--uid");
+    if (!v) return Unexpected(v.error());
+    o.uid = *v;
+  }
+  if (gid) {
+    auto v = identity::ParseId(*gid, "--gid");
+    if (!v) return Unexpected(v.error());
+    o.gid = *v;
+  }
+  if (groups) {
+    auto v = identity::ParseGroups(*groups);
+    if (!v) return Unexpected("--groups: " + v.error());
+    o.groups = *v;
+  }
+  if (caps) {
+    auto v = identity::ParseCaps(*caps);
+    if (!v) return Unexpected("--caps: " + v.error());
+    o.caps = *v;
+  }
+  if (umask) {
+    auto v = identity::ParseUmask(*umask);
+    if (!v) return Unexpected("--umask: " + v.error());
+    o.umask = *v;
+  }
+  if (cwd) o.cwd = *cwd;
+  if (pid) {
+    if (*pid <= 0) return Unexpected(fmt::format("--pid {} is not a process id", *pid));
+    o.pid = *pid;
+  }
+  return identity::ResolveIdentity(o);
+}
+
+void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
+  auto* cmd = app.add_subcommand(
+      "explain",
+      "why the live machine allows or denies a call: the walk, the Unix check and each "
+      "Landlock layer, for an identity under policies");
+  cmd->add_option("--policy", o->policies,
+                  "a landlockconfig policy (file or directory): one Landlock layer, stacked in "
+                  "the order given");
+  cmd->add_flag("--from-env", o->from_env,
+                "one more layer from the kernel sample sandboxer's LL_FS_RO, LL_FS_RW, "
+                "LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED");
+  o->who.Add(cmd);
+  cmd->add_option("--batch", o->batch, "one query per line from FILE (- for stdin)");
+  cmd->add_flag("--json", o->json, "one JSON object per query");
+  cmd->add_flag("--verify", o->verify,
+                "also ask the real kernel (read-only queries) and show whether it agrees");
+  cmd->add_option("--format", o->format, "full, or result only (with --batch)")
+      ->check(CLI::IsMember({"full", "result"}));
+  cmd->add_option("--colour,--color", o->colour, "auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("QUERY", o->query,
+                  "OP PATH [ARGS]: open PATH [FLAGS] [MODE], stat, lstat, readlink, chdir, "
+                  "exec_check, access PATH [R_OK|W_OK|X_OK], mkdir, mknod, symlink, link, rename, "
+                  "unlink, rmdir, truncate, chmod, chown, lchown, bind_tcp PORT, connect_tcp PORT");
+  *out = cmd;
+}
+
+namespace {
+
+// The batch's lines, each parsed; the first bad one ends it all.
+Result<std::vector<query::Query>, std::string> ReadBatch(const std::string& name) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (name != "-") {
+    file.open(name);
+    if (!file) return Unexpected(fmt::format("{}: cannot open: {}", name, std::strerror(errno)));
+    in = &file;
+  }
+  const std::string shown = name == "-" ? "<stdin>" : name;
+  std::vector<query::Query> out;
+  std::string line;
+  size_t n = 0;
+  constexpr size_t kMaxLine = 1 << 20;
+  while (std::getline(*in, line)) {
+    ++n;
+    if (line.size() > kMaxLine) return Unexpected(fmt::format("{}:{}:1: a line over 1 MiB", shown, n));
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    auto q = query::ParseQueryLine(line);
+    if (!q) return Unexpected(fmt::format("{}:{}:{}", shown, n, q.error()));
+    out.push_back(std::move(*q));
+  }
+  if (in->bad()) return Unexpected(fmt::format("{}: read error", shown));
+  return out;
+}
+
+int ExitFor(const Decision& d) { return d.allowed() ? 0 : d.unknown() ? 3 : 1; }
+
+}  // namespace
+
+int RunExplain(const ExplainOptions& o) {
+  auto bad = [](const std::string& msg) {
+    std::cerr << "explain: " << msg << "\n";
+    return 2;
+  };
+  // Everything is read and checked before anything is answered.
+  std::vector<query::Query> queries;
+  if (o.batch) {
+    if (!o.query.empty()) return bad("a query on the command line and --batch: give one");
+    auto b = ReadBatch(*o.batch);
+    if (!b) return bad(b.error());
+    queries = std::move(*b);
+  } else {
+    if (o.query.empty()) return bad("no query (OP PATH [ARGS], or --batch FILE)");
+    std::vector<query::Token> tokens;
+    size_t col = 1;
+    for (const std::string& a : o.query) {
+      tokens.push_back({a, col});
+      col += a.size() + 1;
+    }
+    auto q = query::ParseQuery(tokens);
+    if (!q) return bad(fmt::format("<query>:1:{}", q.error()));
+    queries.push_back(std::move(*q));
+  }
+  auto who = o.who.Resolve();
+  if (!who) return bad(who.error());
+  std::string cwd(4096, '\0');
+  if (getcwd(cwd.data(), cwd.size()) == nullptr) cwd = "/";
+  cwd.resize(std::strlen(cwd.c_str()));
+  std::vector<policy::Policy> layers;
+  for (const std::string& p : o.policies) {
+    auto l = policy::LoadPolicy(p, cwd);
+    if (!l) return bad(l.error());
+    layers.push_back(std::move(*l));
+  }
+  if (o.from_env) {
+    auto l = policy::PolicyFromEnv([](const char* n) { return std::getenv(n); },
+                                   landlock::kAbiLatest);
+    if (!l) return bad(l.error());
+    layers.push_back(std::move(*l));
+  }
+  auto session = query::Session::Open(*who, std::move(layers));
+  if (!session) return bad(session.error());
+  for (const std::string& n : who->notes) std::cerr << "explain: note: " << n << "\n";
+  for (const std::string& w : (*session)->warnings()) std::cerr << "explain: warning: " << w << "\n";
+  const bool colour = o.colour == "always" || (o.colour == "auto" && isatty(STDOUT_FILENO) &&
+                                               std::getenv("NO_COLOR") == nullptr);
+  int status = 0;
+  bool any_unknown = false;
+  for (const query::Query& q : queries) {
+    if (o.batch && o.format == "result" && !o.verify) {
+      const Decision d = (*session)->AskQuiet(q);
+      any_unknown |= d.unknown();
+      if (o.json) {
+        std::cout << nlohmann::json{{"op", q.op}, {"path", q.path}, {"result", query::ResultName(d)}}
+                         .dump()
+                  << "\n";
+      } else {
+        std::cout << query::ResultName(d) << "\n";
+      }
+      continue;
+    }
+    const query::Answer a = (*session)->Ask(q, o.verify);
+    any_unknown |= a.decision.unknown();
+    if (o.json) {
+      std::cout << query::RenderJson(**session, a).dump() << "\n";
+    } else if (o.batch) {
+      std::string what = q.op + " " + q.path + (q.path2.empty() ? "" : " " + q.path2);
+      std::cout << what << ": " << query::ResultName(a.decision)
+                << (a.decision.ToText().empty() ? "" : " " + a.decision.ToText());
+      if (a.kernel_err)
+        std::cout << (*a.kernel_err == a.decision.err() && !a.decision.unknown()
+                          ? " [kernel agrees]"
+                          : " [kernel DISAGREES]");
+      std::cout << "\n";
+    } else {
+      std::cout << query::RenderText(**session, a, colour);
+    }
+    status = ExitFor(a.decision);
+  }
+  if (o.batch) return any_unknown ? 3 : 0;
+  return status;
+}
+
+}  // namespace pathwarden::cli

@@ -1,0 +1,50 @@
+// `pathwarden explain`: flags to the query module.
+
+#ifndef PATHWARDEN_CLI_EXPLAIN_COMMAND_H_
+#define PATHWARDEN_CLI_EXPLAIN_COMMAND_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "src/identity/identity.h"
+
+namespace pathwarden::cli {
+
+// IdentityFlags
+//
+// --uid, --gid, --groups, --caps, --umask, --cwd, --pid, as text until
+// resolved (so that each bad value gets its own message).
+struct IdentityFlags {
+  std::optional<std::string> uid, gid, groups, caps, umask, cwd;
+  std::optional<int> pid;
+  void Add(CLI::App* cmd);
+  // The identity, or the message for a bad value.
+  Result<identity::Identity, std::string> Resolve() const;
+};
+
+struct ExplainOptions {
+  std::vector<std::string> policies;
+  bool from_env = false;
+  IdentityFlags who;
+  std::vector<std::string> query;
+  std::optional<std::string> batch;
+  bool json = false;
+  bool verify = false;
+  std::string format = "full";  // or "result"
+  std::string colour = "auto";
+};
+
+void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** cmd);
+
+// RunExplain()
+//
+// Exit: 0 allowed, 1 denied, 3 unknown, 2 bad input; with --batch, 0 when
+// every query was answered, 3 when any was unknown, 2 bad input.
+int RunExplain(const ExplainOptions& o);
+
+}  // namespace pathwarden::cli
+
+#endif  // PATHWARDEN_CLI_EXPLAIN_COMMAND_H_

@@ -1,0 +1,106 @@
+// `pathwarden map`.
+
+#include "cli/map_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "src/policy/policy.h"
+#include "src/query/explain.h"
+#include "src/query/map.h"
+
+namespace pathwarden::cli {
+
+void AddMap(CLI::App& app, MapCommandOptions* o, CLI::App** out) {
+  auto* cmd = app.add_subcommand(
+      "map", "what an identity may do on every path under a directory, under policies");
+  cmd->add_option("--policy", o->policies, "a landlockconfig policy: one Landlock layer each");
+  cmd->add_flag("--from-env", o->from_env, "one more layer from the sandboxer's LL_* variables");
+  o->who.Add(cmd);
+  cmd->add_option("DIR", o->dir, "the directory to map")->required();
+  cmd->add_option("--depth", o->depth, "at most this deep (0: DIR alone)")
+      ->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("--only", o->only, "only paths that are writable, executable or readable")
+      ->check(CLI::IsMember({"writable", "executable", "readable"}));
+  auto* dp = cmd->add_option("--diff-policy", o->diff_policy,
+                             "show only what differs under this policy instead");
+  cmd->add_option("--diff-uid", o->diff_uid, "show only what differs for this uid instead")
+      ->excludes(dp);
+  cmd->add_flag("--json", o->json, "one JSON object per path");
+  cmd->add_option("--colour,--color", o->colour, "auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  *out = cmd;
+}
+
+int RunMapCommand(const MapCommandOptions& o) {
+  auto bad = [](const std::string& msg) {
+    std::cerr << "map: " << msg << "\n";
+    return 2;
+  };
+  auto who = o.who.Resolve();
+  if (!who) return bad(who.error());
+  std::string cwd(4096, '\0');
+  if (getcwd(cwd.data(), cwd.size()) == nullptr) cwd = "/";
+  cwd.resize(std::strlen(cwd.c_str()));
+  auto load = [&](const std::vector<std::string>& files, bool env,
+                  std::vector<policy::Policy>* out) -> std::string {
+    for (const std::string& p : files) {
+      auto l = policy::LoadPolicy(p, cwd);
+      if (!l) return l.error();
+      out->push_back(std::move(*l));
+    }
+    if (env) {
+      auto l = policy::PolicyFromEnv([](const char* n) { return std::getenv(n); },
+                                     landlock::kAbiLatest);
+      if (!l) return l.error();
+      out->push_back(std::move(*l));
+    }
+    return "";
+  };
+  std::vector<policy::Policy> layers;
+  if (std::string err = load(o.policies, o.from_env, &layers); !err.empty()) return bad(err);
+  std::string dir = o.dir;
+  if (dir.empty()) return bad("DIR is empty");
+  if (dir[0] != '/') dir = (cwd == "/" ? "" : cwd) + "/" + dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const bool confined = !layers.empty();
+  auto session = query::Session::Open(*who, layers);
+  if (!session) return bad(session.error());
+  for (const std::string& w : (*session)->warnings()) std::cerr << "map: warning: " << w << "\n";
+  std::unique_ptr<query::Session> diff, unix_alone;
+  if (o.diff_policy) {
+    std::vector<policy::Policy> other;
+    if (std::string err = load({*o.diff_policy}, false, &other); !err.empty()) return bad(err);
+    auto s = query::Session::Open(*who, std::move(other));
+    if (!s) return bad(s.error());
+    diff = std::move(*s);
+  } else if (o.diff_uid) {
+    IdentityFlags f;
+    f.uid = *o.diff_uid;
+    auto w2 = f.Resolve();
+    if (!w2) return bad(w2.error());
+    auto s = query::Session::Open(*w2, layers);
+    if (!s) return bad(s.error());
+    diff = std::move(*s);
+  } else if (confined) {
+    auto s = query::Session::Open(*who, {});
+    if (!s) return bad(s.error());
+    unix_alone = std::move(*s);
+  }
+  query::MapOptions mo;
+  mo.dir = dir;
+  mo.depth = o.depth;
+  mo.only = o.only;
+  mo.json = o.json;
+  mo.colour = o.colour == "always" || (o.colour == "auto" && isatty(STDOUT_FILENO) &&
+                                       std::getenv("NO_COLOR") == nullptr);
+  std::string err;
+  const int status = query::RunMap(**session, diff.get(), unix_alone.get(), mo, &err);
+  if (status == 2) return bad(err);
+  return status;
+}
+
+}  // namespace pathwarden::cli

@@ -1,0 +1,38 @@
+// `pathwarden map`: flags to the query module.
+
+#ifndef PATHWARDEN_CLI_MAP_COMMAND_H_
+#define PATHWARDEN_CLI_MAP_COMMAND_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/explain_command.h"
+
+namespace pathwarden::cli {
+
+struct MapCommandOptions {
+  std::vector<std::string> policies;
+  bool from_env = false;
+  IdentityFlags who;
+  std::string dir;
+  int depth = -1;
+  std::string only;
+  std::optional<std::string> diff_policy;
+  std::optional<std::string> diff_uid;
+  bool json = false;
+  std::string colour = "auto";
+};
+
+void AddMap(CLI::App& app, MapCommandOptions* o, CLI::App** cmd);
+
+// RunMapCommand()
+//
+// Exit: 0, 3 when any path was unknown, 2 bad input.
+int RunMapCommand(const MapCommandOptions& o);
+
+}  // namespace pathwarden::cli
+
+#endif  // PATHWARDEN_CLI_MAP_COMMAND_H_

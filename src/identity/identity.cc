@@ -1,0 +1,244 @@
+// Who asks, from the command line, the user database and /proc.
+
+#include "src/identity/identity.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/capability.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace pathwarden::identity {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t end = s.find(sep, i);
+    if (end == std::string_view::npos) end = s.size();
+    out.push_back(s.substr(i, end - i));
+    i = end + 1;
+  }
+  return out;
+}
+
+// /proc/PID/status, the lines we need.
+struct Status {
+  uint32_t uid[4] = {}, gid[4] = {};
+  std::vector<uint32_t> groups;
+  uint64_t cap_eff = 0, cap_prm = 0;
+  uint32_t umask = 022;
+};
+
+Result<Status, std::string> ReadStatus(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
+  Status s;
+  int seen = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string key;
+    ls >> key;
+    if (key == "Uid:") {
+      for (uint32_t& v : s.uid) ls >> v;
+      ++seen;
+    } else if (key == "Gid:") {
+      for (uint32_t& v : s.gid) ls >> v;
+      ++seen;
+    } else if (key == "Groups:") {
+      uint32_t g;
+      while (ls >> g) s.groups.push_back(g);
+    } else if (key == "CapEff:") {
+      std::string hex;
+      ls >> hex;
+      s.cap_eff = std::stoull(hex, nullptr, 16);
+      ++seen;
+    } else if (key == "CapPrm:") {
+      std::string hex;
+      ls >> hex;
+      s.cap_prm = std::stoull(hex, nullptr, 16);
+    } else if (key == "Umask:") {
+      std::string oct;
+      ls >> oct;
+      s.umask = static_cast<uint32_t>(std::stoul(oct, nullptr, 8));
+    }
+  }
+  if (seen < 3) return Unexpected(fmt::format("{}: no Uid:, Gid: or CapEff: line", path));
+  return s;
+}
+
+Result<std::string, std::string> ReadLink(const std::string& path) {
+  std::string buf(PATH_MAX, '\0');
+  const ssize_t n = readlink(path.c_str(), buf.data(), buf.size());
+  if (n < 0) return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
+  buf.resize(static_cast<size_t>(n));
+  return buf;
+}
+
+}  // namespace
+
+Result<uint32_t, std::string> ParseId(std::string_view text, std::string_view what) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || v > 0xfffffffeu)
+    return Unexpected(fmt::format("{} \"{}\" is not an id (0 to 4294967294)", what, text));
+  return static_cast<uint32_t>(v);
+}
+
+Result<uint32_t, std::string> ParseUmask(std::string_view text) {
+  uint32_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 8);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || v > 0777)
+    return Unexpected(fmt::format("umask \"{}\" is not an octal mode (0 to 0777)", text));
+  return v;
+}
+
+Result<uint64_t, std::string> ParseCaps(std::string_view text) {
+  const std::string t = Lower(text);
+  if (t == "none" || t.empty()) return uint64_t{0};
+  if (t == "all") return kCapAll;
+  uint64_t caps = 0;
+  for (std::string_view name : Split(text, ',')) {
+    std::string n = Lower(name);
+    if (!n.starts_with("cap_")) n = "cap_" + n;
+    cap_value_t v;
+    if (cap_from_name(n.c_str(), &v) != 0 || v < 0 || v > kCapLast)
+      return Unexpected(fmt::format("\"{}\" is not a capability (like CAP_DAC_OVERRIDE or chown)",
+                                    name));
+    caps |= CapBit(v);
+  }
+  return caps;
+}
+
+Result<std::vector<uint32_t>, std::string> ParseGroups(std::string_view text) {
+  std::vector<uint32_t> out;
+  if (Lower(text) == "none") return out;
+  for (std::string_view g : Split(text, ',')) {
+    auto id = ParseId(g, "group");
+    if (!id) return Unexpected(id.error());
+    out.push_back(*id);
+  }
+  return out;
+}
+
+std::string CapNames(uint64_t caps) {
+  if (caps == 0) return "none";
+  if ((caps & kCapAll) == kCapAll) return "all";
+  std::string out;
+  for (int c = 0; c <= kCapLast; ++c) {
+    if (!(caps & CapBit(c))) continue;
+    if (!out.empty()) out += ',';
+    out += CapName(c);
+  }
+  return out;
+}
+
+std::string Identity::Describe() const {
+  std::string user;
+  if (const passwd* pw = getpwuid(cred.euid)) user = fmt::format(" ({})", pw->pw_name);
+  std::string groups;
+  for (uint32_t g : cred.groups()) groups += (groups.empty() ? "" : ",") + std::to_string(g);
+  std::string out = fmt::format("uid {}{}, gid {}, groups {}, capabilities {}", cred.euid, user,
+                                cred.egid, groups.empty() ? "none" : groups,
+                                CapNames(cred.cap_effective));
+  if (cred.ruid != cred.euid || cred.fsuid != cred.euid)
+    out += fmt::format(" (real uid {}, fs uid {})", cred.ruid, cred.fsuid);
+  return out;
+}
+
+Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
+  Identity id;
+  if (o.cwd && (o.cwd->empty() || (*o.cwd)[0] != '/'))
+    return Unexpected(fmt::format("--cwd \"{}\" is not an absolute path", *o.cwd));
+  // Where the credentials come from: a process, or the caller.
+  const bool from_process = o.pid.has_value() || !o.uid.has_value();
+  if (from_process) {
+    const std::string proc = o.pid ? fmt::format("/proc/{}", *o.pid) : "/proc/self";
+    auto st = ReadStatus(proc + "/status");
+    if (!st) return Unexpected(st.error());
+    Cred c;
+    c.ruid = st->uid[0];
+    c.euid = st->uid[1];
+    c.suid = st->uid[2];
+    c.fsuid = st->uid[3];
+    c.rgid = st->gid[0];
+    c.egid = st->gid[1];
+    c.sgid = st->gid[2];
+    c.fsgid = st->gid[3];
+    c.cap_effective = st->cap_eff & kCapAll;
+    c.cap_permitted = st->cap_prm & kCapAll;
+    c.umask = st->umask;
+    c.SetGroups(st->groups);
+    id.cred = c;
+    if (o.pid) {
+      auto cwd = ReadLink(proc + "/cwd");
+      if (!cwd) return Unexpected(cwd.error());
+      auto root = ReadLink(proc + "/root");
+      if (!root) return Unexpected(root.error());
+      id.cwd = *cwd;
+      id.root = *root;
+      id.mountinfo = proc + "/mountinfo";
+      id.notes.push_back(fmt::format(
+          "the Landlock domain of process {} cannot be read from userspace: only the --policy "
+          "layers given apply",
+          *o.pid));
+    } else {
+      std::string buf(PATH_MAX, '\0');
+      if (getcwd(buf.data(), buf.size()) != nullptr) id.cwd = buf.c_str();
+    }
+  }
+  if (o.uid) {
+    const passwd* pw = getpwuid(*o.uid);
+    uint32_t gid;
+    if (o.gid) {
+      gid = *o.gid;
+    } else if (pw != nullptr) {
+      gid = pw->pw_gid;
+    } else {
+      return Unexpected(fmt::format("uid {} is not in the user database: give --gid", *o.uid));
+    }
+    Cred c = Cred::ForUser(*o.uid, gid);  // capabilities: all for 0, none otherwise
+    c.umask = id.cred.umask;
+    std::vector<uint32_t> groups;
+    if (o.groups) {
+      groups = *o.groups;
+    } else if (pw != nullptr) {
+      int n = 64;
+      std::vector<gid_t> buf(static_cast<size_t>(n));
+      while (getgrouplist(pw->pw_name, gid, buf.data(), &n) < 0) buf.resize(static_cast<size_t>(n));
+      buf.resize(static_cast<size_t>(n));
+      groups.assign(buf.begin(), buf.end());
+    } else {
+      groups = {gid};
+    }
+    c.SetGroups(groups);
+    id.cred = c;
+  } else if (o.gid) {
+    id.cred.rgid = id.cred.egid = id.cred.sgid = id.cred.fsgid = *o.gid;
+  }
+  if (o.groups && !o.uid) id.cred.SetGroups(*o.groups);
+  if (o.caps) id.cred.cap_effective = id.cred.cap_permitted = *o.caps;
+  if (o.umask) id.cred.umask = *o.umask;
+  if (o.cwd) id.cwd = *o.cwd;
+  return id;
+}
+
+}  // namespace pathwarden::identity

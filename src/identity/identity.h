@@ -1,0 +1,88 @@
+// Who asks: the identity shared by the commands that answer for the live
+// machine (--uid, --gid, --groups, --caps, --umask, --cwd, --pid), made
+// into credentials as the kernel would hold them.
+
+#ifndef PATHWARDEN_SRC_IDENTITY_IDENTITY_H_
+#define PATHWARDEN_SRC_IDENTITY_IDENTITY_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pathwarden/cred.h"
+#include "pathwarden/result.h"
+
+namespace pathwarden::identity {
+
+// IdentityOptions
+//
+// What the command line said; nullopt: not given.
+struct IdentityOptions {
+  std::optional<uint32_t> uid, gid;
+  std::optional<std::vector<uint32_t>> groups;
+  std::optional<uint64_t> caps;  // effective (and permitted) set
+  std::optional<uint32_t> umask;
+  std::optional<std::string> cwd;
+  std::optional<pid_t> pid;
+};
+
+// Identity
+//
+// The credentials, where relative paths start, the root, and the mount
+// table to read; `notes` say what could not be taken (a process's
+// Landlock domain).
+struct Identity {
+  Cred cred;
+  std::string cwd = "/";
+  std::string root = "/";
+  std::string mountinfo = "/proc/self/mountinfo";
+  std::vector<std::string> notes;
+  // "uid 33 (www-data), gid 33, groups 33, no capabilities"
+  std::string Describe() const;
+};
+
+// ResolveIdentity()
+//
+// With nothing given, the caller's own (/proc/self/status: real,
+// effective, saved and fs ids, groups, capabilities, umask; the current
+// directory). With --uid, a missing --gid is that user's from the user
+// database and missing --groups that user's (getgrouplist() with the gid
+// in force), as sudo -u does; capabilities default to all for uid 0 and
+// none otherwise. --pid takes that process's credentials, capabilities,
+// cwd, root and mount table (its Landlock domain cannot be read from
+// userspace: a note says so). Options given override what --pid or the
+// caller's own give. Errors: an unknown uid without --gid, an unreadable
+// /proc/PID, a --cwd that is not absolute.
+Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o);
+
+// ParseCaps()
+//
+// "CAP_DAC_OVERRIDE,chown" (Linux names, with or without CAP_, any
+// case), "none", "all". Errors: an unknown name.
+Result<uint64_t, std::string> ParseCaps(std::string_view text);
+
+// ParseGroups()
+//
+// "1000,27" or "none". Errors: not a gid (0 to 2^32-2).
+Result<std::vector<uint32_t>, std::string> ParseGroups(std::string_view text);
+
+// ParseId() / ParseUmask()
+//
+// A uid or gid (0 to 2^32-2; -1 is "no change" in chown, never an id);
+// an octal umask (0 to 0777).
+Result<uint32_t, std::string> ParseId(std::string_view text, std::string_view what);
+Result<uint32_t, std::string> ParseUmask(std::string_view text);
+
+// CapNames()
+//
+// "CAP_CHOWN,CAP_DAC_OVERRIDE" for a set ("none" when empty, "all" when
+// every capability the model knows).
+std::string CapNames(uint64_t caps);
+
+}  // namespace pathwarden::identity
+
+#endif  // PATHWARDEN_SRC_IDENTITY_IDENTITY_H_

@@ -1,0 +1,90 @@
+// Identities from flags, the user database and /proc.
+
+#include "src/identity/identity.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace pathwarden::identity {
+namespace {
+
+IdentityOptions Uid(uint32_t uid) {
+  IdentityOptions o;
+  o.uid = uid;
+  return o;
+}
+
+TEST(Identity, CapsByNameAnyCase) {
+  EXPECT_EQ(*ParseCaps("CAP_DAC_OVERRIDE,chown"), CapBit(kCapDacOverride) | CapBit(kCapChown));
+  EXPECT_EQ(*ParseCaps("Cap_Fowner"), CapBit(kCapFowner));
+  EXPECT_EQ(*ParseCaps("none"), 0u);
+  EXPECT_EQ(*ParseCaps("all"), kCapAll);
+  EXPECT_EQ(ParseCaps("cap_bogus").error(),
+            "\"cap_bogus\" is not a capability (like CAP_DAC_OVERRIDE or chown)");
+  EXPECT_EQ(CapNames(CapBit(kCapChown) | CapBit(kCapFowner)), "CAP_CHOWN,CAP_FOWNER");
+}
+
+TEST(Identity, IdsGroupsAndUmask) {
+  EXPECT_EQ(*ParseId("0", "--uid"), 0u);
+  EXPECT_EQ(*ParseId("4294967294", "--uid"), 4294967294u);
+  EXPECT_FALSE(ParseId("4294967295", "--uid"));
+  EXPECT_FALSE(ParseId("-1", "--uid"));
+  EXPECT_EQ(ParseId("x", "--gid").error(), "--gid \"x\" is not an id (0 to 4294967294)");
+  EXPECT_EQ(*ParseGroups("27,1000"), (std::vector<uint32_t>{27, 1000}));
+  EXPECT_TRUE(ParseGroups("none")->empty());
+  EXPECT_FALSE(ParseGroups("1,,2"));
+  EXPECT_EQ(*ParseUmask("027"), 027u);
+  EXPECT_FALSE(ParseUmask("1000"));
+}
+
+TEST(Identity, ByUidFromTheUserDatabase) {
+  // uid 0 is root everywhere: its gid, its groups, every capability.
+  auto r = ResolveIdentity(Uid(0));
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->cred.euid, 0u);
+  EXPECT_EQ(r->cred.egid, 0u);
+  EXPECT_EQ(r->cred.cap_effective, kCapAll);
+  // Another uid has no capabilities; options given win.
+  IdentityOptions o = Uid(65534);
+  o.gid = 65534u;
+  o.groups = std::vector<uint32_t>{};
+  r = ResolveIdentity(o);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->cred.cap_effective, 0u);
+  EXPECT_TRUE(r->cred.groups().empty());
+  o = Uid(1000);
+  o.gid = 5u;
+  o.caps = CapBit(kCapFowner);
+  r = ResolveIdentity(o);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->cred.egid, 5u);
+  EXPECT_EQ(r->cred.cap_effective, CapBit(kCapFowner));
+  // A uid nobody has needs --gid.
+  EXPECT_EQ(ResolveIdentity(Uid(4123456789u)).error(),
+            "uid 4123456789 is not in the user database: give --gid");
+  IdentityOptions rel;
+  rel.cwd = "relative";
+  EXPECT_FALSE(ResolveIdentity(rel));
+}
+
+TEST(Identity, TheCallersOwnAndAProcesss) {
+  auto self = ResolveIdentity(IdentityOptions{});
+  ASSERT_TRUE(self) << self.error();
+  EXPECT_EQ(self->cred.euid, geteuid());
+  EXPECT_EQ(self->cred.egid, getegid());
+  IdentityOptions mine;
+  mine.pid = getpid();
+  auto byPid = ResolveIdentity(mine);
+  ASSERT_TRUE(byPid) << byPid.error();
+  EXPECT_EQ(byPid->cred.euid, geteuid());
+  EXPECT_EQ(byPid->mountinfo, "/proc/" + std::to_string(getpid()) + "/mountinfo");
+  ASSERT_EQ(byPid->notes.size(), 1u);
+  EXPECT_NE(byPid->notes[0].find("Landlock domain"), std::string::npos);
+  IdentityOptions none;
+  none.pid = 999999999;
+  EXPECT_FALSE(ResolveIdentity(none));
+}
+
+}  // namespace
+}  // namespace pathwarden::identity

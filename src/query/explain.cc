@@ -1,0 +1,348 @@
+// `pathwarden explain`: the session on the live machine, and rendering.
+
+#include "src/query/explain.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "pathwarden/errno.h"
+#include "src/explain/explain.h"
+#include "src/kernel/host_probe.h"
+
+namespace pathwarden::query {
+namespace {
+
+constexpr const char* kReset = "\033[0m";
+constexpr const char* kRed = "\033[31m";
+constexpr const char* kGreen = "\033[32m";
+constexpr const char* kYellow = "\033[33m";
+constexpr const char* kDim = "\033[2m";
+constexpr const char* kBold = "\033[1m";
+
+std::string Paint(bool colour, const char* code, std::string_view text) {
+  if (!colour) return std::string(text);
+  return fmt::format("{}{}{}", code, text, kReset);
+}
+
+std::string Want(uint32_t want) {
+  std::string s;
+  if (want & 4) s += 'r';
+  if (want & 2) s += 'w';
+  if (want & 1) s += 'x';
+  return s.empty() ? "-" : s;
+}
+
+// What decided one permission check, in words.
+std::string DecidedBy(const PermVerdict& v, bool fast) {
+  if (fast) return "anyone may search (fast path)";
+  switch (v.decided_by) {
+    case PermClass::kOwner: return fmt::format("owner {}", v.uid);
+    case PermClass::kAclUser: return fmt::format("ACL entry user:{}", v.acl_id);
+    case PermClass::kGroup: return fmt::format("group {}", v.gid);
+    case PermClass::kAclGroup:
+      return v.acl_id ? fmt::format("ACL entry group:{}", v.acl_id) : "ACL owning group";
+    case PermClass::kOther: return "other";
+    case PermClass::kAclOther: return "ACL other";
+    case PermClass::kAllHave: return "every class has it";
+    case PermClass::kCapability:
+      return v.capability >= 0 ? CapName(v.capability) : std::string("a capability");
+    case PermClass::kReadonly: return "read-only filesystem";
+    case PermClass::kImmutable: return "immutable";
+    case PermClass::kFastSearch: return "anyone may search (fast path)";
+    case PermClass::kNone: break;
+  }
+  return "";
+}
+
+std::string ModeText(const PermVerdict& v) {
+  return ModeString(v.mode) + (v.has_acl ? "+" : "");
+}
+
+// The origins of the rule on `path` in built layer `layer` (1-based).
+std::string OriginOf(const Session& s, int layer, const std::string& path) {
+  if (layer < 1 || static_cast<size_t>(layer) > s.layers().size()) return "";
+  const policy::HostLayer& l = s.layers()[static_cast<size_t>(layer) - 1];
+  for (size_t i = 0; i < l.ruleset.rules.size() && i < l.origins.size(); ++i) {
+    if (l.ruleset.rules[i].path != path) continue;
+    std::string out;
+    for (const policy::Origin& o : l.origins[i]) {
+      if (!out.empty()) out += ", ";
+      out += o.line > 0 ? fmt::format("{}:{}", o.file, o.line) : o.file;
+    }
+    return out;
+  }
+  return "";
+}
+
+std::string LayerSource(const Session& s, int layer) {
+  if (layer < 1 || static_cast<size_t>(layer) > s.policies().size()) return "";
+  return s.policies()[static_cast<size_t>(layer) - 1].source;
+}
+
+std::vector<std::string> Names(const LayerVerdict& v, landlock::AccessMask m, bool audit) {
+  std::vector<std::string> out;
+  const char* prefix = v.kind == LayerVerdict::Kind::kFs    ? "fs."
+                       : v.kind == LayerVerdict::Kind::kNet ? "net."
+                                                            : "scope.";
+  const int n = v.kind == LayerVerdict::Kind::kFs ? landlock::kNumFsRights : 16;
+  for (int b = 0; b < n; ++b) {
+    if (!(m & (1u << b))) continue;
+    std::string_view name = v.kind == LayerVerdict::Kind::kFs    ? landlock::FsRightName(b)
+                            : v.kind == LayerVerdict::Kind::kNet ? landlock::NetRightName(b)
+                                                                 : landlock::ScopeName(b);
+    if (name.empty()) continue;
+    out.push_back(audit ? prefix + std::string(name) : std::string(name));
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& v, std::string_view sep = ", ") {
+  std::string out;
+  for (const std::string& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+// The kernel's answer for a read-only query (ProbeHost), or why not.
+std::optional<int> Verify(const Session& s, const Query& q, std::string* why) {
+  if (!q.read_only) {
+    *why = "changes the host: not run on the kernel";
+    return std::nullopt;
+  }
+  kernel_internal::ProbeIdentity id{s.who().cred, {}};
+  for (const policy::HostLayer& l : s.layers()) id.layers.push_back(l.ruleset);
+  if (s.who().cwd != "/" || s.who().root != "/") {
+    // The probe starts at "/": a relative path is resolved from the cwd.
+    if (!q.path.starts_with('/')) {
+      *why = "a relative path with a working directory other than /: not run on the kernel";
+      return std::nullopt;
+    }
+  }
+  const Request reqs[] = {q.request};
+  auto r = kernel_internal::ProbeHost(id, reqs);
+  if (!r) {
+    *why = r.error();
+    return std::nullopt;
+  }
+  return (*r)[0];
+}
+
+}  // namespace
+
+std::string ResultName(const Decision& d) {
+  if (d.unknown()) return "unknown";
+  if (d.err() == 0) return "ok";
+  return ErrnoName(d.err());
+}
+
+std::vector<std::string> BlockerNames(const LayerVerdict& v, landlock::AccessMask m) {
+  return Names(v, m, true);
+}
+
+Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Identity& who,
+                                                            std::vector<policy::Policy> layers) {
+  HostOptions o;
+  o.mountinfo = who.mountinfo;
+  auto m = Model::FromHost(o);
+  if (!m) return Unexpected(m.error());
+  std::unique_ptr<Session> s(new Session(std::move(*m), who));
+  Model& model = s->model_;
+  Process setup = model.Spawn("setup", Cred::ForUser(0, 0));
+  if (who.root != "/") {
+    const Decision d = model.Apply(setup, Chroot{.path = who.root});
+    if (!d.allowed())
+      return Unexpected(fmt::format("root {}: {}", who.root, d.ToText()));
+  }
+  if (who.cwd != "/") {
+    const Decision d = model.Apply(setup, Chdir{.path = who.cwd});
+    if (!d.allowed())
+      return Unexpected(fmt::format("working directory {}: {}", who.cwd, d.ToText()));
+  }
+  s->asker_ = model.Spawn("asker", who.cred, setup);
+  // The layers, built on this host as landlockconfig builds them.
+  auto kind_of = [&](const std::string& path) {
+    auto n = model.Lookup(path, true);
+    if (!n) return policy::PathKind::kMissing;
+    auto t = model.TypeOf(*n);
+    return t && *t == FileType::kDirectory ? policy::PathKind::kDirectory
+                                           : policy::PathKind::kOther;
+  };
+  for (size_t i = 0; i < layers.size(); ++i) {
+    policy::HostLayer l = policy::BuildLayer(layers[i], model.abi(), kind_of);
+    const Decision d = model.Apply(s->asker_, Restrict{l.ruleset});
+    if (!d.allowed())
+      return Unexpected(fmt::format("layer {} ({}): {}", i + 1, layers[i].source, d.ToText()));
+    s->built_.push_back(std::move(l));
+  }
+  s->policies_ = std::move(layers);
+  return s;
+}
+
+std::vector<std::string> Session::warnings() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < built_.size(); ++i)
+    for (const std::string& w : built_[i].warnings)
+      out.push_back(fmt::format("layer {} ({}): {}", i + 1, policies_[i].source, w));
+  return out;
+}
+
+Answer Session::Ask(const Query& q, bool verify) {
+  Answer a{q, model_.Evaluate(asker_, q.request, Model::Detail::kTrace), std::nullopt, {}};
+  if (verify) a.kernel_err = Verify(*this, q, &a.unverified);
+  return a;
+}
+
+Decision Session::AskQuiet(const Query& q) {
+  return model_.Evaluate(asker_, q.request, Model::Detail::kVerdictOnly);
+}
+
+std::string RenderText(const Session& s, const Answer& a, bool colour) {
+  const Decision& d = a.decision;
+  std::string out;
+  std::string what = a.query.op + " " + a.query.path;
+  if (!a.query.path2.empty()) what += " " + a.query.path2;
+  const char* c = d.allowed() ? kGreen : d.unknown() ? kYellow : kRed;
+  std::string result = ResultName(d);
+  if (d.err() > 0) result += fmt::format(" ({})", std::strerror(d.err()));
+  out += fmt::format("{}: {}\n", Paint(colour, kBold, what), Paint(colour, c, result));
+  out += fmt::format("  as {}\n", s.who().Describe());
+  if (!d.ToText().empty()) out += fmt::format("  {}\n", d.ToText());
+  const Reason& r = d.reason();
+  // The walk: each directory searched, then the object's own check.
+  std::vector<std::array<std::string, 7>> rows;
+  auto row = [&](const PermVerdict& v, bool fast) {
+    rows.push_back({v.path, std::string(TypeName(v.mode)), ModeText(v), std::to_string(v.uid),
+                    std::to_string(v.gid), Want(v.want),
+                    DecidedBy(v, fast) + (v.granted ? "" : " — refused")});
+  };
+  for (const ComponentVerdict& cv : r.components) row(cv.check, cv.fast);
+  if (r.dac) row(*r.dac, false);
+  if (!rows.empty()) {
+    std::array<size_t, 7> w{};
+    const std::array<std::string, 7> head{"path", "type", "mode", "owner", "group", "check",
+                                          "decided by"};
+    for (size_t k = 0; k < 7; ++k) w[k] = head[k].size();
+    for (const auto& rw : rows)
+      for (size_t k = 0; k < 7; ++k) w[k] = std::max(w[k], rw[k].size());
+    auto line = [&](const std::array<std::string, 7>& rw, const char* code) {
+      std::string l = "   ";
+      for (size_t k = 0; k < 7; ++k)
+        l += " " + (k == 6 ? rw[k] : fmt::format("{:<{}}", rw[k], w[k]));
+      return Paint(colour && code != nullptr, code ? code : "", l) + "\n";
+    };
+    out += "\n" + line(head, kDim);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const bool refused = rows[i][6].ends_with("refused");
+      out += line(rows[i], refused ? kRed : nullptr);
+    }
+  }
+  // Landlock, per layer.
+  auto layers = [&](const std::vector<LayerVerdict>& lv, const std::string& side) {
+    for (const LayerVerdict& v : lv) {
+      std::string src = LayerSource(s, v.layer);
+      std::string l = fmt::format("  landlock layer {}{}{}: asked {}", v.layer,
+                                  src.empty() ? "" : " (" + src + ")", side,
+                                  Join(Names(v, v.requested, false)));
+      for (const RuleGrant& g : v.grants) {
+        std::string origin = OriginOf(s, g.layer, g.path);
+        l += fmt::format("; {} granted by the rule on {}{}",
+                         Join(Names(v, g.granted, false)), g.path,
+                         origin.empty() ? "" : " (" + origin + ")");
+      }
+      if (v.missing)
+        l += "; " + Paint(colour, kRed,
+                          fmt::format("missing {} (no rule on the walk grants it)",
+                                      Join(BlockerNames(v, v.missing))));
+      out += l + "\n";
+    }
+  };
+  if (!r.layers.empty() || !r.refer.empty()) out += "\n";
+  layers(r.layers, "");
+  for (const ReferSide& side : r.refer)
+    layers(side.layers, fmt::format(", {} {}", side.source ? "from" : "to", side.path));
+  if (a.kernel_err) {
+    const bool agree = !d.unknown() && *a.kernel_err == d.err();
+    out += fmt::format("\n  kernel: {} — {}\n",
+                       *a.kernel_err == 0 ? std::string("ok") : ErrnoName(*a.kernel_err),
+                       Paint(colour, agree ? kGreen : kRed, agree ? "agrees" : "DISAGREES"));
+  } else if (!a.unverified.empty()) {
+    out += fmt::format("\n  kernel: unverified ({})\n", a.unverified);
+  }
+  return out;
+}
+
+nlohmann::json RenderJson(const Session& s, const Answer& a) {
+  using nlohmann::json;
+  const Decision& d = a.decision;
+  json j;
+  j["op"] = a.query.op;
+  j["path"] = a.query.path;
+  if (!a.query.path2.empty()) j["path2"] = a.query.path2;
+  j["result"] = ResultName(d);
+  j["errno"] = d.unknown() ? json(nullptr) : json(d.err());
+  j["reason"] = d.ToText();
+  if (d.unknown()) j["unknown_why"] = d.reason().unknown_why;
+  const Reason& r = d.reason();
+  j["stage"] = std::string(StageName(r.stage));
+  auto perm = [&](const PermVerdict& v, bool fast) {
+    json p{{"path", v.path},
+           {"type", std::string(TypeName(v.mode))},
+           {"mode", ModeText(v)},
+           {"uid", v.uid},
+           {"gid", v.gid},
+           {"acl", v.has_acl},
+           {"check", Want(v.want)},
+           {"granted", v.granted},
+           {"decided_by", DecidedBy(v, fast)},
+           {"fast", fast}};
+    return p;
+  };
+  json walk = json::array();
+  for (const ComponentVerdict& cv : r.components) walk.push_back(perm(cv.check, cv.fast));
+  j["walk"] = walk;
+  if (r.dac) j["dac"] = perm(*r.dac, false);
+  auto layers = [&](const std::vector<LayerVerdict>& lv) {
+    json arr = json::array();
+    for (const LayerVerdict& v : lv) {
+      json l{{"layer", v.layer},
+             {"policy", LayerSource(s, v.layer)},
+             {"kind", v.kind == LayerVerdict::Kind::kFs    ? "fs"
+                      : v.kind == LayerVerdict::Kind::kNet ? "net"
+                                                           : "scope"},
+             {"requested", Names(v, v.requested, false)},
+             {"missing", BlockerNames(v, v.missing)}};
+      json grants = json::array();
+      for (const RuleGrant& g : v.grants)
+        grants.push_back({{"rule", g.path},
+                          {"rights", Names(v, g.granted, false)},
+                          {"origin", OriginOf(s, g.layer, g.path)}});
+      l["grants"] = grants;
+      arr.push_back(l);
+    }
+    return arr;
+  };
+  j["layers"] = layers(r.layers);
+  if (!r.refer.empty()) {
+    json refer = json::array();
+    for (const ReferSide& side : r.refer)
+      refer.push_back({{"path", side.path}, {"source", side.source}, {"layers", layers(side.layers)}});
+    j["refer"] = refer;
+  }
+  if (a.kernel_err) {
+    j["verified"] = {{"kernel", *a.kernel_err == 0 ? std::string("ok") : ErrnoName(*a.kernel_err)},
+                     {"agrees", !d.unknown() && *a.kernel_err == d.err()}};
+  } else if (!a.unverified.empty()) {
+    j["verified"] = {{"kernel", nullptr}, {"why", a.unverified}};
+  }
+  return j;
+}
+
+}  // namespace pathwarden::query

@@ -1,0 +1,103 @@
+// `pathwarden explain`: queries answered for an identity under policy
+// layers on the live machine, with the reason, the walk, the DAC check
+// and each Landlock layer's verdict, as text (coloured on a terminal) or
+// JSON; optionally checked against the real kernel.
+
+#ifndef PATHWARDEN_SRC_QUERY_EXPLAIN_H_
+#define PATHWARDEN_SRC_QUERY_EXPLAIN_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pathwarden/model.h"
+#include "pathwarden/result.h"
+#include "src/identity/identity.h"
+#include "src/policy/policy.h"
+#include "src/query/query.h"
+
+namespace pathwarden::query {
+
+// Answer
+//
+// One query's decision; with --verify, what the kernel gave (nullopt: not
+// verified, and why in `unverified`).
+struct Answer {
+  Query query;
+  Decision decision;
+  std::optional<int> kernel_err;
+  std::string unverified;
+};
+
+// Session
+//
+// The live machine as `who` sees it, confined by `layers` in order.
+class Session {
+ public:
+  // Open()
+  //
+  // Errors: a mount table that cannot be read, a cwd or root that does not
+  // resolve, a layer the kernel would refuse (with its reason).
+  static Result<std::unique_ptr<Session>, std::string> Open(const identity::Identity& who,
+                                                            std::vector<policy::Policy> layers);
+
+  // Ask()
+  //
+  // The decision, explained with the walk (Model::Detail::kTrace), on the
+  // host as it is now (what was read is checked again first). With
+  // `verify`, also on the kernel when the query is read-only.
+  Answer Ask(const Query& q, bool verify);
+
+  // Result only, no reason: the batch's --format result.
+  Decision AskQuiet(const Query& q);
+
+  const identity::Identity& who() const { return who_; }
+  const std::vector<policy::HostLayer>& layers() const { return built_; }
+  const std::vector<policy::Policy>& policies() const { return policies_; }
+  // Warnings from building the layers on this host.
+  std::vector<std::string> warnings() const;
+  Model& model() { return model_; }
+  Process asker() const { return asker_; }
+
+ private:
+  Session(Model m, identity::Identity who) : model_(std::move(m)), who_(std::move(who)) {}
+
+  Model model_;
+  identity::Identity who_;
+  Process asker_{};
+  std::vector<policy::Policy> policies_;
+  std::vector<policy::HostLayer> built_;
+};
+
+// ResultName()
+//
+// "ok", "EACCES", ..., "unknown".
+std::string ResultName(const Decision& d);
+
+// RenderText()
+//
+// For people: the result and reason, the walk as a table (component, type,
+// mode with '+' for an ACL, owner, group, the check and what decided it),
+// each Landlock layer (rights asked, the rule that granted each, with its
+// policy file:line, or the blockers as the kernel's audit names them), the
+// kernel's verdict when verified. `colour`: ANSI colours.
+std::string RenderText(const Session& s, const Answer& a, bool colour);
+
+// RenderJson()
+//
+// {"op", "path", "path2" (when given), "result", "errno", "reason",
+// "walk": [...], "dac": {...}, "layers": [...], "verified": ...}.
+nlohmann::json RenderJson(const Session& s, const Answer& a);
+
+// BlockerNames()
+//
+// The missing rights as the kernel's audit records name them
+// ("fs.read_file", "net.bind_tcp", "scope.signal").
+std::vector<std::string> BlockerNames(const LayerVerdict& v, landlock::AccessMask m);
+
+}  // namespace pathwarden::query
+
+#endif  // PATHWARDEN_SRC_QUERY_EXPLAIN_H_

@@ -1,0 +1,112 @@
+// The query grammar: what each line asks, and every refusal with its
+// column.
+
+#include "src/query/query.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace pathwarden::query {
+namespace {
+
+TEST(Tokenize, QuotesEscapesAndColumns) {
+  auto t = Tokenize("open  \"/a b/\\\"c\\\"\" O_RDONLY\t\"x\\ty\"");
+  ASSERT_TRUE(t) << t.error();
+  ASSERT_EQ(t->size(), 4u);
+  EXPECT_EQ((*t)[0].text, "open");
+  EXPECT_EQ((*t)[1].text, "/a b/\"c\"");
+  EXPECT_EQ((*t)[1].col, 7u);
+  EXPECT_EQ((*t)[2].text, "O_RDONLY");
+  EXPECT_EQ((*t)[3].text, "x\ty");
+  EXPECT_EQ(Tokenize("stat \"/a").error(), "6: a quote that is not closed");
+  EXPECT_EQ(Tokenize("stat \"/a\\q\"").error(), "9: unknown escape \\q (\\\" \\\\ \\n \\t)");
+  EXPECT_EQ(Tokenize(std::string_view("stat /a\0b", 9)).error(), "8: a NUL byte");
+  EXPECT_EQ(Tokenize("stat a\"b\"").error(), "7: a quote inside a token (quote the whole token)");
+  EXPECT_EQ(Tokenize("stat \"a\"b").error(), "9: a closing quote must end the token");
+}
+
+TEST(ParseQuery, EachOperation) {
+  auto q = ParseQueryLine("open /tmp/x O_WRONLY|O_CREAT 0600");
+  ASSERT_TRUE(q) << q.error();
+  auto* open = std::get_if<Open>(&q->request);
+  ASSERT_NE(open, nullptr);
+  EXPECT_EQ(open->path, "/tmp/x");
+  EXPECT_EQ(open->flags, static_cast<uint64_t>(O_WRONLY | O_CREAT));
+  EXPECT_EQ(open->mode, 0600u);
+  EXPECT_FALSE(q->read_only);
+  // Flags anywhere after PATH; the default O_RDONLY.
+  q = ParseQueryLine("open /etc/passwd");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(std::get<Open>(q->request).flags, 0u);
+  EXPECT_TRUE(q->read_only);
+  q = ParseQueryLine("open /tmp/y 0640 O_CREAT|O_EXCL");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Open>(q->request).mode, 0640u);
+  q = ParseQueryLine("access /usr/bin/env X_OK|R_OK");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Access>(q->request).mode, static_cast<uint32_t>(X_OK | R_OK));
+  q = ParseQueryLine("access /x W_OK|AT_EACCESS");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Access>(q->request).flags, static_cast<uint64_t>(AT_EACCESS));
+  q = ParseQueryLine("rename /a /b RENAME_NOREPLACE");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Rename>(q->request).newpath, "/b");
+  EXPECT_EQ(q->path2, "/b");
+  q = ParseQueryLine("mknod /tmp/f fifo 0600");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Mknod>(q->request).type, static_cast<uint32_t>(S_IFIFO));
+  q = ParseQueryLine("chown /tmp/f -1:100");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Chown>(q->request).uid, -1);
+  EXPECT_EQ(std::get<Chown>(q->request).gid, 100);
+  q = ParseQueryLine("symlink /tmp/l ../target");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Symlink>(q->request).target, "../target");
+  q = ParseQueryLine("connect_tcp 443");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<ConnectTcp>(q->request).port, 443u);
+  for (const char* line : {"stat /", "lstat /x", "readlink /x", "chdir /", "exec_check /bin/sh"}) {
+    q = ParseQueryLine(line);
+    ASSERT_TRUE(q) << line;
+    EXPECT_TRUE(q->read_only) << line;
+  }
+  for (const char* line : {"mkdir /x", "unlink /x", "rmdir /x", "truncate /x", "chmod /x 0755",
+                           "link /a /b AT_SYMLINK_FOLLOW", "lchown /x 0:0", "bind_tcp 0"}) {
+    q = ParseQueryLine(line);
+    ASSERT_TRUE(q) << line << ": " << q.error();
+    EXPECT_FALSE(q->read_only) << line;
+  }
+}
+
+TEST(ParseQuery, Refusals) {
+  struct Case {
+    const char* line;
+    const char* error;
+  } cases[] = {
+      {"", "1: no operation"},
+      {"frobnicate /x", "1: unknown operation \"frobnicate\""},
+      {"stat", "5: stat takes PATH"},
+      {"stat /a /b", "9: an argument too many: \"/b\" (stat takes PATH)"},
+      {"open /a O_BOGUS", "9: \"O_BOGUS\" is neither open flags"},
+      {"open /a O_RDONLY O_RDONLY", "18: flags given twice"},
+      {"mkdir /a 0999", "10: \"0999\" is not an octal mode"},
+      {"chmod /a", "9: chmod takes PATH MODE"},
+      {"chown /a 1000", "10: \"1000\" is not UID:GID"},
+      {"chown /a 4294967295:0", "10: \"4294967295:0\" is not UID:GID"},
+      {"mknod /a char", "10: \"char\" is not file, fifo or socket"},
+      {"bind_tcp 65536", "10: \"65536\" is not a port (0 to 65535)"},
+      {"connect_tcp -1", "13: \"-1\" is not a port"},
+      {"access /x R_OK|O_CREAT", "11: an argument too many"},
+  };
+  for (const Case& c : cases) {
+    auto q = ParseQueryLine(c.line);
+    ASSERT_FALSE(q) << c.line;
+    EXPECT_TRUE(q.error().starts_with(c.error)) << c.line << "\n  gave: " << q.error();
+  }
+}
+
+}  // namespace
+}  // namespace pathwarden::query
