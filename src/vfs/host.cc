@@ -123,6 +123,35 @@ bool AttributesMoot(std::string_view fstype) {
 
 HostBackend::~HostBackend() = default;
 
+namespace {
+
+// The heap bytes of a string beyond the object itself.
+size_t HeapBytes(const std::string& s) {
+  return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+}
+
+// An unordered_map's buckets and nodes (libstdc++: a next pointer, the
+// value, and the cached hash where the key type asks for one).
+template <typename Map>
+size_t HashMapBytes(const Map& m) {
+  constexpr size_t kNode = sizeof(void*) + sizeof(typename Map::value_type) + sizeof(size_t);
+  return m.bucket_count() * sizeof(void*) + m.size() * kNode;
+}
+
+}  // namespace
+
+size_t HostBackend::bytes() const noexcept {
+  size_t n = fingerprint_.capacity() * sizeof(uint32_t) + sbs_.capacity() * sizeof(SbInfo);
+  for (const SbInfo& sb : sbs_) n += HeapBytes(sb.fstype) + HeapBytes(sb.why_not);
+  n += HashMapBytes(anchors_) + HashMapBytes(link_key_) + HashMapBytes(anchor_of_) +
+       HashMapBytes(why_);
+  for (const auto& [d, hp] : anchors_) n += HeapBytes(hp.path);
+  for (const auto& [ino, why] : why_) n += HeapBytes(why);
+  // A red-black tree node: colour and three links, then the value.
+  n += links_.size() * (4 * sizeof(void*) + sizeof(decltype(links_)::value_type));
+  return n;
+}
+
 uint32_t HostBackend::Fingerprint(uint64_t dev, uint64_t ino) {
   uint64_t x = dev * 0x9e3779b97f4a7c15ull ^ ino;
   x ^= x >> 31;
@@ -175,6 +204,7 @@ std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string
   }
   auto acl = ReadAcl(path, "system.posix_acl_access", &stats_.xattr_calls);
   if (acl) {
+    if (*acl) ++stats_.acls;
     f.acl = std::move(*acl);
   } else {
     f.bad_acl = acl.error();
@@ -182,6 +212,7 @@ std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string
   if (S_ISDIR(f.mode)) {
     auto def = ReadAcl(path, "system.posix_acl_default", &stats_.xattr_calls);
     if (def) {
+      if (*def) ++stats_.acls;
       f.default_acl = std::move(*def);
     } else if (f.bad_acl.empty()) {
       f.bad_acl = def.error();

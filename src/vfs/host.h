@@ -51,6 +51,7 @@ struct HostStats {
   uint64_t statx_calls = 0;
   uint64_t xattr_calls = 0;
   uint64_t readlink_calls = 0;
+  uint64_t acls = 0;          // ACL xattrs found (access and default)
   uint64_t revalidated = 0;   // entries checked against the host again
   uint64_t refreshed = 0;     // of which changed in the world
   uint64_t unseen = 0;        // directories the host would not let us see into
@@ -105,6 +106,14 @@ class HostBackend final : public Backend {
   Result<bool, std::string> RevalidateRoot(World& w, MountId m);
 
   const HostStats& stats() const noexcept { return stats_; }
+
+  // bytes()
+  //
+  // What the backend holds beside the world, for the import benchmark's
+  // bytes per entry: the per-inode fingerprints, the superblock table,
+  // and the maps (anchors, hard links, reasons), at their allocation
+  // sizes (node payload and links, buckets; strings' heap buffers).
+  size_t bytes() const noexcept;
 
   // HostPathOf()
   //
