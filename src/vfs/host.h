@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "pathwarden/result.h"
+#include "src/base/arena.h"
 #include "src/vfs/backend.h"
 #include "src/vfs/mountinfo.h"
 #include "src/vfs/world.h"
@@ -165,7 +166,32 @@ class HostBackend final : public Backend {
   std::map<std::pair<uint64_t, uint64_t>, InodeId> links_;  // (dev, ino), multiply linked
   std::unordered_map<InodeId, std::pair<uint64_t, uint64_t>> link_key_;
   std::unordered_map<InodeId, DentryId> anchor_of_;  // inodes whose dentry is anchored
-  std::vector<uint32_t> fingerprint_;                // by InodeId: Fingerprint(dev, ino)
+  // Fingerprint(dev, ino) by InodeId, 0 for none: a flat array reserved
+  // once and committed as it grows, as the world's inode arena is, so it
+  // costs four bytes an inode (a vector's doubling cost up to eight).
+  class Fingerprints {
+   public:
+    Fingerprints() : region_(size_t{internal::StableArena<uint32_t>::kMaxIds} * sizeof(uint32_t)) {}
+    uint32_t get(InodeId ino) const noexcept {
+      return ino < size_ ? reinterpret_cast<const uint32_t*>(region_.base())[ino] : 0;
+    }
+    void set(InodeId ino, uint32_t v) {
+      if (ino >= size_) {
+        region_.Commit((size_t{ino} + 1) * sizeof(uint32_t));
+        size_ = region_.committed() / sizeof(uint32_t);
+      }
+      reinterpret_cast<uint32_t*>(region_.base())[ino] = v;
+    }
+    void clear(InodeId ino) noexcept {
+      if (ino < size_) reinterpret_cast<uint32_t*>(region_.base())[ino] = 0;
+    }
+    size_t bytes() const noexcept { return region_.committed(); }
+
+   private:
+    internal::ReservedRegion region_;
+    size_t size_ = 0;
+  };
+  Fingerprints fingerprints_;
   std::unordered_map<InodeId, std::string> why_;     // opaque and unseen inodes
   HostStats stats_;
 };
