@@ -1,5 +1,6 @@
 // pathwarden bench: the two seed experiments, in the engine and on the
-// kernel in the same run, and the engine's own costs (import, threads).
+// kernel in the same run, and the engine's own costs (import, the host
+// backend's fills and revalidation, threads).
 
 #ifndef PATHWARDEN_BENCH_BENCH_H_
 #define PATHWARDEN_BENCH_BENCH_H_
@@ -20,7 +21,7 @@ struct Options {
   bool smoke = false;   // tiny sizes: only that it works (ctest)
   bool json = false;
   std::string plot_dir;   // PNG charts when not empty
-  std::string usr = "/usr";  // the tree the lookup and import benchmarks snapshot
+  std::string usr = "/usr";  // the host tree the lookup, import and host benchmarks preload
   bool instructions = false;  // also count instructions per check (callgrind)
 };
 
@@ -57,7 +58,7 @@ double NsPerOp(const std::function<void()>& fn, double min_seconds, int rounds =
 // RunSelected()
 //
 // Runs the benchmarks `which` names ("landlock", "lookup", "import",
-// "threads" or "all") into `r`, and draws the charts when o.plot_dir is
+// "host", "threads" or "all") into `r`, and draws the charts when o.plot_dir is
 // set. With o.smoke, returns what the run was asked for and did not
 // measure ("landlock by-layer", "the Landlock chart"), so that a benchmark
 // that stops working fails the test that runs it; else nothing.
@@ -67,6 +68,7 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
 void RunLandlock(const Options& o, Reporter& r);
 void RunLookup(const Options& o, Reporter& r);
 void RunImport(const Options& o, Reporter& r);
+void RunHost(const Options& o, Reporter& r);
 void RunThreads(const Options& o, Reporter& r);
 
 // Instruction counts (bench/instructions.cc): InstructionsPerCheck()

@@ -1,18 +1,19 @@
-// Worlds the benchmarks measure: the Landlock chain of the seed patch and a
-// snapshot of the host's /usr.
+// Worlds the benchmarks measure: the Landlock chain of the seed patch and
+// the host with its /usr preloaded.
 
 #include "bench/fixtures.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include "src/vfs/import.h"
+#include "src/base/progress.h"
 
 namespace pathwarden::bench {
 
@@ -55,12 +56,32 @@ Request ChainRequest(const ChainWorld& c) {
 }
 
 std::unique_ptr<UsrWorld> UsrModel(const std::string& usr, const EngineOptions& options,
-                                   vfs::ImportStats* stats, double* seconds, std::string* why) {
-  auto u = std::unique_ptr<UsrWorld>(new UsrWorld{NewModel(options), Process{}, Process{}, Node{}});
+                                   bool progress, std::string* why) {
+  auto host = Model::FromHost();
+  if (!host) {
+    *why = "the host model: " + host.error();
+    return nullptr;
+  }
+  auto u = std::unique_ptr<UsrWorld>(new UsrWorld{std::move(*host), Process{}, Process{}, Node{}});
   Model& m = u->model;
-  auto usr_node = m.Mkdir(m.Root(), "usr");
+  // The engine's variant, before any process or layer exists.
+  EngineOf(m).mutable_options() = options;
+  std::optional<internal::ProgressLine> line;
+  if (progress) line.emplace("preload " + usr, "entries");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto filled = m.Preload(usr, [&](uint64_t n) {
+    if (line) line->Update(n);
+  });
+  u->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (line) line->Clear();
+  if (!filled) {
+    *why = filled.error();
+    return nullptr;
+  }
+  u->entries = *filled;
+  auto usr_node = m.Lookup(usr);
   if (!usr_node) {
-    *why = "cannot build the base world";
+    *why = usr + ": not found after the preload";
     return nullptr;
   }
   u->usr = *usr_node;
@@ -69,17 +90,8 @@ std::unique_ptr<UsrWorld> UsrModel(const std::string& usr, const EngineOptions& 
   Cred user = Cred::ForUser(1000, 1000);
   u->user = m.Spawn("user", user);
   u->sb = m.Spawn("sb", user);
-  vfs::World& w = EngineOf(m).world();
-  const auto t0 = std::chrono::steady_clock::now();
-  auto imported = vfs::ImportHostTree(w, usr, {u->usr.mount, u->usr.dentry});
-  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!imported) {
-    *why = imported.error();
-    return nullptr;
-  }
-  *stats = *imported;
   // The sandbox: one layer handling read_file, granting it under
-  // /usr/include (when the snapshot has it).
+  // /usr/include (when the host has it).
   LandlockRuleset rs;
   rs.handled_access_fs = landlock::kFsReadFile | landlock::kFsReadDir;
   if (auto inc = m.Lookup("/usr/include")) rs.AllowPath(*inc, landlock::kFsReadFile);

@@ -10,7 +10,6 @@
 
 #include "pathwarden/model.h"
 #include "src/api/model_impl.h"
-#include "src/vfs/import.h"
 
 namespace pathwarden::bench {
 
@@ -35,22 +34,28 @@ Request ChainRequest(const ChainWorld& c);
 
 // UsrWorld, UsrModel()
 //
-// A world with the host tree `usr` imported at /usr, processes `user`
-// (uid 1000) and `sb` (uid 1000, one layer handling read_file and
-// read_dir, granting read_file under /usr/include).
+// The host (Model::FromHost(), kSnapshot) with everything below host
+// directory `usr` preloaded (Model::Preload(), ACLs included), processes
+// `user` (uid 1000) and `sb` (uid 1000, one layer handling read_file and
+// read_dir, granting read_file under /usr/include). The engine runs with
+// `options`. With `progress`, the preload draws a ProgressLine on stderr
+// (on a terminal only). Null with the reason in *why when it cannot be
+// built.
 struct UsrWorld {
   Model model;
   Process user, sb;
   Node usr;
+  uint64_t entries = 0;  // what Preload() filled (the top directory included)
+  double seconds = 0;    // how long it took
 };
 std::unique_ptr<UsrWorld> UsrModel(const std::string& usr, const EngineOptions& options,
-                                   vfs::ImportStats* stats, double* seconds, std::string* why);
+                                   bool progress, std::string* why);
 
 // PathsBelow()
 //
 // Every position below `top` (itself included, depth first) with its path
 // spelled from `prefix`: what the lookup and threads benchmarks resolve.
-// Mounts are not entered (a snapshot has none).
+// Mounts are not entered, nor negative entries listed.
 std::vector<std::pair<std::string, vfs::DentryId>> PathsBelow(const vfs::World& w,
                                                               vfs::DentryId top,
                                                               const std::string& prefix);

@@ -46,10 +46,8 @@ int RunProbe(const std::vector<std::string>& args) {
     if (args.size() == 5 && args[0] == "lookup") {
       EngineOptions eo;
       eo.fast_search = args[1] == "fast";
-      vfs::ImportStats stats;
-      double seconds = 0;
       std::string why;
-      auto u = UsrModel(args[2], eo, &stats, &seconds, &why);
+      auto u = UsrModel(args[2], eo, false, &why);
       if (!u) return fail(why);
       const Request req = Stat{.path = args[3]};
       if (u->model.Evaluate(u->user, req).err() != 0)

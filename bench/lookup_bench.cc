@@ -1,13 +1,11 @@
 // Benchmark 2: "permission check avoidance during lookup" -- resolving and
-// stat()ing /usr/include/linux/fs.h in a snapshot of the host's /usr with
+// stat()ing /usr/include/linux/fs.h in the host model with /usr preloaded,
 // the fast search check on and off, against the kernel's stat() and
-// faccessat() of the same path; and the fraction of all components over
-// the snapshot that take the fast path. Benchmark 3 (import) shares the
-// snapshot.
+// faccessat() of the same path; and the fraction of all components below
+// /usr that take the fast path. Benchmark 3 (import) is that preload.
 
 #include <sys/stat.h>
 #include <unistd.h>
-
 
 #include <fmt/format.h>
 
@@ -17,7 +15,7 @@
 namespace pathwarden::bench {
 namespace {
 
-// Every path of the snapshot below `top` (directories included).
+// Every path the model holds below `top` (directories included).
 std::vector<std::string> AllPaths(const vfs::World& w, vfs::PathPos top, const std::string& prefix) {
   std::vector<std::string> out;
   for (auto& [path, d] : PathsBelow(w, top.dentry, prefix)) out.push_back(std::move(path));
@@ -27,10 +25,8 @@ std::vector<std::string> AllPaths(const vfs::World& w, vfs::PathPos top, const s
 }  // namespace
 
 void RunLookup(const Options& o, Reporter& r) {
-  vfs::ImportStats stats;
-  double import_s = 0;
   std::string why;
-  auto u = UsrModel(o.usr, EngineOptions{}, &stats, &import_s, &why);
+  auto u = UsrModel(o.usr, EngineOptions{}, false, &why);
   if (!u) {
     r.Note("lookup: " + why);
     return;
@@ -42,7 +38,7 @@ void RunLookup(const Options& o, Reporter& r) {
   if (o.usr != "/usr" || stat(target.c_str(), &st) != 0) {
     // Another tree: the first path of it, longer than half of fs.h's, that
     // the user may stat.
-    for (const std::string& p : AllPaths(e.world(), e.world().root(), "")) {
+    for (const std::string& p : AllPaths(e.world(), {u->usr.mount, u->usr.dentry}, o.usr)) {
       if (p.size() > target.size() / 2 &&
           u->model.Evaluate(u->user, Stat{.path = p}, kQuiet).err() == 0) {
         target = p;
@@ -54,8 +50,8 @@ void RunLookup(const Options& o, Reporter& r) {
   const double seconds = o.smoke ? 0.002 : o.quick ? 0.1 : 0.5;
   double kernel_stat = -1;
   if (o.kernel) {
-    // The host path behind the snapshot's.
-    const std::string host = o.usr + target.substr(4);
+    // The model's paths are the host's.
+    const std::string& host = target;
     const int iterations = o.smoke ? 1000 : o.quick ? 100000 : 1000000;
     kernel_stat = KernelStatNs(host, iterations, false, &why);
     if (kernel_stat > 0) {
@@ -100,9 +96,10 @@ void RunLookup(const Options& o, Reporter& r) {
     if (ins[0] > 0 && ins[1] > 0)
       r.Add({{"bench", "lookup"}, {"instructions_slow_over_fast", ins[0] / ins[1]}});
   }
-  // The fast path over every path of the snapshot, as a user walks it.
+  // The fast path over every path below the preloaded tree, as a user
+  // walks it.
   e.mutable_options().fast_search = true;
-  std::vector<std::string> paths = AllPaths(e.world(), {u->usr.mount, u->usr.dentry}, "/usr");
+  std::vector<std::string> paths = AllPaths(e.world(), {u->usr.mount, u->usr.dentry}, o.usr);
   if (o.smoke && paths.size() > 2000) paths.resize(2000);
   EngineStats total;
   uint64_t ok = 0;
@@ -115,27 +112,6 @@ void RunLookup(const Options& o, Reporter& r) {
          {"paths", paths.size()},
          {"resolved", ok},
          {"components", total.components}});
-}
-
-void RunImport(const Options& o, Reporter& r) {
-  vfs::ImportStats stats;
-  double seconds = 0;
-  std::string why;
-  auto u = UsrModel(o.usr, EngineOptions{}, &stats, &seconds, &why);
-  if (!u) {
-    r.Note("import: " + why);
-    return;
-  }
-  const vfs::World& w = EngineOf(u->model).world();
-  const double per = double(w.bytes_inodes() + w.bytes_dentries()) / double(stats.entries);
-  r.Add({{"bench", "import"},
-         {"entries", stats.entries},
-         {"seconds", seconds},
-         {"bytes_per_inode", per},
-         {"inodes", w.live_inodes()},
-         {"dentries", w.live_dentries()},
-         {"hard_links", stats.hard_links},
-         {"name_bytes", w.bytes_strings()}});
 }
 
 }  // namespace pathwarden::bench

@@ -59,6 +59,12 @@ std::vector<std::string> Missing(const std::string& which, const Options& o,
   }
   if (all || which == "import")
     need(Has(r, "import", "", {"entries", "seconds", "bytes_per_inode"}), "import");
+  if (all || which == "host") {
+    need(Has(r, "host", "", {"ns_per_miss", "syscalls_per_miss", "miss_over_kernel_stat"}),
+         "host lazy-fill");
+    need(Has(r, "host", "", {"snapshot_ns", "revalidate_ns", "revalidate_over_snapshot"}),
+         "host revalidate");
+  }
   if (all || which == "threads")
     need(Has(r, "threads", "", {"threads", "ops_per_s"}), "threads");
   return missing;
@@ -77,6 +83,7 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
   if (all || which == "landlock") RunLandlock(o, r);
   if (all || which == "lookup") RunLookup(o, r);
   if (all || which == "import") RunImport(o, r);
+  if (all || which == "host") RunHost(o, r);
   if (all || which == "threads") RunThreads(o, r);
   std::string made;
   if (!o.plot_dir.empty()) {

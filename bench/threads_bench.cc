@@ -1,6 +1,6 @@
 // Benchmark 4: readers in parallel. Read-only lookups and Landlock checks
 // from 1 and 2 threads, then the same while another thread renames and
-// chmods (the seqlock makes readers retry a raced evaluation; readers
+// chmods in the model (the seqlock makes readers retry a raced evaluation; readers
 // never block each other).
 
 #include <algorithm>
@@ -16,10 +16,11 @@
 namespace pathwarden::bench {
 namespace {
 
-// Regular files of the snapshot, every k-th, up to `want`.
-std::vector<std::string> SomeFiles(const vfs::World& w, size_t want) {
+// Regular files below `top`, every k-th, up to `want`.
+std::vector<std::string> SomeFiles(const vfs::World& w, const Node& top, const std::string& prefix,
+                                   size_t want) {
   std::vector<std::string> files;
-  for (auto& [path, d] : PathsBelow(w, w.root().dentry, ""))
+  for (auto& [path, d] : PathsBelow(w, top.dentry, prefix))
     if (S_ISREG(w.inode_at(d).mode)) files.push_back(std::move(path));
   std::vector<std::string> out;
   const size_t step = std::max<size_t>(1, files.size() / want);
@@ -30,10 +31,8 @@ std::vector<std::string> SomeFiles(const vfs::World& w, size_t want) {
 }  // namespace
 
 void RunThreads(const Options& o, Reporter& r) {
-  vfs::ImportStats stats;
-  double seconds = 0;
   std::string why;
-  auto u = UsrModel(o.usr, EngineOptions{}, &stats, &seconds, &why);
+  auto u = UsrModel(o.usr, EngineOptions{}, false, &why);
   if (!u) {
     r.Note("threads: " + why);
     return;
@@ -45,9 +44,9 @@ void RunThreads(const Options& o, Reporter& r) {
   for (const char* d : {"/scratch", "/scratch/a"}) {
     (void)m.Apply(root, Mkdir{.path = d, .mode = 0755}, kQuiet);
   }
-  const std::vector<std::string> files = SomeFiles(EngineOf(m).world(), o.smoke ? 64 : 1000);
+  const std::vector<std::string> files = SomeFiles(EngineOf(m).world(), u->usr, o.usr, o.smoke ? 64 : 1000);
   if (files.empty()) {
-    r.Note("threads: no files in the snapshot");
+    r.Note("threads: no files below " + o.usr);
     return;
   }
   // Who asks what: stats as the user, opens in the sandbox.

@@ -44,14 +44,14 @@ int main(int argc, char** argv) {
   pathwarden::bench::Options bench;
   std::string which = "all";
   auto* bcmd = app.add_subcommand("bench", "benchmarks: the seed experiments, engine against kernel");
-  bcmd->add_option("WHICH", which, "landlock, lookup, import, threads or all")
-      ->check(CLI::IsMember({"landlock", "lookup", "import", "threads", "all"}));
+  bcmd->add_option("WHICH", which, "landlock, lookup, import, host, threads or all")
+      ->check(CLI::IsMember({"landlock", "lookup", "import", "host", "threads", "all"}));
   bcmd->add_flag("--kernel", bench.kernel, "measure the real kernel in the same run");
   bcmd->add_flag("--quick", bench.quick, "small sizes, short timings (under a minute)");
   bcmd->add_flag("--smoke", bench.smoke, "tiny sizes: only that it works");
   bcmd->add_flag("--json", bench.json, "one JSON object per line and measurement");
   bcmd->add_option("--plot", bench.plot_dir, "write PNG charts into this directory");
-  bcmd->add_option("--usr", bench.usr, "the host tree to snapshot (default /usr)");
+  bcmd->add_option("--usr", bench.usr, "the host tree to preload (default /usr)");
   bcmd->add_flag("--instructions", bench.instructions,
                  "also count instructions per check of the engine variants (valgrind's callgrind)");
   // Run under callgrind by --instructions: not for people.

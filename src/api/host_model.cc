@@ -142,6 +142,7 @@ Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) 
   }
   impl.host = std::move(*host);
   impl.host_options = options;
+  impl.revalidate = options.consistency == HostOptions::Consistency::kRevalidate;
   m.SetSysctls(*sysctls);
   return m;
 }

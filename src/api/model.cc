@@ -378,7 +378,10 @@ Decision Decide(Engine& e, int err, Explainer& ex, int new_fd) {
 }
 
 Decision DecideQuiet(Engine& e, int err, int new_fd) {
-  if (err == vfs::kErrUnknown || err == vfs::kErrNeedFill) [[unlikely]]
+  // Both internal codes, in one compare: they are the only results above
+  // MAX_ERRNO.
+  static_assert(vfs::kErrUnknown > vfs::kErrNeedFill && vfs::kErrNeedFill > 4095);
+  if (err >= vfs::kErrNeedFill) [[unlikely]]
     return DecideUnknown(e, Reason{});
   return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{new_fd});
 }
@@ -417,8 +420,13 @@ namespace {
   return Decision(Verdict::kUnknown, -1, std::move(reason));
 }
 
-bool Revalidates(const Model::Impl& impl) {
-  return impl.host && impl.host_options.consistency == HostOptions::Consistency::kRevalidate;
+bool Revalidates(const Model::Impl& impl) { return impl.revalidate; }
+
+// An evaluation that stopped for a fill goes on; an unknown answer is
+// one.
+[[gnu::noinline]] Decision DecideFilling(Engine& e, Process p, const OpArgs& args, int err) {
+  if (err == vfs::kErrNeedFill) err = e.EvaluateFilling(p.index, args, nullptr, nullptr);
+  return DecideQuiet(e, err, -1);
 }
 
 }  // namespace
@@ -431,8 +439,10 @@ Decision Model::Evaluate(Process p, const Request& request, Detail detail) const
     return EvaluateExplained(impl_->engine, p, request, detail == Detail::kTrace);
   OpArgs args;
   ArgsOf(request, &args);
-  const int err = impl_->engine.Evaluate(p.index, args, nullptr);
-  return DecideQuiet(impl_->engine, err, -1);
+  // The result is tested anyway: a fill waits behind that test.
+  const int err = impl_->engine.EvaluateOrStop(p.index, args);
+  if (err >= vfs::kErrNeedFill) [[unlikely]] return DecideFilling(impl_->engine, p, args, err);
+  return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{-1});
 }
 
 Decision Model::Apply(Process p, const Request& request, Detail detail) {

@@ -21,6 +21,9 @@ struct Model::Impl {
   // Declared before the engine, so that it outlives the world it fills.
   std::unique_ptr<vfs::HostBackend> host;
   HostOptions host_options;
+  // A host model with kRevalidate: the one flag Evaluate() and Apply()
+  // test before anything else (one load, as when there is no host).
+  bool revalidate = false;
   Engine engine;
 };
 

@@ -125,14 +125,24 @@ std::string Engine::ResolveUnknown() {
   for (;;) {
     if (int unknown = Fill(&last)) return unknown;
     if (ex) ex->Clear();
-    const int err = (!ex && !stats) ? EvaluateT<true>(task, args, nullptr, nullptr)
-                                    : EvaluateT<false>(task, args, ex, stats);
+    const int err = (!ex && !stats) ? EvaluateT<true, false>(task, args, nullptr, nullptr)
+                                    : EvaluateT<false, false>(task, args, ex, stats);
     if (err != vfs::kErrNeedFill) return err;
   }
 }
 
-template <bool kQuiet>
+template <bool kQuiet, bool kFills>
 int Engine::EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* stats) {
+  const int err = EvaluateOnce<kQuiet>(task, args, ex, stats);
+  if constexpr (kFills) {
+    if (err == vfs::kErrNeedFill) [[unlikely]] return EvaluateFilling(task, args, ex, stats);
+  }
+  return err;
+}
+
+template <bool kQuiet>
+[[gnu::always_inline]] inline int Engine::EvaluateOnce(int task, const OpArgs& args,
+                                                       Explainer* ex, EngineStats* stats) {
   // The task's root, cwd and credentials are the caller's to keep still
   // (see the header): one context serves every attempt.
   OpCtx ctx{tasks_, world_, tasks_.task(task), args, ex, WalkEnvFor(tasks_.task(task), ex), false};
@@ -178,10 +188,13 @@ int Engine::EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* 
 int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* stats) {
   if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
   // Nothing to explain or count: the evaluation without either.
-  const int err = (!ex && !stats) ? EvaluateT<true>(task, args, nullptr, nullptr)
-                                  : EvaluateT<false>(task, args, ex, stats);
-  if (err != vfs::kErrNeedFill) [[likely]] return err;
-  return EvaluateFilling(task, args, ex, stats);
+  if (!ex && !stats) return EvaluateT<true>(task, args, nullptr, nullptr);
+  return EvaluateT<false>(task, args, ex, stats);
+}
+
+int Engine::EvaluateOrStop(int task, const OpArgs& args) {
+  if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
+  return EvaluateT<true, false>(task, args, nullptr, nullptr);
 }
 
 int Engine::Dispatch(OpCtx& ctx) {

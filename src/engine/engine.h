@@ -49,6 +49,15 @@ class Engine {
   // signature with Apply(): a dry run writes nothing shared.
   int Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* stats = nullptr);
 
+  // EvaluateOrStop(), EvaluateFilling()
+  //
+  // Evaluate() with nothing to explain or count, in two halves for a
+  // caller that tests the result anyway (Model::Evaluate()): the first
+  // returns vfs::kErrNeedFill where Evaluate() would fill, and the second
+  // fills and evaluates again until the answer stands.
+  int EvaluateOrStop(int task, const OpArgs& args);
+  int EvaluateFilling(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
+
   // Snapshot()
   //
   // The final tree as the first task (root) sees it.
@@ -103,12 +112,14 @@ class Engine {
   OpCtx Context(Task& p, const OpArgs& args, Explainer* ex, const Cred* cred_override = nullptr);
 
  private:
-  template <bool kQuiet>
+  // One evaluation (kQuiet: nothing to explain or count). kFills: one
+  // that stops for a fill goes on in EvaluateFilling(), as a tail call,
+  // so that Evaluate() stays one.
+  template <bool kQuiet, bool kFills = true>
   int EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
+  template <bool kQuiet>
+  int EvaluateOnce(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
   int ApplyOnce(int task, const OpArgs& args, Explainer* ex, int* new_fd);
-  // An evaluation that stopped for a fill (vfs::kErrNeedFill): fill, and
-  // evaluate again until the answer stands.
-  int EvaluateFilling(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
   int Dispatch(OpCtx& ctx);
 
   EngineOptions options_;

@@ -123,6 +123,35 @@ bool AttributesMoot(std::string_view fstype) {
 
 HostBackend::~HostBackend() = default;
 
+namespace {
+
+// The heap bytes of a string beyond the object itself.
+size_t HeapBytes(const std::string& s) {
+  return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+}
+
+// An unordered_map's buckets and nodes (libstdc++: a next pointer, the
+// value, and the cached hash where the key type asks for one).
+template <typename Map>
+size_t HashMapBytes(const Map& m) {
+  constexpr size_t kNode = sizeof(void*) + sizeof(typename Map::value_type) + sizeof(size_t);
+  return m.bucket_count() * sizeof(void*) + m.size() * kNode;
+}
+
+}  // namespace
+
+size_t HostBackend::bytes() const noexcept {
+  size_t n = fingerprints_.bytes() + sbs_.capacity() * sizeof(SbInfo);
+  for (const SbInfo& sb : sbs_) n += HeapBytes(sb.fstype) + HeapBytes(sb.why_not);
+  n += HashMapBytes(anchors_) + HashMapBytes(link_key_) + HashMapBytes(anchor_of_) +
+       HashMapBytes(why_);
+  for (const auto& [d, hp] : anchors_) n += HeapBytes(hp.path);
+  for (const auto& [ino, why] : why_) n += HeapBytes(why);
+  // A red-black tree node: colour and three links, then the value.
+  n += links_.size() * (4 * sizeof(void*) + sizeof(decltype(links_)::value_type));
+  return n;
+}
+
 uint32_t HostBackend::Fingerprint(uint64_t dev, uint64_t ino) {
   uint64_t x = dev * 0x9e3779b97f4a7c15ull ^ ino;
   x ^= x >> 31;
@@ -175,6 +204,7 @@ std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string
   }
   auto acl = ReadAcl(path, "system.posix_acl_access", &stats_.xattr_calls);
   if (acl) {
+    if (*acl) ++stats_.acls;
     f.acl = std::move(*acl);
   } else {
     f.bad_acl = acl.error();
@@ -182,6 +212,7 @@ std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string
   if (S_ISDIR(f.mode)) {
     auto def = ReadAcl(path, "system.posix_acl_default", &stats_.xattr_calls);
     if (def) {
+      if (*def) ++stats_.acls;
       f.default_acl = std::move(*def);
     } else if (f.bad_acl.empty()) {
       f.bad_acl = def.error();
@@ -247,8 +278,7 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     w.SetFlags(ino, 0, kInodeOpaque);
     why_.erase(ino);
   }
-  if (fingerprint_.size() <= ino) fingerprint_.resize(ino + 1 + ino / 2, 0);
-  fingerprint_[ino] = Fingerprint(f.dev, f.ino);
+  fingerprints_.set(ino, Fingerprint(f.dev, f.ino));
   return changed;
 }
 
@@ -386,8 +416,8 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
     ++stats_.statx_calls;
     if (statx(dirfd(dp), "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &stx) != 0 ||
         (hp->mnt != 0 && (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != hp->mnt) ||
-        (dino < fingerprint_.size() && fingerprint_[dino] != 0 &&
-         fingerprint_[dino] !=
+        (fingerprints_.get(dino) != 0 &&
+         fingerprints_.get(dino) !=
              Fingerprint(makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino))) {
       closedir(dp);
       return Unexpected(fmt::format("{} changed on the host since it was read", hp->path));
@@ -437,7 +467,7 @@ std::string HostBackend::WhyOpaque(const World& w, InodeId ino) const {
 
 void HostBackend::Forgotten(InodeId ino) {
   why_.erase(ino);
-  if (ino < fingerprint_.size()) fingerprint_[ino] = 0;
+  fingerprints_.clear(ino);
   if (auto it = link_key_.find(ino); it != link_key_.end()) {
     if (auto l = links_.find(it->second); l != links_.end() && l->second == ino) links_.erase(l);
     link_key_.erase(it);
@@ -628,8 +658,7 @@ Result<bool, std::string> HostBackend::Revalidate(World& w, PathPos dir, std::st
   ++stats_.revalidated;
   if (e != kNone && w.dentry(e).mounts() != 0) return false;  // the mount's root is asked
   if (e != kNone && (w.inode_at(e).flags & kInodeOpaque) && why_.count(w.inode_of(e)) &&
-      w.inode_at(e).mode != 0 && fingerprint_.size() > w.inode_of(e) &&
-      fingerprint_[w.inode_of(e)] == 0)
+      w.inode_at(e).mode != 0 && fingerprints_.get(w.inode_of(e)) == 0)
     return false;  // synthetic: nothing on the host to compare
   const std::string path = Join(hp->path, name);
   int err = 0;
@@ -646,8 +675,7 @@ Result<bool, std::string> HostBackend::Revalidate(World& w, PathPos dir, std::st
   }
   const InodeId ino = w.inode_of(e);
   const bool same = f && ((f->mode ^ w.inode(ino).mode) & S_IFMT) == 0 &&
-                    ino < fingerprint_.size() &&
-                    fingerprint_[ino] == Fingerprint(f->dev, f->ino) &&
+                    fingerprints_.get(ino) == Fingerprint(f->dev, f->ino) &&
                     !(f->mnt_id != 0 && hp->mnt != 0 && f->mnt_id != hp->mnt);
   if (!same) {
     w.Forget(e);
@@ -680,8 +708,7 @@ Result<bool, std::string> HostBackend::RevalidateRoot(World& w, MountId m) {
   int err = 0;
   std::optional<Found> f = Read(AT_FDCWD, it->second.path, it->second.path, &err);
   if (!f) return Unexpected(fmt::format("statx {}: {}", it->second.path, std::strerror(err)));
-  if (ino < fingerprint_.size() && fingerprint_[ino] != 0 &&
-      fingerprint_[ino] != Fingerprint(f->dev, f->ino))
+  if (fingerprints_.get(ino) != 0 && fingerprints_.get(ino) != Fingerprint(f->dev, f->ino))
     return Unexpected(fmt::format("the mount on {} was replaced on the host", it->second.path));
   const bool changed = SetAttrs(w, ino, *f);
   if (changed) ++stats_.refreshed;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "pathwarden/result.h"
+#include "src/base/arena.h"
 #include "src/vfs/backend.h"
 #include "src/vfs/mountinfo.h"
 #include "src/vfs/world.h"
@@ -51,6 +52,7 @@ struct HostStats {
   uint64_t statx_calls = 0;
   uint64_t xattr_calls = 0;
   uint64_t readlink_calls = 0;
+  uint64_t acls = 0;          // ACL xattrs found (access and default)
   uint64_t revalidated = 0;   // entries checked against the host again
   uint64_t refreshed = 0;     // of which changed in the world
   uint64_t unseen = 0;        // directories the host would not let us see into
@@ -106,6 +108,14 @@ class HostBackend final : public Backend {
 
   const HostStats& stats() const noexcept { return stats_; }
 
+  // bytes()
+  //
+  // What the backend holds beside the world, for the import benchmark's
+  // bytes per entry: the per-inode fingerprints, the superblock table,
+  // and the maps (anchors, hard links, reasons), at their allocation
+  // sizes (node payload and links, buckets; strings' heap buffers).
+  size_t bytes() const noexcept;
+
   // HostPathOf()
   //
   // The host path through which dentry `d` is read, and the host mount
@@ -156,7 +166,32 @@ class HostBackend final : public Backend {
   std::map<std::pair<uint64_t, uint64_t>, InodeId> links_;  // (dev, ino), multiply linked
   std::unordered_map<InodeId, std::pair<uint64_t, uint64_t>> link_key_;
   std::unordered_map<InodeId, DentryId> anchor_of_;  // inodes whose dentry is anchored
-  std::vector<uint32_t> fingerprint_;                // by InodeId: Fingerprint(dev, ino)
+  // Fingerprint(dev, ino) by InodeId, 0 for none: a flat array reserved
+  // once and committed as it grows, as the world's inode arena is, so it
+  // costs four bytes an inode (a vector's doubling cost up to eight).
+  class Fingerprints {
+   public:
+    Fingerprints() : region_(size_t{internal::StableArena<uint32_t>::kMaxIds} * sizeof(uint32_t)) {}
+    uint32_t get(InodeId ino) const noexcept {
+      return ino < size_ ? reinterpret_cast<const uint32_t*>(region_.base())[ino] : 0;
+    }
+    void set(InodeId ino, uint32_t v) {
+      if (ino >= size_) {
+        region_.Commit((size_t{ino} + 1) * sizeof(uint32_t));
+        size_ = region_.committed() / sizeof(uint32_t);
+      }
+      reinterpret_cast<uint32_t*>(region_.base())[ino] = v;
+    }
+    void clear(InodeId ino) noexcept {
+      if (ino < size_) reinterpret_cast<uint32_t*>(region_.base())[ino] = 0;
+    }
+    size_t bytes() const noexcept { return region_.committed(); }
+
+   private:
+    internal::ReservedRegion region_;
+    size_t size_ = 0;
+  };
+  Fingerprints fingerprints_;
   std::unordered_map<InodeId, std::string> why_;     // opaque and unseen inodes
   HostStats stats_;
 };

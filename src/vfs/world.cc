@@ -75,6 +75,18 @@ AclId World::InternAcl(const PosixAcl& acl) {
   return id;
 }
 
+size_t World::bytes_acls() const {
+  size_t n = acls_.bytes() + acl_index_.bucket_count() * sizeof(void*);
+  for (const auto& [key, id] : acl_index_) {
+    // The index's node (next pointer, key, id, cached hash) and the key's
+    // heap buffer; the ACL object and its entries.
+    n += sizeof(void*) + sizeof(std::pair<const std::string, AclId>) + sizeof(size_t);
+    if (key.capacity() > std::string().capacity()) n += key.capacity() + 1;
+    n += sizeof(PosixAcl) + acls_[id].ptr->entries().size() * sizeof(AclEntry);
+  }
+  return n;
+}
+
 SbId World::NewSuperblock(uint32_t root_mode, uint32_t uid, uint32_t gid) {
   SbId sb = sbs_.Alloc();
   sbs_[sb].flags = 0;

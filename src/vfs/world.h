@@ -455,12 +455,15 @@ class World {
   void SetMountFlags(MountId m, uint32_t flags);
   void SetSbFlags(SbId sb, uint32_t flags);
 
-  // Sizes for the import benchmark: inode and dentry arenas and the dentry
-  // hash (names excluded).
+  // Sizes for the import benchmark: inode and dentry arenas, the dentry
+  // hashes (positive and negative) and the ACLs (names excluded).
   size_t bytes_inodes() const { return inodes_.bytes(); }
-  // Every table the dentry hash has had: superseded ones stay for readers
-  // that may still probe them.
-  size_t bytes_dentries() const { return dentries_.bytes() + dhash_.bytes(); }
+  // Every table the dentry hashes have had: superseded ones stay for
+  // readers that may still probe them.
+  size_t bytes_dentries() const { return dentries_.bytes() + dhash_.bytes() + neg_hash_.bytes(); }
+  // The interned ACLs: their slots, objects and index (the index's keys
+  // at their string capacity).
+  size_t bytes_acls() const;
   size_t bytes_strings() const { return strings_.bytes(); }
   uint32_t live_inodes() const { return inodes_.live(); }
   uint32_t live_dentries() const { return dentries_.live(); }
