@@ -71,7 +71,8 @@ void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
       "Landlock layer, for an identity under policies");
   cmd->add_option("--policy", o->policies,
                   "a landlockconfig policy (file or directory): one Landlock layer, stacked in "
-                  "the order given");
+                  "the order given")
+      ->allow_extra_args(false);
   cmd->add_flag("--from-env", o->from_env,
                 "one more layer from the kernel sample sandboxer's LL_FS_RO, LL_FS_RW, "
                 "LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED");

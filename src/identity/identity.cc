@@ -142,13 +142,15 @@ Result<std::vector<uint32_t>, std::string> ParseGroups(std::string_view text) {
 std::string CapNames(uint64_t caps) {
   if (caps == 0) return "none";
   if ((caps & kCapAll) == kCapAll) return "all";
+  // Most of them: what is missing is shorter to read.
+  const bool but = __builtin_popcountll(caps & kCapAll) > (kCapLast + 1) / 2;
   std::string out;
   for (int c = 0; c <= kCapLast; ++c) {
-    if (!(caps & CapBit(c))) continue;
+    if (((caps & CapBit(c)) != 0) == but) continue;
     if (!out.empty()) out += ',';
     out += CapName(c);
   }
-  return out;
+  return but ? "all but " + out : out;
 }
 
 std::string Identity::Describe() const {
