@@ -195,9 +195,27 @@ Result<void, std::string> MapTree(Session& s, const MapOptions& o,
                                   const std::function<void(const PathRights&)>& emit) {
   Model& m = s.model();
   auto top = m.Lookup(o.dir, true);
-  if (!top) return Unexpected(fmt::format("{}: {}", o.dir,
-                                          top.error() == -1 ? "unknown to the model"
-                                                            : std::strerror(top.error())));
+  if (!top && top.error() == -1) {
+    // The model cannot see the directory itself (procfs, a directory
+    // pathwarden may not search): every right of it is unknown.
+    struct stat st {};
+    if (stat(o.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return Unexpected(fmt::format("{}: unknown to the model", o.dir));
+    PathRights pr;
+    pr.path = o.dir;
+    pr.mode = st.st_mode;
+    pr.decisions.resize(kNumRights);
+    for (int r = 0; r < kNumRights; ++r) {
+      auto q = QueryFor(static_cast<Right>(r), o.dir, pr.mode);
+      if (!q) continue;
+      pr.applies |= 1u << r;
+      pr.unknown |= 1u << r;
+      pr.decisions[static_cast<size_t>(r)] = s.AskQuiet(*q);
+    }
+    emit(pr);
+    return {};
+  }
+  if (!top) return Unexpected(fmt::format("{}: {}", o.dir, std::strerror(top.error())));
   if (auto t = m.TypeOf(*top); !t || *t != FileType::kDirectory)
     return Unexpected(fmt::format("{}: not a directory", o.dir));
   // Read everything below at once: one listing per directory.

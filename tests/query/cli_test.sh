@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# `pathwarden explain` and `map` as users run them: exit statuses (0
+# allowed, 1 denied, 3 unknown, 2 bad input; batches 0/3/2; map 0/3/2),
+# every bad input's message on stderr, nothing answered after bad input.
+set -euo pipefail
+pw="$1"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+fail() { echo "cli_test: $*" >&2; exit 1; }
+
+# run CMD...: sets $rc, $stdout, $stderr.
+run() {
+  set +e
+  "$@" >"$out/stdout" 2>"$out/stderr"
+  rc=$?
+  set -e
+  stdout="$(cat "$out/stdout")"
+  stderr="$(cat "$out/stderr")"
+}
+expect() {  # expect RC 'stderr substring' CMD...
+  local want="$1" msg="$2"
+  shift 2
+  run "$@"
+  [ "$rc" -eq "$want" ] || fail "$*: exit $rc, not $want (stderr: $stderr)"
+  if [ -n "$msg" ]; then
+    case "$stderr" in *"$msg"*) ;; *) fail "$*: stderr lacks \"$msg\": $stderr" ;; esac
+  fi
+  if [ "$want" -eq 2 ] && [ -n "$stdout" ]; then fail "$*: answered after bad input: $stdout"; fi
+}
+
+# Answers and their statuses.
+expect 0 "" "$pw" explain --colour never stat /
+expect 1 "" "$pw" explain --uid 65534 --gid 65534 --colour never access /root W_OK
+case "$stdout" in *"EACCES"*) ;; *) fail "access /root W_OK as nobody: $stdout" ;; esac
+expect 1 "" "$pw" explain --colour never stat /no/such/path
+case "$stdout" in *"ENOENT"*) ;; *) fail "stat of a missing path: $stdout" ;; esac
+expect 3 "" "$pw" explain --uid 65534 --gid 65534 open /proc/self/status
+case "$stdout" in *"unknown"*procfs*) ;; *) fail "open under /proc: $stdout" ;; esac
+# A path over 4096 bytes is a question Linux answers, not bad input.
+long="/$(head -c 5000 /dev/zero | tr '\0' a)"
+expect 1 "" "$pw" explain stat "$long"
+case "$stdout" in *ENAMETOOLONG*) ;; *) fail "a long path: $stdout" ;; esac
+# JSON: one object, the result and the walk.
+expect 0 "" "$pw" explain --json stat /usr
+/usr/bin/python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["result"]=="ok" and j["op"]=="stat" and j["path"]=="/usr" and len(j["walk"])==1, j' "$stdout" \
+  || fail "--json: $stdout"
+
+# Bad queries and identities.
+expect 2 "no query" "$pw" explain
+expect 2 '<query>:1:1: unknown operation "frob"' "$pw" explain frob /x
+expect 2 '<query>:1:9: "O_BOGUS" is neither open flags' "$pw" explain open /x O_BOGUS
+expect 2 '<query>:1:10: "99999" is not a port' "$pw" explain bind_tcp 99999
+expect 2 'stat takes PATH' "$pw" explain stat
+expect 2 '--uid "x" is not an id' "$pw" explain --uid x stat /
+expect 2 'uid 4123456789 is not in the user database: give --gid' "$pw" explain --uid 4123456789 stat /
+expect 2 '--caps: "cap_frob" is not a capability' "$pw" explain --caps cap_frob stat /
+expect 2 '--groups: group "a" is not an id' "$pw" explain --groups 1,a stat /
+expect 2 '--umask: umask "9" is not an octal mode' "$pw" explain --umask 9 stat /
+expect 2 '--cwd "rel" is not an absolute path' "$pw" explain --cwd rel stat /
+expect 2 '--pid 0 is not a process id' "$pw" explain --pid 0 stat /
+expect 2 '/proc/999999999/status' "$pw" explain --pid 999999999 stat /
+expect 2 "$out/missing.toml" "$pw" explain --policy "$out/missing.toml" stat /
+printf 'abi = 1\n[[ruleset]]\nhandled_access_fs = ["read_fil"]\n' >"$out/bad.toml"
+expect 2 "$out/bad.toml:3:" "$pw" explain --policy "$out/bad.toml" stat /
+expect 2 "" "$pw" explain --bogus-flag stat /
+
+# Batches: everything is read first; a bad line answers nothing.
+printf 'stat /\n\n# a comment\nopen "/etc/pass wd"\naccess /root W_OK\n' >"$out/ok.txt"
+expect 0 "" "$pw" explain --uid 65534 --gid 65534 --batch "$out/ok.txt" --format result
+[ "$stdout" = "$(printf 'ok\nENOENT\nEACCES')" ] || fail "batch results: $stdout"
+expect 0 "" "$pw" explain --batch "$out/ok.txt" --json --format result
+[ "$(printf '%s\n' "$stdout" | wc -l)" -eq 3 ] || fail "batch --json: $stdout"
+case "$stdout" in *'"path":"/etc/pass wd"'*) ;; *) fail "batch --json echoes the path: $stdout" ;; esac
+printf 'stat /\nopen /proc/self/status\n' >"$out/unknown.txt"
+expect 3 "" "$pw" explain --uid 65534 --gid 65534 --batch "$out/unknown.txt"
+printf 'stat /\nstat "/a\\q"\n' >"$out/bad.txt"
+expect 2 "$out/bad.txt:2:9: unknown escape" "$pw" explain --batch "$out/bad.txt"
+printf 'stat /\nstat /a\0b\n' >"$out/nul.txt"
+expect 2 "$out/nul.txt:2:8: a NUL byte" "$pw" explain --batch "$out/nul.txt"
+expect 2 "a query on the command line and --batch" "$pw" explain --batch "$out/ok.txt" stat /
+printf 'stat /\n' | "$pw" explain --batch - --format result >"$out/stdin" || fail "batch from stdin"
+[ "$(cat "$out/stdin")" = "ok" ] || fail "batch from stdin: $(cat "$out/stdin")"
+
+# map.
+expect 0 "" "$pw" map --colour never --depth 1 /usr/include
+case "$stdout" in *"paths:"*readable*) ;; *) fail "map summary: $stdout" ;; esac
+expect 2 "no/such: " "$pw" map /no/such
+expect 2 "not a directory" "$pw" map /etc/passwd
+expect 3 "" "$pw" map --depth 1 /proc/self
+echo "cli_test: ok"
