@@ -81,6 +81,9 @@ void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
   cmd->add_flag("--json", o->json, "one JSON object per query");
   cmd->add_flag("--verify", o->verify,
                 "also ask the real kernel (read-only queries) and show whether it agrees");
+  cmd->add_option("--scratch", o->scratch,
+                  "with --verify: a directory the kernel may change for queries that change "
+                  "the host (put back exactly after each)");
   cmd->add_option("--format", o->format, "full, or result only (with --batch)")
       ->check(CLI::IsMember({"full", "result"}));
   cmd->add_option("--colour,--color", o->colour, "auto, always or never")
@@ -151,6 +154,7 @@ int RunExplain(const ExplainOptions& o) {
   }
   auto who = o.who.Resolve();
   if (!who) return bad(who.error());
+  if (!o.scratch.empty() && !o.verify) return bad("--scratch is for --verify");
   std::string cwd(4096, '\0');
   if (getcwd(cwd.data(), cwd.size()) == nullptr) cwd = "/";
   cwd.resize(std::strlen(cwd.c_str()));
@@ -187,7 +191,7 @@ int RunExplain(const ExplainOptions& o) {
       }
       continue;
     }
-    const query::Answer a = (*session)->Ask(q, o.verify);
+    const query::Answer a = (*session)->Ask(q, o.verify, o.scratch);
     any_unknown |= a.decision.unknown();
     if (o.json) {
       std::cout << query::RenderJson(**session, a).dump() << "\n";

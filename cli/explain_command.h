@@ -33,6 +33,7 @@ struct ExplainOptions {
   std::optional<std::string> batch;
   bool json = false;
   bool verify = false;
+  std::string scratch;
   std::string format = "full";  // or "result"
   std::string colour = "auto";
 };

@@ -53,7 +53,7 @@ struct ChildMessage {
 
 // A request as the step step_runner.cc runs, or why it is refused. (In
 // this namespace a bare Request is the supervisor's wire message.)
-Result<StepSpec, std::string> StepOf(const pathwarden::Request& request) {
+Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool changes) {
   auto at_cwd = [](const Fd& dirfd) -> Result<void, std::string> {
     if (dirfd.at_cwd()) return {};
     return Unexpected(fmt::format("dirfd {} is not AT_FDCWD (the probe has no descriptors)",
@@ -93,10 +93,68 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request) {
           st.flags = r.flags;
           st.mode = r.mode;
           ok = at_cwd(r.dirfd);
-          if (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit))
+          if (!changes && (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit)))
             ok = Unexpected(fmt::format("open of {} with O_CREAT, O_TRUNC or O_TMPFILE is refused: "
                                         "it changes the host",
                                         r.path));
+        } else if (!changes) {
+          ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
+                                      OpName(OpOf(pathwarden::Request(r)))));
+        } else if constexpr (std::is_same_v<T, Mkdir>) {
+          st.op = Op::kMkdir;
+          st.path = r.path;
+          st.mode = r.mode;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Mknod>) {
+          st.op = Op::kMknod;
+          st.path = r.path;
+          st.mode = r.mode;
+          ok = at_cwd(r.dirfd);
+          if (r.type == S_IFREG) {
+            st.mknod_type = NodeType::kFile;
+          } else if (r.type == S_IFIFO) {
+            st.mknod_type = NodeType::kFifo;
+          } else if (r.type == S_IFSOCK) {
+            st.mknod_type = NodeType::kSocket;
+          } else {
+            ok = Unexpected(std::string("mknod of a device is refused: it could reach a driver"));
+          }
+        } else if constexpr (std::is_same_v<T, Symlink>) {
+          st.op = Op::kSymlink;
+          st.path = r.path;
+          st.target = r.target;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Link> || std::is_same_v<T, Rename>) {
+          st.op = std::is_same_v<T, Link> ? Op::kLink : Op::kRename;
+          st.path = r.oldpath;
+          st.path2 = r.newpath;
+          st.flags = r.flags;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Unlink>) {
+          st.op = Op::kUnlink;
+          st.path = r.path;
+          st.flags = r.flags;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Rmdir>) {
+          st.op = Op::kRmdir;
+          st.path = r.path;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Truncate>) {
+          st.op = Op::kTruncate;
+          st.path = r.path;
+        } else if constexpr (std::is_same_v<T, Chmod>) {
+          st.op = Op::kChmod;
+          st.path = r.path;
+          st.mode = r.mode;
+          st.flags = r.flags;
+          ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Chown> || std::is_same_v<T, Lchown>) {
+          st.op = std::is_same_v<T, Chown> ? Op::kChown : Op::kLchown;
+          st.path = r.path;
+          st.uid = r.uid;
+          st.gid = r.gid;
+          st.flags = r.flags;
+          ok = at_cwd(r.dirfd);
         } else {
           ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
                                       OpName(OpOf(pathwarden::Request(r)))));
@@ -271,12 +329,17 @@ std::string CapsReason(const Cred& cred) {
 
 Result<std::vector<int>, std::string> ProbeHost(const ProbeIdentity& who,
                                                 std::span<const pathwarden::Request> requests) {
+  return ProbeHostChanging(who, requests, false);
+}
+
+Result<std::vector<int>, std::string> ProbeHostChanging(
+    const ProbeIdentity& who, std::span<const pathwarden::Request> requests, bool changes) {
   if (std::string why = CapsReason(who.cred); !why.empty())
     return Unexpected("the identity: " + why);
   std::vector<StepSpec> steps;
   steps.reserve(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) {
-    auto st = StepOf(requests[i]);
+    auto st = StepOf(requests[i], changes);
     if (!st) return Unexpected(fmt::format("request {}: {}", i, st.error()));
     steps.push_back(std::move(*st));
   }

@@ -68,6 +68,16 @@ struct ProbeIdentity {
 Result<std::vector<int>, std::string> ProbeHost(const ProbeIdentity& who,
                                                 std::span<const pathwarden::Request> requests);
 
+// ProbeHostChanging()
+//
+// ProbeHost(), and with `changes` also the calls that change the tree
+// (mkdir, mknod of a file, FIFO or socket, symlink, link, unlink, rmdir,
+// rename, truncate, chmod, chown, lchown, opens that create or
+// truncate). The caller is the one to make sure they touch only what it
+// may change, and to put it back (src/query/scratch.h).
+Result<std::vector<int>, std::string> ProbeHostChanging(
+    const ProbeIdentity& who, std::span<const pathwarden::Request> requests, bool changes);
+
 }  // namespace pathwarden::kernel_internal
 
 #endif  // PATHWARDEN_SRC_KERNEL_HOST_PROBE_H_

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <span>
 
@@ -13,7 +14,10 @@
 
 #include "pathwarden/errno.h"
 #include "src/explain/explain.h"
+#include <signal.h>
+
 #include "src/kernel/host_probe.h"
+#include "src/query/scratch.h"
 
 namespace pathwarden::query {
 namespace {
@@ -111,13 +115,76 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep = ", ")
   return out;
 }
 
-// The kernel's answer for a read-only query (ProbeHost), or why not.
-std::optional<int> Verify(const Session& s, const Query& q, std::string* why) {
-  if (!q.read_only) {
-    *why = "changes the host: not run on the kernel";
-    return std::nullopt;
+// A changing query on the kernel, inside the scratch directory, which is
+// put back after; signals that would end the process wait until then.
+std::optional<int> VerifyChanging(const kernel_internal::ProbeIdentity& who, const Query& q,
+                                  const std::string& scratch, std::string* why) {
+  sigset_t hold, old;
+  sigemptyset(&hold);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGPIPE}) sigaddset(&hold, sig);
+  sigprocmask(SIG_BLOCK, &hold, &old);
+  std::optional<int> out;
+  auto before = Capture(scratch);
+  if (!before) {
+    *why = "--scratch: " + before.error();
+  } else {
+    // Besides the containment checks, the child may change nothing outside
+    // the scratch directory (Landlock: every right beneath it, reading and
+    // executing elsewhere).
+    kernel_internal::ProbeIdentity id = who;
+    LandlockRuleset fence;
+    fence.handled_access_fs = landlock::kFsAll;
+    fence.AllowPath(scratch, landlock::kFsAll);
+    fence.AllowPath("/", landlock::kFsReadFile | landlock::kFsReadDir | landlock::kFsExecute);
+    id.layers.push_back(fence);
+    const Request reqs[] = {q.request};
+    auto r = kernel_internal::ProbeHostChanging(id, reqs, true);
+    if (r) {
+      out = (*r)[0];
+    } else {
+      *why = r.error();
+    }
+    auto restored = Restore(*before);
+    auto after = Capture(scratch);
+    std::string diff = !restored ? restored.error()
+                       : !after  ? after.error()
+                                 : Differences(*before, *after);
+    if (!diff.empty()) {
+      out.reset();
+      *why = "the scratch directory could not be put back exactly: " + diff;
+    }
   }
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+  return out;
+}
+
+// The kernel's answer (ProbeHost), or why not.
+std::optional<int> Verify(const Session& s, const Query& q, const std::string& scratch,
+                          std::string* why) {
   kernel_internal::ProbeIdentity id{s.who().cred, {}};
+  if (!q.read_only) {
+    if (scratch.empty()) {
+      *why = "changes the host: run only inside a directory given with --scratch";
+      return std::nullopt;
+    }
+    if (std::string out = Contained(q, scratch, s.who().cwd); !out.empty()) {
+      *why = out;
+      return std::nullopt;
+    }
+    if (s.who().cwd != "/" && !q.path.starts_with('/')) {
+      *why = "a relative path with a working directory other than /: not run on the kernel";
+      return std::nullopt;
+    }
+    for (const policy::HostLayer& l : s.layers()) id.layers.push_back(l.ruleset);
+    char* real = realpath(scratch.c_str(), nullptr);
+    if (real == nullptr) {
+      *why = fmt::format("--scratch {}: {}", scratch, std::strerror(errno));
+      return std::nullopt;
+    }
+    const std::string dir = real;
+    std::free(real);
+    return VerifyChanging(id, q, dir, why);
+  }
   for (const policy::HostLayer& l : s.layers()) id.layers.push_back(l.ruleset);
   if (s.who().cwd != "/" || s.who().root != "/") {
     // The probe starts at "/": a relative path is resolved from the cwd.
@@ -194,9 +261,9 @@ std::vector<std::string> Session::warnings() const {
   return out;
 }
 
-Answer Session::Ask(const Query& q, bool verify) {
+Answer Session::Ask(const Query& q, bool verify, const std::string& scratch) {
   Answer a{q, model_.Evaluate(asker_, q.request, Model::Detail::kTrace), std::nullopt, {}};
-  if (verify) a.kernel_err = Verify(*this, q, &a.unverified);
+  if (verify) a.kernel_err = Verify(*this, q, scratch, &a.unverified);
   return a;
 }
 

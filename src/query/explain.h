@@ -49,7 +49,12 @@ class Session {
   // The decision, explained with the walk (Model::Detail::kTrace), on the
   // host as it is now (what was read is checked again first). With
   // `verify`, also on the kernel when the query is read-only.
-  Answer Ask(const Query& q, bool verify);
+  //
+  // A query that changes the host is run on the kernel only inside
+  // `scratch` (a directory the user lets it change; "" for none), when it
+  // can touch nothing outside it, with signals held until the directory
+  // is put back (src/query/scratch.h).
+  Answer Ask(const Query& q, bool verify, const std::string& scratch = "");
 
   // Result only, no reason: the batch's --format result.
   Decision AskQuiet(const Query& q);

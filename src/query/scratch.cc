@@ -1,0 +1,370 @@
+// A scratch directory changed by a verified query, and put back.
+
+#include "src/query/scratch.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace pathwarden::query {
+namespace {
+
+constexpr size_t kMaxEntries = 10000;
+constexpr size_t kMaxBytes = size_t{64} << 20;
+
+std::string Join(const std::string& root, const std::string& rel) {
+  return rel.empty() ? root : root + "/" + rel;
+}
+
+std::string Err(std::string_view what, const std::string& path) {
+  return fmt::format("{} {}: {}", what, path, std::strerror(errno));
+}
+
+Result<std::vector<std::pair<std::string, std::string>>, std::string> Xattrs(
+    const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> out;
+  ssize_t n = llistxattr(path.c_str(), nullptr, 0);
+  if (n < 0) {
+    if (errno == ENOTSUP) return out;
+    return Unexpected(Err("llistxattr", path));
+  }
+  std::string names(static_cast<size_t>(n), '\0');
+  n = llistxattr(path.c_str(), names.data(), names.size());
+  if (n < 0) return Unexpected(Err("llistxattr", path));
+  names.resize(static_cast<size_t>(n));
+  for (size_t i = 0; i < names.size();) {
+    const std::string name(names.c_str() + i);
+    i += name.size() + 1;
+    ssize_t len = lgetxattr(path.c_str(), name.c_str(), nullptr, 0);
+    if (len < 0) return Unexpected(Err("lgetxattr " + name, path));
+    std::string value(static_cast<size_t>(len), '\0');
+    len = lgetxattr(path.c_str(), name.c_str(), value.data(), value.size());
+    if (len < 0) return Unexpected(Err("lgetxattr " + name, path));
+    value.resize(static_cast<size_t>(len));
+    out.emplace_back(name, std::move(value));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::string, std::string> ReadAll(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return Unexpected(Err("open", path));
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      close(fd);
+      return Unexpected(Err("read", path));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
+Result<void, std::string> WriteAll(const std::string& path, const std::string& content) {
+  const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Unexpected(Err("open", path));
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      close(fd);
+      return Unexpected(Err("write", path));
+    }
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  return {};
+}
+
+// Removes `path` and everything below it.
+Result<void, std::string> RemoveAll(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return {};
+    return Unexpected(Err("lstat", path));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    DIR* d = opendir(path.c_str());
+    if (d == nullptr) return Unexpected(Err("opendir", path));
+    std::vector<std::string> names;
+    while (dirent* e = readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+        names.emplace_back(e->d_name);
+    closedir(d);
+    for (const std::string& n : names)
+      if (auto r = RemoveAll(path + "/" + n); !r) return r;
+    if (rmdir(path.c_str()) != 0) return Unexpected(Err("rmdir", path));
+    return {};
+  }
+  if (unlink(path.c_str()) != 0) return Unexpected(Err("unlink", path));
+  return {};
+}
+
+// Lexically: "/a/./b//c/../d" to "/a/b/d".
+std::string Normalise(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t end = path.find('/', i);
+    if (end == std::string::npos) end = path.size();
+    std::string part = path.substr(i, end - i);
+    i = end + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(std::move(part));
+  }
+  std::string out;
+  for (const std::string& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+bool StrictlyBelow(const std::string& path, const std::string& root) {
+  return path.size() > root.size() + 1 && path.compare(0, root.size(), root) == 0 &&
+         path[root.size()] == '/';
+}
+
+bool BelowOrAt(const std::string& path, const std::string& root) {
+  return path == root || StrictlyBelow(path, root);
+}
+
+}  // namespace
+
+Result<TreeState, std::string> Capture(const std::string& root) {
+  TreeState t;
+  t.root = root;
+  size_t bytes = 0;
+  std::vector<std::string> todo{""};
+  std::map<ino_t, int> names;  // links of each regular file inside
+  dev_t dev = 0;
+  while (!todo.empty()) {
+    std::string rel = std::move(todo.back());
+    todo.pop_back();
+    TreeState::Entry e;
+    e.rel = rel;
+    const std::string path = Join(root, rel);
+    if (lstat(path.c_str(), &e.st) != 0) return Unexpected(Err("lstat", path));
+    if (rel.empty()) {
+      if (!S_ISDIR(e.st.st_mode)) return Unexpected(fmt::format("{}: not a directory", root));
+      dev = e.st.st_dev;
+    } else if (e.st.st_dev != dev) {
+      return Unexpected(fmt::format("{} is on another filesystem (a mount point inside the "
+                                    "scratch directory): not put back safely",
+                                    path));
+    }
+    if (S_ISCHR(e.st.st_mode) || S_ISBLK(e.st.st_mode))
+      return Unexpected(fmt::format("{} is a device node: not put back safely", path));
+    auto x = Xattrs(path);
+    if (!x) return Unexpected(x.error());
+    e.xattrs = std::move(*x);
+    if (S_ISLNK(e.st.st_mode)) {
+      std::string buf(PATH_MAX, '\0');
+      const ssize_t n = readlink(path.c_str(), buf.data(), buf.size());
+      if (n < 0) return Unexpected(Err("readlink", path));
+      buf.resize(static_cast<size_t>(n));
+      e.link = std::move(buf);
+    } else if (S_ISREG(e.st.st_mode)) {
+      ++names[e.st.st_ino];
+      bytes += static_cast<size_t>(e.st.st_size);
+      if (bytes > kMaxBytes)
+        return Unexpected(fmt::format("{}: over 64 MiB of contents to keep", root));
+      auto c = ReadAll(path);
+      if (!c) return Unexpected(c.error());
+      e.content = std::move(*c);
+    } else if (S_ISDIR(e.st.st_mode)) {
+      DIR* d = opendir(path.c_str());
+      if (d == nullptr) return Unexpected(Err("opendir", path));
+      std::vector<std::string> kids;
+      while (dirent* de = readdir(d))
+        if (std::strcmp(de->d_name, ".") != 0 && std::strcmp(de->d_name, "..") != 0)
+          kids.push_back(rel.empty() ? de->d_name : rel + "/" + de->d_name);
+      closedir(d);
+      std::sort(kids.rbegin(), kids.rend());
+      for (std::string& k : kids) todo.push_back(std::move(k));
+    }
+    t.entries.push_back(std::move(e));
+    if (t.entries.size() > kMaxEntries)
+      return Unexpected(fmt::format("{}: over 10,000 entries to keep", root));
+  }
+  for (const TreeState::Entry& e : t.entries)
+    if (S_ISREG(e.st.st_mode) && e.st.st_nlink != static_cast<nlink_t>(names[e.st.st_ino]))
+      return Unexpected(fmt::format("{} has hard links outside the scratch directory",
+                                    Join(root, e.rel)));
+  return t;
+}
+
+Result<void, std::string> Restore(const TreeState& before) {
+  const std::string& root = before.root;
+  auto now = Capture(root);
+  if (!now) return Unexpected("reading the scratch directory again: " + now.error());
+  std::map<std::string, const TreeState::Entry*> was, is;
+  for (const auto& e : before.entries) was[e.rel] = &e;
+  for (const auto& e : now->entries) is[e.rel] = &e;
+  // 1. Renames undone: an inode of before that now has another name.
+  std::map<ino_t, std::string> now_by_ino;
+  for (const auto& e : now->entries)
+    if (!was.count(e.rel)) now_by_ino.emplace(e.st.st_ino, e.rel);
+  for (const auto& e : before.entries) {
+    if (e.rel.empty() || is.count(e.rel)) continue;
+    auto it = now_by_ino.find(e.st.st_ino);
+    if (it == now_by_ino.end()) continue;
+    if (rename(Join(root, it->second).c_str(), Join(root, e.rel).c_str()) != 0)
+      return Unexpected(Err("rename back to", Join(root, e.rel)));
+    now_by_ino.erase(it);
+  }
+  now = Capture(root);
+  if (!now) return Unexpected("reading the scratch directory again: " + now.error());
+  is.clear();
+  for (const auto& e : now->entries) is[e.rel] = &e;
+  // 2. Names added: removed, deepest first.
+  for (auto it = now->entries.rbegin(); it != now->entries.rend(); ++it)
+    if (!was.count(it->rel))
+      if (auto r = RemoveAll(Join(root, it->rel)); !r) return r;
+  // 3. Names removed: made again, parents first (a hard link as a link).
+  std::map<ino_t, std::string> made;
+  for (const auto& e : now->entries)
+    if (was.count(e.rel)) made.emplace(was[e.rel]->st.st_ino, e.rel);
+  for (const auto& e : before.entries) {
+    if (e.rel.empty() || is.count(e.rel)) continue;
+    const std::string path = Join(root, e.rel);
+    int rc = 0;
+    if (S_ISDIR(e.st.st_mode)) {
+      rc = mkdir(path.c_str(), 0700);
+    } else if (S_ISLNK(e.st.st_mode)) {
+      rc = symlink(e.link.c_str(), path.c_str());
+    } else if (S_ISREG(e.st.st_mode)) {
+      if (auto m = made.find(e.st.st_ino); m != made.end()) {
+        rc = link(Join(root, m->second).c_str(), path.c_str());
+      } else {
+        const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        rc = fd < 0 ? -1 : close(fd);
+      }
+    } else {
+      rc = mknod(path.c_str(), (e.st.st_mode & S_IFMT) | 0600, 0);
+    }
+    if (rc != 0) return Unexpected(Err("making again", path));
+    made.emplace(e.st.st_ino, e.rel);
+  }
+  // 4. Contents, xattrs, owners, modes, then times (deepest first, so that
+  // no later change moves a directory's mtime).
+  for (const auto& e : before.entries) {
+    const std::string path = Join(root, e.rel);
+    if (S_ISREG(e.st.st_mode)) {
+      auto c = ReadAll(path);
+      if (!c) return Unexpected(c.error());
+      if (*c != e.content)
+        if (auto r = WriteAll(path, e.content); !r) return r;
+    }
+    auto x = Xattrs(path);
+    if (!x) return Unexpected(x.error());
+    for (const auto& kv : *x) {
+      const std::string& name = kv.first;
+      const bool kept = std::any_of(e.xattrs.begin(), e.xattrs.end(),
+                                    [&](const auto& old) { return old.first == name; });
+      if (!kept && lremovexattr(path.c_str(), name.c_str()) != 0)
+        return Unexpected(Err("lremovexattr " + name, path));
+    }
+    if (lchown(path.c_str(), e.st.st_uid, e.st.st_gid) != 0) return Unexpected(Err("lchown", path));
+    for (const auto& [name, value] : e.xattrs)
+      if (lsetxattr(path.c_str(), name.c_str(), value.data(), value.size(), 0) != 0)
+        return Unexpected(Err("lsetxattr " + name, path));
+    if (!S_ISLNK(e.st.st_mode) && chmod(path.c_str(), e.st.st_mode & 07777) != 0)
+      return Unexpected(Err("chmod", path));
+  }
+  for (auto it = before.entries.rbegin(); it != before.entries.rend(); ++it) {
+    const timespec times[2] = {it->st.st_atim, it->st.st_mtim};
+    if (utimensat(AT_FDCWD, Join(root, it->rel).c_str(), times, AT_SYMLINK_NOFOLLOW) != 0)
+      return Unexpected(Err("utimensat", Join(root, it->rel)));
+  }
+  return {};
+}
+
+std::string Differences(const TreeState& a, const TreeState& b) {
+  std::map<std::string, const TreeState::Entry*> in_b;
+  for (const auto& e : b.entries) in_b[e.rel] = &e;
+  std::string out;
+  auto add = [&](std::string s) {
+    if (!out.empty()) out += "; ";
+    out += std::move(s);
+  };
+  for (const auto& e : a.entries) {
+    const std::string name = e.rel.empty() ? a.root : e.rel;
+    auto it = in_b.find(e.rel);
+    if (it == in_b.end()) {
+      add(name + " is gone");
+      continue;
+    }
+    const TreeState::Entry& f = *it->second;
+    in_b.erase(it);
+    if (e.st.st_mode != f.st.st_mode) add(fmt::format("{}: mode {:o} is {:o}", name, e.st.st_mode, f.st.st_mode));
+    if (e.st.st_uid != f.st.st_uid || e.st.st_gid != f.st.st_gid) add(name + ": owner");
+    if (e.content != f.content || e.link != f.link) add(name + ": contents");
+    if (e.xattrs != f.xattrs) add(name + ": xattrs");
+    if (e.st.st_mtim.tv_sec != f.st.st_mtim.tv_sec || e.st.st_mtim.tv_nsec != f.st.st_mtim.tv_nsec)
+      add(name + ": mtime");
+    if (e.st.st_nlink != f.st.st_nlink) add(name + ": link count");
+  }
+  for (const auto& [rel, e] : in_b) add(rel + " is new");
+  return out;
+}
+
+std::string Contained(const Query& q, const std::string& root, const std::string& cwd) {
+  std::vector<std::string> paths{q.path};
+  const bool two = std::holds_alternative<Rename>(q.request) || std::holds_alternative<Link>(q.request);
+  if (two) paths.push_back(q.path2);
+  // Calls that follow a symlink in the last component of `path`.
+  bool follows = false;
+  std::visit(
+      [&](const auto& r) {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, Open>) follows = !(r.flags & O_NOFOLLOW);
+        if constexpr (std::is_same_v<T, Truncate> || std::is_same_v<T, Chown>) follows = true;
+        if constexpr (std::is_same_v<T, Chmod>) follows = !(r.flags & AT_SYMLINK_NOFOLLOW);
+        if constexpr (std::is_same_v<T, Link>) follows = (r.flags & AT_SYMLINK_FOLLOW) != 0;
+      },
+      q.request);
+  char* real_root = realpath(root.c_str(), nullptr);
+  if (real_root == nullptr) return fmt::format("--scratch {}: {}", root, std::strerror(errno));
+  const std::string rroot = real_root;
+  std::free(real_root);
+  for (size_t k = 0; k < paths.size(); ++k) {
+    const std::string& p = paths[k];
+    const std::string abs = Normalise(p.starts_with('/') ? p : cwd + "/" + p);
+    if (!StrictlyBelow(abs, Normalise(root)) && !StrictlyBelow(abs, rroot))
+      return fmt::format("{} is not inside --scratch {}", p, root);
+    const std::string parent = abs.substr(0, abs.rfind('/'));
+    char* rp = realpath(parent.empty() ? "/" : parent.c_str(), nullptr);
+    if (rp == nullptr) return fmt::format("{}: its directory does not resolve: {}", p, std::strerror(errno));
+    const std::string rparent = rp;
+    std::free(rp);
+    if (!BelowOrAt(rparent, rroot))
+      return fmt::format("{} resolves outside --scratch {} (through a symlink)", p, root);
+    struct stat st {};
+    if (k == 0 && follows && lstat(abs.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+      return fmt::format("{} is a symlink the call would follow", p);
+  }
+  return "";
+}
+
+}  // namespace pathwarden::query
