@@ -41,6 +41,7 @@ class Explainer {
   void Component(ComponentVerdict c) { r_.components.push_back(std::move(c)); }
   void Dac(PermVerdict v) { r_.dac = std::move(v); }
   void Layers(std::vector<LayerVerdict> l) { r_.layers = std::move(l); }
+  void AddLayer(LayerVerdict v) { r_.layers.push_back(std::move(v)); }
   void Refer(ReferSide side) { r_.refer.push_back(std::move(side)); }
   void RestrictFailed(RestrictFailure f) { r_.restrict_failure = std::move(f); }
 

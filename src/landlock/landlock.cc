@@ -498,8 +498,21 @@ int Landlock::FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode) {
   return CheckPath(ctx, dir, open, "for opening a file to be created in");
 }
 
+// The layer that denied an optional right at open time, for the reason's
+// per-layer verdicts: it asks for the right and misses it.
+static void FrozenDenial(OpCtx& ctx, int layer, AccessMask right) {
+  if (ctx.ex == nullptr || layer <= 0) return;
+  LayerVerdict v;
+  v.kind = LayerVerdict::Kind::kFs;
+  v.layer = layer;
+  v.requested = right;
+  v.missing = right;
+  ctx.ex->AddLayer(std::move(v));
+}
+
 int Landlock::FileTruncate(OpCtx& ctx, const OpenFile& file) {
   if (file.ll_allowed & kFsTruncate) return 0;
+  FrozenDenial(ctx, file.ll_deny_truncate, kFsTruncate);
   ctx.Fail(Stage::kLandlock, [&] {
     return fmt::format(
         "the file was opened without fs.truncate (layer {} denied it at open "
@@ -517,6 +530,7 @@ int Landlock::FileIoctl(OpCtx& ctx, const OpenFile& file, uint32_t cmd) {
     ctx.Ok(Stage::kLandlock, "this ioctl command is always allowed on devices");
     return 0;
   }
+  FrozenDenial(ctx, file.ll_deny_ioctl, kFsIoctlDev);
   ctx.Fail(Stage::kLandlock, [&] {
     return fmt::format(
         "the device was opened without fs.ioctl_dev (layer {} denied it at "

@@ -54,6 +54,12 @@ HostLayer BuildLayer(const Policy& p, int abi,
           fmt::format("{}rule on \"{}\": no such file or directory; skipped", At(r.origins), r.path));
       continue;
     }
+    if (kind == PathKind::kDenied) {
+      h.warnings.push_back(fmt::format(
+          "{}rule on \"{}\": the process may not open it (permission denied); skipped",
+          At(r.origins), r.path));
+      continue;
+    }
     if (kind == PathKind::kOther && (access & ~landlock::kFsFileRights)) {
       const AccessMask kept = access & landlock::kFsFileRights;
       h.warnings.push_back(fmt::format(

@@ -112,8 +112,10 @@ struct HostLayer {
 
 // PathKind
 //
-// What a rule path is on the host: missing, a directory, or not one.
-enum class PathKind { kMissing, kDirectory, kOther };
+// What a rule path is on the host: missing, a directory, or not one; or
+// one the process building the layer may not open (no search permission
+// on the way), which landlockconfig skips like a missing one.
+enum class PathKind { kMissing, kDirectory, kOther, kDenied };
 
 // BuildLayer()
 //

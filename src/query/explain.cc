@@ -235,9 +235,15 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
   }
   s->asker_ = model.Spawn("asker", who.cred, setup);
   // The layers, built on this host as landlockconfig builds them.
+  // Rule paths are opened by the process that builds the layer, with its
+  // own credentials (as landlockconfig and the sandboxer open them).
   auto kind_of = [&](const std::string& path) {
-    auto n = model.Lookup(path, true);
-    if (!n) return policy::PathKind::kMissing;
+    auto n = model.Resolve(s->asker_, path, true);
+    if (!n) {
+      const int err = n.error().err();
+      return err == ENOENT || err == ENOTDIR ? policy::PathKind::kMissing
+                                             : policy::PathKind::kDenied;
+    }
     auto t = model.TypeOf(*n);
     return t && *t == FileType::kDirectory ? policy::PathKind::kDirectory
                                            : policy::PathKind::kOther;

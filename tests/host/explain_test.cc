@@ -182,6 +182,9 @@ TEST_F(ExplainTest, MapAgreesWithExplain) {
       ASSERT_TRUE(e) << e.error();
       query::MapOptions o;
       o.dir = root;
+      // (clang 14 cannot capture structured bindings.)
+      const std::string& policy_name = pname;
+      const std::string& who_name = wname;
       auto r = query::MapTree(**s, o, [&](const query::PathRights& p) {
         for (int k = 0; k < query::kNumRights; ++k) {
           if (!(p.applies & (1u << k))) continue;
@@ -189,7 +192,8 @@ TEST_F(ExplainTest, MapAgreesWithExplain) {
           ASSERT_TRUE(q);
           const Decision d = (*e)->Ask(*q, false).decision;
           EXPECT_EQ((p.allowed >> k) & 1, d.allowed() ? 1u : 0u)
-              << wname << " under " << pname << ": " << query::RightName(static_cast<query::Right>(k))
+              << who_name << " under " << policy_name << ": "
+              << query::RightName(static_cast<query::Right>(k))
               << " " << p.path << ": explain says " << d.ToText();
           ++checked;
         }
