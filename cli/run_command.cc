@@ -68,7 +68,17 @@ int RunRunCommand(const RunCommandOptions& options) {
       unsetenv(name);
     }
   }
-  return sandbox::RunConfined(run, std::cout, std::cerr);
+  const int rc = sandbox::RunConfined(run, std::cout, std::cerr);
+  // 126 and 127 come after the layers were enforced and the exec failed:
+  // this process is confined by them now, so nothing more runs in it, not
+  // even exit handlers (which may reach for what the layers deny: a
+  // sanitizer's leak scan reads /proc).
+  if (rc == sandbox::kExitNotFound || rc == sandbox::kExitCannotExecute) {
+    std::cout.flush();
+    std::cerr.flush();
+    _exit(rc);
+  }
+  return rc;
 }
 
 }  // namespace pathwarden::cli
