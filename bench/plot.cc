@@ -114,9 +114,9 @@ std::string Plot(const Reporter& r, const std::string& dir) {
     if (m.value("bench", "") != "commands" || !m.contains("ratio") || !m.contains("target"))
       continue;
     const std::string measure = m.value("measure", "");
-    const std::string label = measure == "explain-one" ? "explain / namei -l (at most 3x)"
-                              : measure == "batch"     ? "session / kernel rate (at least 10x)"
-                                                       : "map / find (at most 3x)";
+    const std::string label = measure == "explain-one" ? "explain / namei -l, time (<= 3)"
+                              : measure == "batch"     ? "batch / kernel, rate (>= 10)"
+                                                       : "map / find, time (<= 3)";
     ratios.push_back({label, fmt::format("{}", m["ratio"].get<double>()),
                       fmt::format("{}", m["target"].get<double>())});
   }
@@ -135,7 +135,7 @@ std::string Plot(const Reporter& r, const std::string& dir) {
        << "\n"
        << "set style data histogram\nset style histogram cluster gap 1\n"
        << "set style fill solid 0.7\nset boxwidth 0.9\nset grid y\nset logscale y\n"
-       << "set yrange [0.1:*]\nset key top right\n"
+       << "set yrange [0.5:40]\nset key top left\n"
        << "plot " << Quote(data) << " using 2:xtic(1) title 'measured', '' using 3 title 'target', "
        << "'' using ($0-0.15):2:(sprintf('%.2f', $2)) with labels offset 0,1 notitle\n";
     gp.close();
