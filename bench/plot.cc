@@ -114,9 +114,9 @@ std::string Plot(const Reporter& r, const std::string& dir) {
     if (m.value("bench", "") != "commands" || !m.contains("ratio") || !m.contains("target"))
       continue;
     const std::string measure = m.value("measure", "");
-    const std::string label = measure == "explain-one" ? "explain / namei -l, time (<= 3)"
-                              : measure == "batch"     ? "batch / kernel, rate (>= 10)"
-                                                       : "map / find, time (<= 3)";
+    const std::string label = measure == "explain-one" ? "explain / namei (<= 3)"
+                              : measure == "batch"     ? "batch / kernel rate (>= 10)"
+                                                       : "map / find (<= 3)";
     ratios.push_back({label, fmt::format("{}", m["ratio"].get<double>()),
                       fmt::format("{}", m["target"].get<double>())});
   }
