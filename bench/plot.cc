@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -106,6 +107,39 @@ std::string Plot(const Reporter& r, const std::string& dir) {
        << "plot " << Quote(data) << " using 1:3:xtic(2) with boxes, '' using 1:3:(sprintf('%.2f', $3)) with labels offset 0,1\n";
     gp.close();
     if (RunGnuplot(dir + "/lookup.gp") == 0) made += png + " ";
+  }
+  // 3. Issue 11's commands: each measured ratio beside its target.
+  std::vector<std::array<std::string, 3>> ratios;  // label, measured, target
+  for (const auto& m : r.all()) {
+    if (m.value("bench", "") != "commands" || !m.contains("ratio") || !m.contains("target"))
+      continue;
+    const std::string measure = m.value("measure", "");
+    const std::string label = measure == "explain-one" ? "explain / namei (<= 3)"
+                              : measure == "batch"     ? "batch / kernel rate (>= 10)"
+                                                       : "map / find (<= 3)";
+    ratios.push_back({label, fmt::format("{}", m["ratio"].get<double>()),
+                      fmt::format("{}", m["target"].get<double>())});
+  }
+  if (!ratios.empty()) {
+    const std::string data = dir + "/commands.dat";
+    std::ofstream out(data);
+    out << "# what measured target\n";
+    for (const auto& [label, measured, target] : ratios)
+      out << "\"" << label << "\" " << measured << " " << target << "\n";
+    out.close();
+    const std::string png = dir + "/commands.png";
+    std::ofstream gp(dir + "/commands.gp");
+    gp << "set terminal pngcairo size 900,600 font 'sans,11'\n"
+       << "set output " << Quote(png) << "\n"
+       << "set title " << Quote("Issue 11: the commands against what they compete with (ratios)")
+       << "\n"
+       << "set style data histogram\nset style histogram cluster gap 1\n"
+       << "set style fill solid 0.7\nset boxwidth 0.9\nset grid y\nset logscale y\n"
+       << "set yrange [0.5:40]\nset key top left\n"
+       << "plot " << Quote(data) << " using 2:xtic(1) title 'measured', '' using 3 title 'target', "
+       << "'' using ($0-0.15):2:(sprintf('%.2f', $2)) with labels offset 0,1 notitle\n";
+    gp.close();
+    if (RunGnuplot(dir + "/commands.gp") == 0) made += png + " ";
   }
   return made;
 }

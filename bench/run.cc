@@ -9,6 +9,7 @@
 
 #include "bench/bench.h"
 #include "pathwarden/executor.h"
+#include "src/sandbox/run.h"
 
 namespace pathwarden::bench {
 namespace {
@@ -67,6 +68,15 @@ std::vector<std::string> Missing(const std::string& which, const Options& o,
   }
   if (all || which == "threads")
     need(Has(r, "threads", "", {"threads", "ops_per_s"}), "threads");
+  if (all || which == "commands") {
+    need(Has(r, "commands", "", {"explain_s", "namei_s", "ratio"}), "commands explain-one");
+    need(Has(r, "commands", "", {"result_rate", "json_rate", "cli_result_rate", "cli_json_rate"}),
+         "commands batch");
+    if (kernel && sandbox::ProbeAbi() > 0)
+      need(Has(r, "commands", "", {"kernel_rate", "ratio", "probehost_rate"}),
+           "commands batch kernel");
+    need(Has(r, "commands", "", {"map_s", "find_s", "map_rss_bytes_per_entry"}), "commands map");
+  }
   return missing;
 }
 
@@ -78,6 +88,16 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
   r.Table("landlock", {"variant", "depth", "layers", "instructions_per_check",
                        "instructions_per_level"});
   r.Table("lookup", {"variant", "ops_per_s", "over_kernel_stat", "path"});
+  r.Table("commands", {"measure", "runs", "explain_s", "namei_s", "ratio", "target", "met",
+                       "true_s", "help_s", "explain_rss_kib", "path"});
+  r.Table("commands", {"measure", "queries", "allowed", "result_rate", "result_best_rate",
+                       "kernel_rate", "ratio", "target", "met", "json_rate", "json_best_rate",
+                       "json_ratio", "probehost_rate", "kernel_agree", "cli_result_s",
+                       "cli_result_rate", "cli_json_s", "cli_json_rate", "first_pass_s",
+                       "result_second_pass_s", "result_pass_s", "later_pass_syscalls",
+                       "json_second_pass_s", "json_bytes_per_query", "kernel_second_pass_s"});
+  r.Table("commands", {"measure", "entries", "runs", "map_s", "find_s", "ratio", "target", "met",
+                       "map_rss_bytes_per_entry", "map_rss_kib", "find_rss_kib", "path"});
   r.Table("threads", {"threads", "writer", "ops_per_s", "writes_per_s", "rounds"});
   const bool all = which == "all";
   if (all || which == "landlock") RunLandlock(o, r);
@@ -85,6 +105,7 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
   if (all || which == "import") RunImport(o, r);
   if (all || which == "host") RunHost(o, r);
   if (all || which == "threads") RunThreads(o, r);
+  if (all || which == "commands") RunCommands(o, r);
   std::string made;
   if (!o.plot_dir.empty()) {
     made = Plot(r, o.plot_dir);
@@ -94,6 +115,9 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
   std::vector<std::string> missing = Missing(which, o, r);
   if (!o.plot_dir.empty() && (all || which == "landlock") && made.find("landlock.png") == std::string::npos)
     missing.push_back("the Landlock chart");
+  if (!o.plot_dir.empty() && (all || which == "commands") &&
+      made.find("commands.png") == std::string::npos)
+    missing.push_back("the commands chart");
   return missing;
 }
 
