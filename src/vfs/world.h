@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <atomic>
 #include <shared_mutex>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -341,15 +343,21 @@ class World {
   // locks and moves the sequence counter.
   class WriteGuard {
    public:
+    // The writer's thread owns the nesting depth: a guard on another thread
+    // (a reader filling from a backend while the builder writes) waits for
+    // the lock instead of joining a change in flight.
     explicit WriteGuard(World& w) : w_(w) {
-      if (w_.write_depth_++ == 0) {
+      if (w_.writer_.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
         w_.change_mutex_.lock();
+        w_.writer_.store(std::this_thread::get_id(), std::memory_order_relaxed);
         w_.seq_.WriteBegin();
       }
+      ++w_.write_depth_;
     }
     ~WriteGuard() {
       if (--w_.write_depth_ == 0) {
         w_.seq_.WriteEnd();
+        w_.writer_.store(std::thread::id(), std::memory_order_relaxed);
         w_.change_mutex_.unlock();
       }
     }
@@ -542,7 +550,8 @@ class World {
   Backend* backend_ = nullptr;
   std::unordered_map<std::string, AclId> acl_index_;
   MountId root_mnt_ = kNone;
-  int write_depth_ = 0;
+  int write_depth_ = 0;  // the writer's own (under change_mutex_)
+  std::atomic<std::thread::id> writer_{};  // who holds change_mutex_ for writing
   SeqField<uint64_t> shape_gen_{1};
   void (*on_inode_free_)(void*, InodeId) = nullptr;
   void* on_inode_free_arg_ = nullptr;

@@ -616,10 +616,15 @@ TEST_F(HostBackendTest, ReadersFillConcurrently) {
       }
     });
   }
+  auto tmp = lazy.Lookup(root_ + "/tmp");
+  ASSERT_TRUE(tmp);
   for (int round = 0; round < 50; ++round) {
     const std::string d = fmt::format("{}/tmp/w{}", root_, round);
     EXPECT_TRUE(lazy.Apply(writer, Mkdir{.path = d}).allowed());
     EXPECT_TRUE(lazy.Apply(writer, Rmdir{.path = d}).allowed());
+    // The builder writes too, while readers fill.
+    ASSERT_TRUE(lazy.Mkdir(*tmp, fmt::format("b{}", round)));
+    EXPECT_TRUE(lazy.Apply(writer, Rmdir{.path = fmt::format("{}/tmp/b{}", root_, round)}).allowed());
   }
   for (std::thread& t : threads) t.join();
   for (int i = 0; i < kReaders; ++i) EXPECT_EQ(wrong[i], 0) << "reader " << i;
