@@ -193,7 +193,7 @@ class [[nodiscard]] Decision {
   bool allowed() const { return verdict_ == Verdict::kAllowed; }
   bool denied() const { return verdict_ == Verdict::kDenied; }
   bool unknown() const { return verdict_ == Verdict::kUnknown; }
-  // The errno Linux returns (0 when allowed).
+  // The errno Linux returns (0 when allowed; -1 when unknown: never 0).
   int err() const { return err_; }
   Stage stage() const { return reason().stage; }
   // Empty (stage kNone, no text) for a decision made without a reason.

@@ -160,6 +160,15 @@ TEST_F(ExplainTest, TheKernelAgrees) {
       for (size_t k = 0; k < queries.size(); ++k) {
         const query::Answer a = (*session)->Ask(queries[k], false);
         ASSERT_FALSE(a.decision.unknown()) << queries[k].op << " " << queries[k].path;
+        // A transient ELOOP of a long symlink walk whose RCU attempt
+        // restarted (see host_backend_test.cc SettledAnswer()): ask again.
+        for (int again = 0; again < 5 && (*kernel)[k] == ELOOP && a.decision.err() != ELOOP;
+             ++again) {
+          const Request one[] = {requests[k]};
+          auto k2 = ProbeHost(id, one);
+          if (!k2) break;
+          (*kernel)[k] = (*k2)[0];
+        }
         EXPECT_EQ(a.decision.err(), (*kernel)[k])
             << wname << " under " << pname << ": " << queries[k].op << " " << queries[k].path
             << "\n  explain: " << query::RenderText(**session, a, false);
