@@ -95,6 +95,35 @@ void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
   *out = cmd;
 }
 
+std::string CurrentDir() {
+  std::string cwd(4096, '\0');
+  if (getcwd(cwd.data(), cwd.size()) == nullptr) return "/";
+  cwd.resize(std::strlen(cwd.c_str()));
+  return cwd;
+}
+
+Result<std::vector<policy::Policy>, std::string> LoadLayers(const std::vector<std::string>& files,
+                                                            bool from_env, const std::string& cwd) {
+  std::vector<policy::Policy> layers;
+  for (const std::string& p : files) {
+    auto l = policy::LoadPolicy(p, cwd);
+    if (!l) return Unexpected(l.error());
+    layers.push_back(std::move(*l));
+  }
+  if (from_env) {
+    auto l = policy::PolicyFromEnv([](const char* n) { return std::getenv(n); },
+                                   landlock::kAbiLatest);
+    if (!l) return Unexpected(l.error());
+    layers.push_back(std::move(*l));
+  }
+  return layers;
+}
+
+bool WantColour(const std::string& setting) {
+  return setting == "always" ||
+         (setting == "auto" && isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr);
+}
+
 namespace {
 
 // The batch's lines, each parsed; the first bad one ends it all.
@@ -155,27 +184,13 @@ int RunExplain(const ExplainOptions& o) {
   auto who = o.who.Resolve();
   if (!who) return bad(who.error());
   if (!o.scratch.empty() && !o.verify) return bad("--scratch is for --verify");
-  std::string cwd(4096, '\0');
-  if (getcwd(cwd.data(), cwd.size()) == nullptr) cwd = "/";
-  cwd.resize(std::strlen(cwd.c_str()));
-  std::vector<policy::Policy> layers;
-  for (const std::string& p : o.policies) {
-    auto l = policy::LoadPolicy(p, cwd);
-    if (!l) return bad(l.error());
-    layers.push_back(std::move(*l));
-  }
-  if (o.from_env) {
-    auto l = policy::PolicyFromEnv([](const char* n) { return std::getenv(n); },
-                                   landlock::kAbiLatest);
-    if (!l) return bad(l.error());
-    layers.push_back(std::move(*l));
-  }
-  auto session = query::Session::Open(*who, std::move(layers));
+  auto layers = LoadLayers(o.policies, o.from_env, CurrentDir());
+  if (!layers) return bad(layers.error());
+  auto session = query::Session::Open(*who, std::move(*layers));
   if (!session) return bad(session.error());
   for (const std::string& n : who->notes) std::cerr << "explain: note: " << n << "\n";
   for (const std::string& w : (*session)->warnings()) std::cerr << "explain: warning: " << w << "\n";
-  const bool colour = o.colour == "always" || (o.colour == "auto" && isatty(STDOUT_FILENO) &&
-                                               std::getenv("NO_COLOR") == nullptr);
+  const bool colour = WantColour(o.colour);
   int status = 0;
   bool any_unknown = false;
   for (const query::Query& q : queries) {

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "src/identity/identity.h"
+#include "src/policy/policy.h"
 
 namespace pathwarden::cli {
 
@@ -24,6 +25,24 @@ struct IdentityFlags {
   // The identity, or the message for a bad value.
   Result<identity::Identity, std::string> Resolve() const;
 };
+
+// CurrentDir()
+//
+// The command's working directory ("/" when it cannot be named).
+std::string CurrentDir();
+
+// LoadLayers()
+//
+// The layers the flags give, in order: each --policy file or directory
+// (relative rule paths from `cwd`), then --from-env's. Errors: the bad
+// policy's message.
+Result<std::vector<policy::Policy>, std::string> LoadLayers(const std::vector<std::string>& files,
+                                                            bool from_env, const std::string& cwd);
+
+// WantColour()
+//
+// --colour auto|always|never on stdout (auto: a terminal, and no NO_COLOR).
+bool WantColour(const std::string& setting);
 
 struct ExplainOptions {
   std::vector<std::string> policies;

@@ -43,26 +43,10 @@ int RunMapCommand(const MapCommandOptions& o) {
   };
   auto who = o.who.Resolve();
   if (!who) return bad(who.error());
-  std::string cwd(4096, '\0');
-  if (getcwd(cwd.data(), cwd.size()) == nullptr) cwd = "/";
-  cwd.resize(std::strlen(cwd.c_str()));
-  auto load = [&](const std::vector<std::string>& files, bool env,
-                  std::vector<policy::Policy>* out) -> std::string {
-    for (const std::string& p : files) {
-      auto l = policy::LoadPolicy(p, cwd);
-      if (!l) return l.error();
-      out->push_back(std::move(*l));
-    }
-    if (env) {
-      auto l = policy::PolicyFromEnv([](const char* n) { return std::getenv(n); },
-                                     landlock::kAbiLatest);
-      if (!l) return l.error();
-      out->push_back(std::move(*l));
-    }
-    return "";
-  };
-  std::vector<policy::Policy> layers;
-  if (std::string err = load(o.policies, o.from_env, &layers); !err.empty()) return bad(err);
+  const std::string cwd = CurrentDir();
+  auto loaded = LoadLayers(o.policies, o.from_env, cwd);
+  if (!loaded) return bad(loaded.error());
+  const std::vector<policy::Policy>& layers = *loaded;
   std::string dir = o.dir;
   if (dir.empty()) return bad("DIR is empty");
   if (dir[0] != '/') dir = (cwd == "/" ? "" : cwd) + "/" + dir;
@@ -73,9 +57,9 @@ int RunMapCommand(const MapCommandOptions& o) {
   for (const std::string& w : (*session)->warnings()) std::cerr << "map: warning: " << w << "\n";
   std::unique_ptr<query::Session> diff, unix_alone;
   if (o.diff_policy) {
-    std::vector<policy::Policy> other;
-    if (std::string err = load({*o.diff_policy}, false, &other); !err.empty()) return bad(err);
-    auto s = query::Session::Open(*who, std::move(other));
+    auto other = LoadLayers({*o.diff_policy}, false, cwd);
+    if (!other) return bad(other.error());
+    auto s = query::Session::Open(*who, std::move(*other));
     if (!s) return bad(s.error());
     diff = std::move(*s);
   } else if (o.diff_uid) {
@@ -96,8 +80,7 @@ int RunMapCommand(const MapCommandOptions& o) {
   mo.depth = o.depth;
   mo.only = o.only;
   mo.json = o.json;
-  mo.colour = o.colour == "always" || (o.colour == "auto" && isatty(STDOUT_FILENO) &&
-                                       std::getenv("NO_COLOR") == nullptr);
+  mo.colour = WantColour(o.colour);
   std::string err;
   const int status = query::RunMap(**session, diff.get(), unix_alone.get(), mo, &err);
   if (status == 2) return bad(err);

@@ -22,17 +22,7 @@
 namespace pathwarden::query {
 namespace {
 
-constexpr const char* kReset = "\033[0m";
-constexpr const char* kRed = "\033[31m";
-constexpr const char* kGreen = "\033[32m";
-constexpr const char* kYellow = "\033[33m";
-constexpr const char* kDim = "\033[2m";
-constexpr const char* kBold = "\033[1m";
-
-std::string Paint(bool colour, const char* code, std::string_view text) {
-  if (!colour) return std::string(text);
-  return fmt::format("{}{}{}", code, text, kReset);
-}
+using namespace ansi;
 
 std::string Want(uint32_t want) {
   std::string s;
@@ -42,27 +32,6 @@ std::string Want(uint32_t want) {
   return s.empty() ? "-" : s;
 }
 
-// What decided one permission check, in words.
-std::string DecidedBy(const PermVerdict& v, bool fast) {
-  if (fast) return "anyone may search (fast path)";
-  switch (v.decided_by) {
-    case PermClass::kOwner: return fmt::format("owner {}", v.uid);
-    case PermClass::kAclUser: return fmt::format("ACL entry user:{}", v.acl_id);
-    case PermClass::kGroup: return fmt::format("group {}", v.gid);
-    case PermClass::kAclGroup:
-      return v.acl_id ? fmt::format("ACL entry group:{}", v.acl_id) : "ACL owning group";
-    case PermClass::kOther: return "other";
-    case PermClass::kAclOther: return "ACL other";
-    case PermClass::kAllHave: return "every class has it";
-    case PermClass::kCapability:
-      return v.capability >= 0 ? CapName(v.capability) : std::string("a capability");
-    case PermClass::kReadonly: return "read-only filesystem";
-    case PermClass::kImmutable: return "immutable";
-    case PermClass::kFastSearch: return "anyone may search (fast path)";
-    case PermClass::kNone: break;
-  }
-  return "";
-}
 
 std::string ModeText(const PermVerdict& v) {
   return ModeString(v.mode) + (v.has_acl ? "+" : "");
@@ -203,6 +172,32 @@ std::optional<int> Verify(const Session& s, const Query& q, const std::string& s
 }
 
 }  // namespace
+
+std::string Paint(bool colour, const char* code, std::string_view text) {
+  if (!colour) return std::string(text);
+  return fmt::format("{}{}{}", code, text, kReset);
+}
+
+std::string DecidedBy(const PermVerdict& v, bool fast) {
+  if (fast) return "anyone may search (fast path)";
+  switch (v.decided_by) {
+    case PermClass::kOwner: return fmt::format("owner {}", v.uid);
+    case PermClass::kAclUser: return fmt::format("ACL entry user:{}", v.acl_id);
+    case PermClass::kGroup: return fmt::format("group {}", v.gid);
+    case PermClass::kAclGroup:
+      return v.acl_id ? fmt::format("ACL entry group:{}", v.acl_id) : "ACL owning group";
+    case PermClass::kOther: return "other";
+    case PermClass::kAclOther: return "ACL other";
+    case PermClass::kAllHave: return "every class has it";
+    case PermClass::kCapability:
+      return v.capability >= 0 ? CapName(v.capability) : std::string("a capability");
+    case PermClass::kReadonly: return "read-only filesystem";
+    case PermClass::kImmutable: return "immutable";
+    case PermClass::kFastSearch: return "anyone may search (fast path)";
+    case PermClass::kNone: break;
+  }
+  return "";
+}
 
 std::string ResultName(const Decision& d) {
   if (d.unknown()) return "unknown";

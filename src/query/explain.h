@@ -77,6 +77,25 @@ class Session {
   std::vector<policy::HostLayer> built_;
 };
 
+// Terminal colours (ANSI), and Paint(): `text` in `code` when `colour`.
+namespace ansi {
+inline constexpr const char* kReset = "\033[0m";
+inline constexpr const char* kRed = "\033[31m";
+inline constexpr const char* kGreen = "\033[32m";
+inline constexpr const char* kYellow = "\033[33m";
+inline constexpr const char* kBlue = "\033[34;1m";
+inline constexpr const char* kDim = "\033[2m";
+inline constexpr const char* kBold = "\033[1m";
+}  // namespace ansi
+std::string Paint(bool colour, const char* code, std::string_view text);
+
+// DecidedBy()
+//
+// What decided one permission check, in words ("owner 1000", "ACL entry
+// user:33", "CAP_DAC_OVERRIDE", "anyone may search (fast path)"): the
+// walk table's column, and map's sources.
+std::string DecidedBy(const PermVerdict& v, bool fast);
+
 // ResultName()
 //
 // "ok", "EACCES", ..., "unknown".

@@ -17,12 +17,7 @@
 namespace pathwarden::query {
 namespace {
 
-constexpr const char* kReset = "\033[0m";
-constexpr const char* kRed = "\033[31m";
-constexpr const char* kGreen = "\033[32m";
-constexpr const char* kYellow = "\033[33m";
-constexpr const char* kBlue = "\033[34;1m";
-constexpr const char* kDim = "\033[2m";
+using namespace ansi;
 
 constexpr std::array<std::string_view, kNumRights> kRightNames = {
     "read",       "list",       "write",          "execute",     "search",
@@ -170,23 +165,7 @@ std::string Source(const Session& s, const Decision& d) {
     }
   }
   if (d.stage() == Stage::kMount) return "mount: " + r.text;
-  if (r.dac) {
-    const PermVerdict& p = *r.dac;
-    switch (p.decided_by) {
-      case PermClass::kOwner: return fmt::format("owner {}", p.uid);
-      case PermClass::kAclUser: return fmt::format("ACL user:{}", p.acl_id);
-      case PermClass::kGroup: return fmt::format("group {}", p.gid);
-      case PermClass::kAclGroup:
-        return p.acl_id ? fmt::format("ACL group:{}", p.acl_id) : "ACL owning group";
-      case PermClass::kOther: return "other";
-      case PermClass::kAclOther: return "ACL other";
-      case PermClass::kAllHave: return "every class";
-      case PermClass::kCapability: return p.capability >= 0 ? CapName(p.capability) : "capability";
-      case PermClass::kReadonly: return "read-only filesystem";
-      case PermClass::kImmutable: return "immutable";
-      default: break;
-    }
-  }
+  if (r.dac && r.dac->decided_by != PermClass::kNone) return DecidedBy(*r.dac, false);
   if (d.stage() != Stage::kNone) return std::string(StageName(d.stage()));
   return "";
 }
@@ -258,7 +237,7 @@ Result<void, std::string> MapTree(Session& s, const MapOptions& o,
 int RunMap(Session& s, Session* diff, Session* unix_alone, const MapOptions& o,
            std::string* out_error) {
   auto paint = [&](const char* code, std::string_view t) {
-    return o.colour ? fmt::format("{}{}{}", code, t, kReset) : std::string(t);
+    return Paint(o.colour, code, t);
   };
   uint64_t paths = 0, readable = 0, writable = 0, writable_exec = 0, unknown = 0, differ = 0;
   uint64_t unix_readable = 0, unix_writable = 0, unix_exec = 0, taken = 0;

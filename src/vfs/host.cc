@@ -657,8 +657,7 @@ Result<bool, std::string> HostBackend::Revalidate(World& w, PathPos dir, std::st
   if (e == kNone && !negative) return false;  // a miss fills it fresh
   ++stats_.revalidated;
   if (e != kNone && w.dentry(e).mounts() != 0) return false;  // the mount's root is asked
-  if (e != kNone && (w.inode_at(e).flags & kInodeOpaque) && why_.count(w.inode_of(e)) &&
-      w.inode_at(e).mode != 0 && fingerprints_.get(w.inode_of(e)) == 0)
+  if (e != kNone && fingerprints_.get(w.inode_of(e)) == 0)
     return false;  // synthetic: nothing on the host to compare
   const std::string path = Join(hp->path, name);
   int err = 0;
