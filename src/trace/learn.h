@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "pathwarden/landlock.h"
