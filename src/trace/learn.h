@@ -143,11 +143,11 @@ class Learner {
   // first, each right needed beneath at least `sibling_threshold` of its
   // entries granted on it instead, unless it is /, $HOME, a credential
   // directory (~/.ssh, ~/.gnupg, /etc/ssl/private, `never_widen`), beneath
-  // one, or above one (so neither /etc nor /home is ever widened to); a
-  // rule on / only when a need is literally on /; rights granted by an
-  // ancestor's rule dropped, and rules left with none. Errors: an `abi`
-  // out of 1..kAbiLatest, a `sibling_threshold` of 1, a `home` or
-  // `never_widen` entry not absolute and normalised.
+  // one, or above one (so never /etc, above /etc/ssl/private, nor $HOME's
+  // ancestors); a rule on / only when a need is literally on /; rights
+  // granted by an ancestor's rule dropped, and rules left with none.
+  // Errors: an `abi` out of 1..kAbiLatest, a `sibling_threshold` of 1, a
+  // `home` or `never_widen` entry not absolute and normalised.
   Result<LearntPolicy, std::string> Learn(const LearnOptions& options) const;
 
   uint64_t fs_calls() const { return fs_calls_; }
