@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -31,13 +32,37 @@ Result<std::string, std::string> ReadText(const std::string& path) {
   return ss.str();
 }
 
+}  // namespace
+
+HeldFiles::~HeldFiles() {
+  for (int fd : fds) close(fd);
+}
+
+namespace {
+
 // The host's protected_* sysctls; a value that cannot be read keeps the
 // strictest the kernel knows (fail closed: the hardening refuses more).
-Result<Sysctls, std::string> ReadSysctls(const std::string& dir) {
+// With `held`, the files are opened once and read with pread() after.
+Result<Sysctls, std::string> ReadSysctls(const std::string& dir, HeldFiles* held = nullptr) {
   Sysctls s;
+  size_t k = 0;
   for (const SysctlField& f : kSysctlFields) {
     const std::string path = fmt::format("{}/{}", dir, f.name);
-    auto text = ReadText(path);
+    Result<std::string, std::string> text = std::string();
+    if (held) {
+      if (held->fds.size() <= k) {
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
+        held->fds.push_back(fd);
+      }
+      char buf[64];
+      const ssize_t n = pread(held->fds[k], buf, sizeof buf, 0);
+      if (n < 0) return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
+      text = std::string(buf, static_cast<size_t>(n));
+    } else {
+      text = ReadText(path);
+    }
+    ++k;
     if (!text) return Unexpected(text.error());
     int v = 0;
     std::string_view t = *text;
@@ -168,7 +193,7 @@ Result<uint64_t, std::string> Model::Preload(std::string_view path,
 Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd,
                                          std::initializer_list<std::string_view> paths) {
   Engine& e = impl.engine;
-  auto sysctls = ReadSysctls(impl.host_options.sysctl_dir);
+  auto sysctls = ReadSysctls(impl.host_options.sysctl_dir, &impl.sysctl_files);
   if (!sysctls) return Unexpected(sysctls.error());
   const Task& t = e.tasks().task(task);
   return e.AsWriter([&]() -> Result<int, std::string> {

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pathwarden/model.h"
 #include "src/base/engine_options.h"
@@ -15,6 +16,18 @@
 #include "src/vfs/host.h"
 
 namespace pathwarden {
+
+// HeldFiles
+//
+// Descriptors held open for the model's life (the protected_* sysctl
+// files a kRevalidate model reads before each request: one pread() each).
+struct HeldFiles {
+  std::vector<int> fds;
+  HeldFiles() = default;
+  HeldFiles(const HeldFiles&) = delete;
+  HeldFiles& operator=(const HeldFiles&) = delete;
+  ~HeldFiles();
+};
 
 struct Model::Impl {
   explicit Impl(const EngineOptions& options) : engine(options) {}
@@ -24,6 +37,7 @@ struct Model::Impl {
   // A host model with kRevalidate: the one flag Evaluate() and Apply()
   // test before anything else (one load, as when there is no host).
   bool revalidate = false;
+  HeldFiles sysctl_files;
   Engine engine;
 };
 

@@ -223,6 +223,8 @@ struct ProcState {
   int pidfd = -1;
 };
 
+}  // namespace
+
 struct Pending {
   Decoded d;
   Record rec;
@@ -235,6 +237,8 @@ struct Pending {
   // --learn: the object this call creates when it succeeds (real path).
   std::string creates;
 };
+
+namespace {
 
 struct ThreadState {
   pid_t pid = 0;
@@ -388,17 +392,11 @@ class Sync {
     if (path->ends_with(" (deleted)")) return fmt::format("fd {} names a removed file", fd);
     auto n = LookupFresh(st_, t_.plain, *path, false);
     if (!n) return fmt::format("fd {} ({}) is not in the model", fd, *path);
-    const int64_t flags = FdFlags(tid_, fd);
-    const uint64_t as = flags < 0 ? O_PATH : (static_cast<uint64_t>(flags) & O_PATH) ? O_PATH
-                                                                                     : static_cast<uint64_t>(flags);
-    // The walk needs the file; the rights frozen in it matter only for
-    // the calls on the fd itself (File()).
-    auto a = st_.model.Adopt(t_.layered, fd, *n, as & O_PATH ? O_PATH : as, Process{});
-    if (!a) {
-      // Its domain would not open it so now: as a path, for the walk.
-      a = st_.model.Adopt(t_.layered, fd, *n, O_PATH);
-    }
-    auto b = st_.model.Adopt(t_.plain, fd, *n, as);
+    // The walk needs only the file's place: held as O_PATH, as the
+    // rights frozen in it matter only to the calls on the fd itself
+    // (File()).
+    auto a = st_.model.Adopt(t_.layered, fd, *n, O_PATH);
+    auto b = st_.model.Adopt(t_.plain, fd, *n, O_PATH);
     if (!a || !b) return fmt::format("fd {} ({}) cannot be held in the model", fd, *path);
     return "";
   }
@@ -562,7 +560,7 @@ void Predictor::Gone(pid_t tid) {
   }
 }
 
-void Predictor::Entry(const Stop& s, const Memory& m) {
+void Predictor::Evaluate(const Stop& s, const Memory& m) {
   State& st = *state_;
   auto it = st.threads.find(s.tid);
   if (it == st.threads.end()) return;
@@ -900,6 +898,38 @@ void Predictor::Entry(const Stop& s, const Memory& m) {
       d.request);
 }
 
+bool Predictor::Entry(const Stop& s, const Memory& m) {
+  Evaluate(s, m);
+  auto it = state_->threads.find(s.tid);
+  if (it == state_->threads.end()) return false;
+  ThreadState& t = it->second;
+  Pending& pend = t.pending;
+  const Decoded& d = pend.d;
+  // The exit: for the result (--enforce, --learn), and for what the model
+  // follows (descriptors opened or copied, credentials, Landlock, exec,
+  // chroot, a listener).
+  bool want = options_.enforce || options_.learn || !pend.abstract_name.empty();
+  switch (d.kind) {
+    case Decoded::Kind::kCred:
+    case Decoded::Kind::kLandlockCreate:
+    case Decoded::Kind::kLandlockAddRule:
+    case Decoded::Kind::kLandlockRestrict:
+    case Decoded::Kind::kDup: want = true; break;
+    case Decoded::Kind::kRequest:
+      if (d.exec || std::holds_alternative<pathwarden::Open>(d.request) ||
+          std::holds_alternative<Chroot>(d.request))
+        want = true;
+      break;
+    default: break;
+  }
+  if (!want) {
+    t.in_call = false;
+    if (pend.emit) Finish(pend, false, 0);
+    pend = Pending{};
+  }
+  return want;
+}
+
 void Predictor::Exit(const Stop& s, const Memory& m) {
   (void)m;
   State& st = *state_;
@@ -910,7 +940,6 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
   t.in_call = false;
   Pending& pend = t.pending;
   Decoded& d = pend.d;
-  Record& rec = pend.rec;
   ProcState& ps = st.procs[t.pid];
   const long ret = s.ret;
 
@@ -997,12 +1026,18 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
     }
   }
 
-  if (!pend.emit) return;
-  rec.has_actual = true;
+  if (pend.emit) Finish(pend, true, ret);
+  pend = Pending{};
+}
+
+void Predictor::Finish(Pending& pend, bool has_actual, long ret) {
+  State& st = *state_;
+  Record& rec = pend.rec;
+  rec.has_actual = has_actual;
   rec.actual = ret;
   const bool predicted_ok = rec.predicted.allowed();
-  const bool actual_ok = ret >= 0;
-  if (options_.enforce && !rec.predicted.unknown()) {
+  const bool actual_ok = has_actual && ret >= 0;
+  if (options_.enforce && has_actual && !rec.predicted.unknown()) {
     if (predicted_ok && !actual_ok) {
       rec.disagrees = !OutsideTheModel(rec.op, ret);
     } else if (!predicted_ok && actual_ok) {
@@ -1034,7 +1069,6 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
   }
   if (rec.disagrees) ++counts_.disagreements;
   if (options_.on_record) options_.on_record(rec);
-  pend = Pending{};
 }
 
 }  // namespace pathwarden::trace

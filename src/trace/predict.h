@@ -71,6 +71,8 @@ struct Record {
 // The policy's layers (each one Landlock layer, as `run` enforces them);
 // `enforce`: the kernel enforces them too, so each result is compared;
 // `on_record`: told of each record at its call's exit, in order.
+struct Pending;
+
 struct PredictOptions {
   std::vector<policy::Policy> layers;
   bool enforce = false;
@@ -97,7 +99,7 @@ class Predictor : public Observer {
   static Result<std::unique_ptr<Predictor>, std::string> Open(PredictOptions options);
   ~Predictor() override;
 
-  void Entry(const Stop& s, const Memory& m) override;
+  bool Entry(const Stop& s, const Memory& m) override;
   void Exit(const Stop& s, const Memory& m) override;
   void NewThread(pid_t tid, pid_t pid, pid_t parent, bool thread) override;
   void Gone(pid_t tid) override;
@@ -114,12 +116,20 @@ class Predictor : public Observer {
 
  private:
   explicit Predictor(PredictOptions options);
+  // The call at its entry: decoded, the model put in step, predicted.
+  void Evaluate(const Stop& s, const Memory& m);
+  // The record completed (with the kernel's result when `has_actual`),
+  // counted and handed on.
+  void Finish(Pending& pend, bool has_actual, long ret);
 
   PredictOptions options_;
   Counts counts_;
   std::vector<std::string> warnings_;
   std::unique_ptr<State> state_;
 };
+
+// One call between its entry and its exit (predict.cc).
+struct Pending;
 
 // IsDenial()
 //

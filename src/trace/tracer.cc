@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -256,21 +257,31 @@ Result<int, std::string> RunTraced(const TraceOptions& options, Observer& observ
     const int sig = WSTOPSIG(status);
     const int event = status >> 16;
     if (sig == SIGTRAP && event == PTRACE_EVENT_SECCOMP) {
-      unsigned long data = 0;
-      ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &data);
-      Stop s = ReadStop(tid, t.pid);
-      if (data == kBadArch) s.nr = -2;  // another ABI
+      // The call, its arguments and the filter's data in one request.
+      struct __ptrace_syscall_info info;
+      Stop s;
+      s.tid = tid;
+      s.pid = t.pid;
+      if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, reinterpret_cast<void*>(sizeof info), &info) > 0 &&
+          info.op == PTRACE_SYSCALL_INFO_SECCOMP) {
+        s.nr = static_cast<long>(info.seccomp.nr);
+        for (int i = 0; i < 6; ++i) s.args[static_cast<size_t>(i)] = info.seccomp.args[i];
+        if (info.seccomp.ret_data == kBadArch || info.arch != AUDIT_ARCH_X86_64) s.nr = -2;
+      } else {
+        s = ReadStop(tid, t.pid);
+      }
       const Memory mem(tid);
-      observer.Entry(s, mem);
-      t.pending = s;
-      t.in_call = true;
+      t.in_call = observer.Entry(s, mem);
+      if (t.in_call) t.pending = s;
       resume(tid, 0);
       continue;
     }
     if (sig == (SIGTRAP | 0x80)) {
       if (t.in_call) {
-        struct user_regs_struct r;
-        if (ptrace(PTRACE_GETREGS, tid, nullptr, &r) == 0) t.pending.ret = static_cast<long>(r.rax);
+        struct __ptrace_syscall_info info;
+        if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, reinterpret_cast<void*>(sizeof info), &info) > 0 &&
+            info.op == PTRACE_SYSCALL_INFO_EXIT)
+          t.pending.ret = static_cast<long>(info.exit.rval);
         t.in_call = false;
         const Memory mem(tid);
         observer.Exit(t.pending, mem);

@@ -55,15 +55,16 @@ class Memory {
 // Observer
 //
 // What the tracer tells about the tracee. Entry() sees each traced call
-// before the kernel runs it; Exit() the same call with its result (for
-// execve, after the new program replaced the old: `pid` is then the
-// thread group's leader). NewThread() is told of every thread and process
+// before the kernel runs it, and says whether its exit is wanted too;
+// Exit() the same call with its result (for execve, after the new
+// program replaced the old: `pid` is then the thread group's leader).
+// A call whose exit is not wanted costs one stop instead of two. NewThread() is told of every thread and process
 // the tracee starts (`parent` is the thread that created it, `thread`
 // whether it shares its process), Gone() when one is gone.
 class Observer {
  public:
   virtual ~Observer() = default;
-  virtual void Entry(const Stop& s, const Memory& m) = 0;
+  virtual bool Entry(const Stop& s, const Memory& m) = 0;
   virtual void Exit(const Stop& s, const Memory& m) = 0;
   virtual void NewThread(pid_t tid, pid_t pid, pid_t parent, bool thread) = 0;
   virtual void Gone(pid_t tid) = 0;
