@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `pathwarden trace` as users run it: the command's own exit status, 125
+# for trace's own errors (bad policies, options, --enforce without layers)
+# and for a disagreement, 126/127 for a command that cannot be run, the
+# last stderr line always the counts, denials reported with their layer
+# and rule, JSON one object per evaluated call, --learn writing nothing
+# after a failed run.
+set -euo pipefail
+pw="$1"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+fail() { echo "trace cli_test: $*" >&2; exit 1; }
+
+run() {
+  set +e
+  "$@" >"$out/stdout" 2>"$out/stderr"
+  rc=$?
+  set -e
+  stdout="$(cat "$out/stdout")"
+  stderr="$(cat "$out/stderr")"
+  last="$(tail -n 1 "$out/stderr")"
+}
+expect() {  # expect RC 'stderr substring' CMD...
+  local want="$1" msg="$2"
+  shift 2
+  run "$@"
+  [ "$rc" -eq "$want" ] || fail "$*: exit $rc, not $want (stderr: $stderr)"
+  if [ -n "$msg" ]; then
+    case "$stderr" in *"$msg"*) ;; *) fail "$*: stderr lacks \"$msg\": $stderr" ;; esac
+  fi
+}
+counts='^trace: [0-9]+ calls evaluated, [0-9]+ denials predicted, [0-9]+ unknown, [0-9]+ disagreements$'
+
+# Own errors: 125, nothing run.
+expect 125 "no command" "$pw" trace
+expect 125 "--enforce needs layers" "$pw" trace --enforce -- /bin/true
+printf 'abi = 99\n[[ruleset]]\nhandled_access_fs = ["frob"]\n' >"$out/bad.toml"
+expect 125 'bad.toml:3:' "$pw" trace --policy "$out/bad.toml" -- /bin/true
+expect 125 "" "$pw" trace --bogus -- /bin/true
+expect 125 "$out/nodir/x.json: No such file" "$pw" trace -o "$out/nodir/x.json" -- /bin/true
+
+# The command's own status; 127 and 126 as a shell gives them.
+expect 0 "" "$pw" trace -- /bin/true
+[[ "$last" =~ $counts ]] || fail "last line: $last"
+expect 7 "" "$pw" trace -- /bin/sh -c 'exit 7'
+[[ "$last" =~ $counts ]] || fail "last line after exit 7: $last"
+expect 127 "command not found" "$pw" trace -- /nonexistent/pathwarden-cmd
+[[ "$last" =~ $counts ]] || fail "last line after 127: $last"
+printf 'not a program\n' >"$out/noexec"
+chmod 644 "$out/noexec"
+expect 126 "" "$pw" trace -- "$out/noexec"
+
+# A denial predicted and explained: layer, rule source, blockers.
+mkdir -p "$out/w"
+cat >"$out/ro.toml" <<POL
+[[ruleset]]
+handled_access_fs = ["write_file", "make_reg"]
+[[path_beneath]]
+allowed_access = ["write_file", "make_reg"]
+parent = ["$out/w", "/dev/null"]
+POL
+expect 0 "" "$pw" trace --colour never --policy "$out/ro.toml" -- /bin/sh -c "echo x > $out/w/ok; echo y > $out/denied 2>/dev/null; true"
+case "$stderr" in *"$out/denied"*"EACCES by policy"*"ro.toml"*"fs.make_reg"*) ;; *) fail "denial report: $stderr" ;; esac
+case "$stderr" in *"layer 1 would deny fs.make_reg 1 time under $out"*) ;; *) fail "summary: $stderr" ;; esac
+[[ "$last" =~ ^trace:\ [0-9]+\ calls\ evaluated,\ 1\ denials\ predicted ]] || fail "counts: $last"
+# Without --enforce the command ran unconfined: the file exists.
+[ -e "$out/denied" ] || fail "without --enforce the command is not confined"
+rm -f "$out/denied" "$out/w/ok"
+
+# JSON: one object per line, the fields of the issue.
+expect 0 "" "$pw" trace --json -o "$out/t.json" --policy "$out/ro.toml" -- /bin/sh -c "echo y > $out/denied; true"
+/usr/bin/python3 - "$out/t.json" "$out/denied" <<'PY' || fail "--json records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs, "no records"
+for r in recs:
+    for k in ("pid", "call", "op", "path", "predicted", "reason", "by"):
+        assert k in r, (k, r)
+d = [r for r in recs if r["path"] == sys.argv[2] and r["op"] == "open"]
+assert d and d[0]["predicted"] == "EACCES" and d[0]["by"] == "policy" and d[0]["layer"] == 1, d
+assert d[0]["layers"][0]["blockers"] == ["fs.make_reg"], d
+assert "actual" not in d[0]
+PY
+rm -f "$out/denied"
+
+# --enforce: the kernel confines too, and agrees.
+if [ "$(id -u)" -eq 0 ] && "$pw" run --hard --policy "$out/ro.toml" -- /bin/true 2>/dev/null; then
+  expect 0 "" "$pw" trace --enforce --json -o "$out/e.json" --policy "$out/ro.toml" -- /bin/sh -c "echo y > $out/denied; echo z > $out/w/ok"
+  [ ! -e "$out/denied" ] || fail "--enforce did not confine"
+  [[ "$last" =~ ,\ 0\ disagreements$ ]] || fail "--enforce: $last"
+  /usr/bin/python3 - "$out/e.json" "$out/denied" <<'PY' || fail "--enforce records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+d = [r for r in recs if r["path"] == sys.argv[2] and r["op"] == "open"]
+assert d and d[0]["predicted"] == "EACCES" and d[0]["actual"] == "EACCES" and d[0]["agrees"], d
+assert all(r["agrees"] for r in recs), [r for r in recs if not r["agrees"]]
+PY
+fi
+
+# --learn after a failed run writes nothing.
+expect 3 "no policy written" "$pw" trace --learn "$out/l.toml" -- /bin/sh -c 'exit 3'
+[ ! -e "$out/l.toml" ] || fail "--learn wrote after a failure"
+expect 3 "wrote $out/l.toml" "$pw" trace --learn "$out/l.toml" --keep-on-failure -- /bin/sh -c 'exit 3'
+"$pw" policy check "$out/l.toml" >/dev/null || fail "the learnt policy does not check"
+echo "trace cli_test: ok"
