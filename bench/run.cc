@@ -77,6 +77,10 @@ std::vector<std::string> Missing(const std::string& which, const Options& o,
            "commands batch kernel");
     need(Has(r, "commands", "", {"map_s", "find_s", "map_rss_bytes_per_entry"}), "commands map");
   }
+  if (all || which == "trace") {
+    need(Has(r, "trace", "", {"plain_s", "trace_s", "overhead"}), "trace");
+    if (o.kernel) need(Has(r, "trace", "", {"strace_s", "ratio"}), "trace against strace");
+  }
   return missing;
 }
 
@@ -98,6 +102,8 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
                        "json_second_pass_s", "json_bytes_per_query", "kernel_second_pass_s"});
   r.Table("commands", {"measure", "entries", "runs", "map_s", "find_s", "ratio", "target", "met",
                        "map_rss_bytes_per_entry", "map_rss_kib", "find_rss_kib", "path"});
+  r.Table("trace", {"workload", "runs", "plain_s", "strace_s", "trace_s", "ratio", "target", "met",
+                    "overhead", "trace_rss_kib", "path"});
   r.Table("threads", {"threads", "writer", "ops_per_s", "writes_per_s", "rounds"});
   const bool all = which == "all";
   if (all || which == "landlock") RunLandlock(o, r);
@@ -106,6 +112,7 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
   if (all || which == "host") RunHost(o, r);
   if (all || which == "threads") RunThreads(o, r);
   if (all || which == "commands") RunCommands(o, r);
+  if (all || which == "trace") RunTraceBench(o, r);
   std::string made;
   if (!o.plot_dir.empty()) {
     made = Plot(r, o.plot_dir);
