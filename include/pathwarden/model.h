@@ -312,6 +312,11 @@ class Model {
   //
   // What `request` by `p` gives, changing nothing.
   Decision Evaluate(Process p, const Request& request, Detail detail = Detail::kReason) const;
+  // EvaluateAsIs()
+  //
+  // Evaluate() on the model as it is, without checking a host model
+  // against the host first (kRevalidate's Evaluate() calls it after).
+  Decision EvaluateAsIs(Process p, const Request& request, Detail detail = Detail::kReason) const;
   // Apply()
   //
   // The same, then the change the call makes when it succeeds (a new

@@ -190,14 +190,23 @@ Result<uint64_t, std::string> Model::Preload(std::string_view path,
   return e.AsWriter([&] { return impl_->host->FillBelow(e.world(), pos, progress); });
 }
 
-Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd,
-                                         std::initializer_list<std::string_view> paths) {
+Result<bool, std::string> RefreshSysctls(Model::Impl& impl) {
   Engine& e = impl.engine;
   auto sysctls = ReadSysctls(impl.host_options.sysctl_dir, &impl.sysctl_files);
   if (!sysctls) return Unexpected(sysctls.error());
+  if (*sysctls == e.tasks().sysctl()) return false;
+  e.AsWriter([&] { e.tasks().set_sysctl(*sysctls); });
+  return true;
+}
+
+Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd, bool sysctls,
+                                         std::initializer_list<std::string_view> paths) {
+  Engine& e = impl.engine;
+  if (sysctls) {
+    if (auto r = RefreshSysctls(impl); !r) return Unexpected(r.error());
+  }
   const Task& t = e.tasks().task(task);
   return e.AsWriter([&]() -> Result<int, std::string> {
-    if (*sysctls != e.tasks().sysctl()) e.tasks().set_sysctl(*sysctls);
     Revalidator r{e.world(), *impl.host, t.root, 0, 0, {}};
     PathPos start = t.cwd;
     if (dirfd.num != kAtFdcwd.num) {
@@ -215,7 +224,7 @@ Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd,
 Result<int, std::string> Model::Revalidate(Process p, std::string_view path) {
   if (!impl_->host) return Unexpected(std::string("Revalidate(): not a host model"));
   if (!Has(p)) return Unexpected(std::string("Revalidate(): no such process"));
-  return RevalidatePaths(*impl_, p.index, kAtFdcwd, {path});
+  return RevalidatePaths(*impl_, p.index, kAtFdcwd, true, {path});
 }
 
 HostCounts Model::host_counts() const {

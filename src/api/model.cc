@@ -479,10 +479,10 @@ namespace {
 // kRevalidate: what the request's paths walk through is checked against
 // the host first.
 [[gnu::noinline]] std::optional<Decision> RevalidateFor(Model::Impl& impl, Process p,
-                                                        const Request& request) {
+                                                        const Request& request, bool sysctls) {
   OpArgs args;
   ArgsOf(request, &args);
-  auto r = RevalidatePaths(impl, p.index, args.dirfd, {args.path, args.path2});
+  auto r = RevalidatePaths(impl, p.index, args.dirfd, sysctls, {args.path, args.path2});
   if (r) return std::nullopt;
   Reason reason;
   reason.unknown_why = "revalidating against the host: " + r.error();
@@ -501,10 +501,36 @@ bool Revalidates(const Model::Impl& impl) { return impl.revalidate; }
 
 }  // namespace
 
-Decision Model::Evaluate(Process p, const Request& request, Detail detail) const {
-  if (Revalidates(*impl_) && Has(p)) [[unlikely]] {
-    if (auto failed = RevalidateFor(*impl_, p, request)) return *failed;
+namespace {
+
+// kRevalidate: the paths checked against the host, the request evaluated,
+// and when a check the protected_* sysctls decide was reached, the
+// sysctls read again (and the request evaluated again if they changed).
+[[gnu::noinline]] Decision EvaluateRevalidating(const Model& m, Model::Impl& impl, Process p,
+                                                const Request& request, Model::Detail detail) {
+  if (auto failed = RevalidateFor(impl, p, request, false)) return *failed;
+  walk::tls_sysctl_decided = false;
+  Decision d = m.EvaluateAsIs(p, request, detail);
+  if (!walk::tls_sysctl_decided) return d;
+  auto changed = RefreshSysctls(impl);
+  if (!changed) {
+    Reason reason;
+    reason.unknown_why = "revalidating against the host: " + changed.error();
+    reason.text = "unknown: " + reason.unknown_why;
+    return Decision(Verdict::kUnknown, -1, std::move(reason));
   }
+  return *changed ? m.EvaluateAsIs(p, request, detail) : d;
+}
+
+}  // namespace
+
+Decision Model::Evaluate(Process p, const Request& request, Detail detail) const {
+  if (Revalidates(*impl_) && Has(p)) [[unlikely]]
+    return EvaluateRevalidating(*this, *impl_, p, request, detail);
+  return EvaluateAsIs(p, request, detail);
+}
+
+Decision Model::EvaluateAsIs(Process p, const Request& request, Detail detail) const {
   if (detail != Detail::kVerdictOnly)
     return EvaluateExplained(impl_->engine, p, request, detail == Detail::kTrace);
   OpArgs args;
@@ -517,7 +543,7 @@ Decision Model::Evaluate(Process p, const Request& request, Detail detail) const
 
 Decision Model::Apply(Process p, const Request& request, Detail detail) {
   if (Revalidates(*impl_) && Has(p)) [[unlikely]] {
-    if (auto failed = RevalidateFor(*impl_, p, request)) return *failed;
+    if (auto failed = RevalidateFor(*impl_, p, request, true)) return *failed;
   }
   const OpArgs args = ArgsOf(request);
   int new_fd = -1;

@@ -47,12 +47,19 @@ struct Model::Impl {
 // benchmarks compare).
 Model NewModel(const EngineOptions& options, int abi = landlock::kAbiLatest);
 
+// RefreshSysctls()
+//
+// The host's protected_* sysctls read again into the model; whether they
+// changed.
+Result<bool, std::string> RefreshSysctls(Model::Impl& impl);
+
 // RevalidatePaths()
 //
 // Model::Revalidate() of each of `paths` as task `task` resolves them
-// from `dirfd`, and the sysctls (a host model's kRevalidate, before each
-// request).
-Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd,
+// from `dirfd` (a host model's kRevalidate, before each request), and
+// with `sysctls` the sysctls too (Apply(); Evaluate() reads them only
+// once a check they decide was reached: walk::tls_sysctl_decided).
+Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd, bool sysctls,
                                          std::initializer_list<std::string_view> paths);
 
 // EngineOf()

@@ -596,6 +596,14 @@ int Landlock::Scope(OpCtx& ctx, const Task& target, const Domain* server, Access
     });
     return 0;
   }
+  if (ctx.ex) {
+    LayerVerdict v;
+    v.kind = LayerVerdict::Kind::kScope;
+    v.layer = handle_layer;
+    v.requested = scope;
+    v.missing = scope;
+    ctx.ex->AddLayer(std::move(v));
+  }
   ctx.Fail(Stage::kLandlock, [&] {
     return fmt::format(
         "layer {} of {} sets {}: {} is outside the domain of {} (not in it or "

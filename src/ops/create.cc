@@ -131,8 +131,9 @@ int DoLink(OpCtx& ctx) {
   }
   const InodeId ino = ctx.w.inode_of(old.dentry);
   // may_linkat(): protected_hardlinks.
-  if (ctx.t.sysctl().protected_hardlinks && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) &&
-      !SafeHardlinkSource(ctx, ino)) {
+  const bool unsafe = !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) && !SafeHardlinkSource(ctx, ino);
+  if (unsafe) walk::tls_sysctl_decided = true;
+  if (ctx.t.sysctl().protected_hardlinks && unsafe) {
     ctx.Fail(Stage::kProtected, [&] {
       return fmt::format(
           "protected_hardlinks: uid {} neither owns {} ({}) nor may "

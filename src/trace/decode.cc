@@ -51,7 +51,6 @@ const std::unordered_map<long, const char*>& Names() {
       {SYS_setfsgid, "setfsgid"}, {SYS_setgroups, "setgroups"}, {SYS_capset, "capset"},
       {SYS_prctl, "prctl"}, {444, "landlock_create_ruleset"}, {445, "landlock_add_rule"},
       {446, "landlock_restrict_self"}, {SYS_io_uring_setup, "io_uring_setup"},
-      {SYS_dup, "dup"}, {SYS_dup2, "dup2"}, {SYS_dup3, "dup3"}, {SYS_fcntl, "fcntl"},
   };
   return kNames;
 }
@@ -522,21 +521,6 @@ Decoded Decode(const Stop& s, const Memory& m) {
     case SYS_io_uring_setup:
       d.kind = Decoded::Kind::kUnknown;
       d.why = "io_uring: the operations it submits never pass the tracer";
-      break;
-    case SYS_dup:
-      d.kind = Decoded::Kind::kDup;
-      d.dup_of = AsFd(a[0]);
-      break;
-    case SYS_dup2:
-    case SYS_dup3:
-      d.kind = Decoded::Kind::kDup;
-      d.dup_of = AsFd(a[0]);
-      d.cloexec = s.nr == SYS_dup3 && (a[2] & O_CLOEXEC);
-      break;
-    case SYS_fcntl:
-      d.kind = Decoded::Kind::kDup;
-      d.dup_of = AsFd(a[0]);
-      d.cloexec = a[1] == F_DUPFD_CLOEXEC;
       break;
     default:
       d.kind = Decoded::Kind::kUnknown;

@@ -27,7 +27,7 @@ namespace pathwarden::trace {
 // fchown, futimens): the caller makes the path absolute through it.
 // kSignal/kConnectAbstract/kBind/kConnect carry what the caller resolves
 // (the target, the socket). kCred: at its exit, the credentials are read
-// again. kLandlock*, kDup, kExec: the model follows them at the exit.
+// again. kLandlock*, kExec: the model follows them at the exit.
 // kSkip: nothing the model decides (fstat through AT_EMPTY_PATH, a UDP
 // connect, ...), with `why`. kUnknown: the model cannot say, with `why`.
 struct Decoded {
@@ -40,7 +40,6 @@ struct Decoded {
     kLandlockCreate,
     kLandlockAddRule,
     kLandlockRestrict,
-    kDup,
     kSkip,
     kUnknown,
   };
@@ -62,9 +61,6 @@ struct Decoded {
   std::string unix_path;      // AF_UNIX, named
   // kExec: the program (for its interpreter).
   bool exec = false;
-  // kDup: the old fd (the new one is the result), its O_CLOEXEC.
-  int dup_of = -1;
-  bool cloexec = false;
   // kLandlock*: the raw attributes.
   uint64_t ll_handled_fs = 0, ll_handled_net = 0, ll_scoped = 0;
   uint64_t ll_access = 0;

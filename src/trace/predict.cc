@@ -5,6 +5,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <linux/landlock.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -94,12 +95,13 @@ std::string RealPath(const std::string& abs) {
 // The first line's interpreter of a "#!" script, or the PT_INTERP of an
 // ELF binary; "" when none. The file is read with O_NOATIME, so that
 // reading changes nothing on the host; *unreadable when it cannot be.
-std::string InterpreterOf(const std::string& path, bool* unreadable) {
+std::string InterpreterOf(const std::string& path, bool* unreadable, bool* script) {
   *unreadable = false;
+  *script = false;
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW);
   if (fd < 0) {
     // O_NOFOLLOW: a symlink's target is read through its real path.
-    if (errno == ELOOP) return InterpreterOf(RealPath(path), unreadable);
+    if (errno == ELOOP) return InterpreterOf(RealPath(path), unreadable, script);
     *unreadable = errno == EPERM;
     return "";
   }
@@ -107,6 +109,7 @@ std::string InterpreterOf(const std::string& path, bool* unreadable) {
   const ssize_t n = pread(fd, head, sizeof head, 0);
   std::string out;
   if (n >= 2 && head[0] == '#' && head[1] == '!') {
+    *script = true;
     std::string line(reinterpret_cast<char*>(head) + 2, static_cast<size_t>(n - 2));
     line = line.substr(0, line.find('\n'));
     const size_t b = line.find_first_not_of(" \t");
@@ -218,9 +221,23 @@ struct ProgramRuleset {
 };
 
 struct ProcState {
+  // Opened by calls whose exit was seen (only once the process, or one
+  // it was forked from, confined itself: `exact`).
   std::map<int, FdRec> fds;
   std::map<int, ProgramRuleset> rulesets;
   int pidfd = -1;
+  bool exact = false;
+};
+
+// A file description the tracer holds (pidfd_getfd()), opened under the
+// domain of `opener`: the traced command's first descriptors (opened
+// outside every layer), and each process's when it confined itself
+// further. kcmp() tells whether a tracee's fd is one of them.
+struct Ref {
+  int fd = -1;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  Process opener;
 };
 
 }  // namespace
@@ -264,6 +281,7 @@ struct Predictor::State {
   // will not exist when the policy is enforced, so needs on these go to
   // the nearest directory that existed before.
   std::set<std::string> created;
+  std::vector<Ref> refs;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool first = true;
 
@@ -278,9 +296,10 @@ bool IsDenial(const Decision& d) {
 
 Predictor::Predictor(PredictOptions options) : options_(std::move(options)) {}
 Predictor::~Predictor() {
-  if (state_)
-    for (auto& [pid, p] : state_->procs)
-      if (p.pidfd >= 0) close(p.pidfd);
+  if (!state_) return;
+  for (auto& [pid, p] : state_->procs)
+    if (p.pidfd >= 0) close(p.pidfd);
+  for (const Ref& r : state_->refs) close(r.fd);
 }
 
 Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions options) {
@@ -349,6 +368,21 @@ namespace {
 // since it was read as absent).
 Result<Node, int> LookupFresh(Predictor::State& st, Process p, const std::string& path,
                               bool follow);
+
+int PidfdOf(ProcState& ps, pid_t pid) {
+  if (ps.pidfd < 0) ps.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  return ps.pidfd;
+}
+
+// Each file description process `pid` holds now that no reference is of,
+// held as one opened under `opener`'s domain.
+void TakeRefs(Predictor::State& st, ProcState& ps, pid_t pid, Process opener);
+
+// Whose domain froze the rights of fd `fd` of `tid`: a reference's
+// opener, else the fd's record (its open seen), else `current` (opened
+// since the process was last confined: under its domain now).
+Process OpenerOf(Predictor::State& st, ProcState& ps, pid_t tid, int fd, const struct stat& sb,
+                 Process current);
 
 // The model's view kept in step with one thread: credentials, cwd,
 // descriptors.
@@ -420,12 +454,7 @@ class Sync {
       Close(fd);
       return "";
     }
-    auto rec = ps.fds.find(fd);
-    if (rec == ps.fds.end() || rec->second.dev != sb.st_dev || rec->second.ino != sb.st_ino)
-      return fmt::format(
-          "fd {} ({}) was not opened by a call the tracer saw: the Landlock rights frozen in it "
-          "are not known",
-          fd, *path);
+    const Process opener = OpenerOf(st_, ps, tid_, fd, sb, t_.layered);
     auto n = LookupFresh(st_, t_.plain, *path, false);
     if (!n) return fmt::format("fd {} ({}) is not in the model", fd, *path);
     const int64_t flags = FdFlags(tid_, fd);
@@ -433,7 +462,7 @@ class Sync {
       Close(fd);
       return "";
     }
-    auto a = st_.model.Adopt(t_.layered, fd, *n, static_cast<uint64_t>(flags), rec->second.opener);
+    auto a = st_.model.Adopt(t_.layered, fd, *n, static_cast<uint64_t>(flags), opener);
     auto b = st_.model.Adopt(t_.plain, fd, *n, static_cast<uint64_t>(flags));
     if (!a || !b)
       return fmt::format("fd {} ({}): the model cannot hold it ({})", fd, *path,
@@ -458,6 +487,34 @@ Result<Node, int> LookupFresh(Predictor::State& st, Process p, const std::string
   if (n) return n;
   if (!st.model.Revalidate(p, path)) return n;
   return st.model.Lookup(path, follow);
+}
+
+void TakeRefs(Predictor::State& st, ProcState& ps, pid_t pid, Process opener) {
+  const int pidfd = PidfdOf(ps, pid);
+  if (pidfd < 0) return;
+  for (int fd = 0; fd < 4096; ++fd) {
+    struct stat sb;
+    if (!FdStat(pid, fd, &sb)) continue;
+    bool known = false;
+    for (const Ref& r : st.refs)
+      known |= r.dev == sb.st_dev && r.ino == sb.st_ino &&
+               syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, r.fd, fd) == 0;
+    if (known) continue;
+    const int ours = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, fd, 0));
+    if (ours >= 0) st.refs.push_back(Ref{ours, sb.st_dev, sb.st_ino, opener});
+  }
+}
+
+Process OpenerOf(Predictor::State& st, ProcState& ps, pid_t tid, int fd, const struct stat& sb,
+                 Process current) {
+  for (const Ref& r : st.refs)
+    if (r.dev == sb.st_dev && r.ino == sb.st_ino &&
+        syscall(SYS_kcmp, getpid(), tid, KCMP_FILE, r.fd, fd) == 0)
+      return r.opener;
+  auto rec = ps.fds.find(fd);
+  if (rec != ps.fds.end() && rec->second.dev == sb.st_dev && rec->second.ino == sb.st_ino)
+    return rec->second.opener;
+  return current;
 }
 
 // The paths of a request, and where they are relative to.
@@ -521,13 +578,7 @@ void Predictor::NewThread(pid_t tid, pid_t pid, pid_t parent, bool thread) {
     t.plain = st.model.Fork(st.base_plain, fmt::format("pid {}", pid));
     // The first process: the descriptors it starts with were opened
     // outside every layer.
-    ProcState& ps = st.procs[pid];
-    for (int fd = 0; fd < 1024; ++fd) {
-      struct stat sb;
-      if (!FdStat(tid, fd, &sb)) continue;
-      const int64_t flags = FdFlags(tid, fd);
-      ps.fds[fd] = FdRec{sb.st_dev, sb.st_ino, st.base_plain, flags >= 0 && (flags & O_CLOEXEC)};
-    }
+    TakeRefs(st, st.procs[pid], pid, st.base_plain);
   } else {
     t.layered = st.model.Fork(from->second.layered, fmt::format("pid {}", pid));
     t.plain = st.model.Fork(from->second.plain, fmt::format("pid {}", pid));
@@ -538,6 +589,7 @@ void Predictor::NewThread(pid_t tid, pid_t pid, pid_t parent, bool thread) {
       if (pp != st.procs.end()) {
         ps.fds = pp->second.fds;
         ps.rulesets = pp->second.rulesets;
+        ps.exact = pp->second.exact;
       }
     }
   }
@@ -598,7 +650,6 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     case Decoded::Kind::kCred:
     case Decoded::Kind::kLandlockCreate:
     case Decoded::Kind::kLandlockRestrict:
-    case Decoded::Kind::kDup:
       return;  // followed at the exit
     case Decoded::Kind::kLandlockAddRule:
       if (d.ll_rule_type == 1) pend.host_path = FdLink(s.tid, d.ll_parent_fd);
@@ -638,8 +689,8 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       const bool bind = d.kind == Decoded::Kind::kBind;
       if (d.family == AF_INET || d.family == AF_INET6) {
         // Landlock checks TCP sockets only: the protocol of the socket.
-        if (ps.pidfd < 0) ps.pidfd = static_cast<int>(syscall(SYS_pidfd_open, t.pid, 0));
-        const int sfd = ps.pidfd < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, ps.pidfd, d.fd, 0));
+        const int pidfd = PidfdOf(ps, t.pid);
+        const int sfd = pidfd < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, d.fd, 0));
         if (sfd < 0) return unknown(fmt::format("fd {}: the socket cannot be inspected", d.fd));
         int proto = 0, type = 0;
         socklen_t len = sizeof proto;
@@ -647,6 +698,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
         len = sizeof type;
         getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &len);
         close(sfd);
+        d.fd = -1;  // the socket: no file for the model to hold
         if (type != SOCK_STREAM || proto != IPPROTO_TCP)
           return skip("not a TCP socket: Landlock does not check it");
         pend.tcp = true;
@@ -663,6 +715,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       if (d.family == AF_UNIX && !d.unix_path.empty()) {
         if (!bind) return skip("connect to a named UNIX socket: the model has no such request");
         // bind() makes a socket node: mknod(S_IFSOCK).
+        d.fd = -1;
         d.request = Mknod{.path = d.unix_path, .type = S_IFSOCK, .mode = 0777};
         d.dirfd = kAtFdcwdNum;
         d.kind = Decoded::Kind::kRequest;
@@ -758,7 +811,9 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   }
   rec.op = OpNameOf(d.request);
   if (pa.path && rec.path.empty())
-    rec.path = (*pa.path).empty() || (*pa.path)[0] == '/' ? *pa.path : Join(base1, *pa.path);
+    rec.path = pa.path->empty() && pa.dirfd && !pa.dirfd->at_cwd() ? base1  // AT_EMPTY_PATH
+               : pa.path->empty() || (*pa.path)[0] == '/'           ? *pa.path
+                                                                    : Join(base1, *pa.path);
   if (pa.path2)
     rec.path2 = (*pa.path2).empty() || (*pa.path2)[0] == '/' ? *pa.path2 : Join(cwd, *pa.path2);
   if (auto* sl = std::get_if<Symlink>(&d.request)) rec.path2 = sl->target;
@@ -784,14 +839,30 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   if (d.exec && rec.predicted.allowed()) {
     std::string prog = rec.path;
     if (!prog.empty() && prog[0] != '/') prog = Join(cwd, prog);
+    // execveat() through a dirfd names the program /dev/fd/N/...: with N
+    // close-on-exec, a script's interpreter could not open it, and
+    // binfmt_script answers ENOENT (BINPRM_FLAGS_PATH_INACCESSIBLE).
+    const auto& ex = std::get<ExecCheck>(d.request);
+    const bool via_fd = !ex.dirfd.at_cwd() && (ex.path.empty() || ex.path[0] != '/');
+    const bool fd_cloexec = via_fd && (FdFlags(s.tid, ex.dirfd.num) & O_CLOEXEC) != 0;
     for (int depth = 0; depth < 5; ++depth) {
-      bool unreadable = false;
-      std::string interp = InterpreterOf(prog, &unreadable);
+      bool unreadable = false, script = false;
+      std::string interp = InterpreterOf(prog, &unreadable, &script);
       if (unreadable) {
         unknown(fmt::format("the interpreter of {} cannot be read without changing its atime", prog));
         break;
       }
       if (interp.empty()) break;
+      if (depth == 0 && script && fd_cloexec) {
+        Reason r;
+        r.stage = Stage::kVfs;
+        r.text = fmt::format(
+            "{} is a script run through close-on-exec fd {}: its interpreter could not open "
+            "/dev/fd/{} after the exec, so binfmt_script refuses",
+            prog, ex.dirfd.num, ex.dirfd.num);
+        rec.predicted = Decision(Verdict::kDenied, ENOENT, std::move(r));
+        break;
+      }
       if (interp[0] != '/') interp = Join(cwd, interp);
       rec.note += (rec.note.empty() ? "interpreter " : ", ") + interp;
       // open_exec(): FMODE_EXEC and FMODE_READ, so execute and read_file.
@@ -913,11 +984,11 @@ bool Predictor::Entry(const Stop& s, const Memory& m) {
     case Decoded::Kind::kCred:
     case Decoded::Kind::kLandlockCreate:
     case Decoded::Kind::kLandlockAddRule:
-    case Decoded::Kind::kLandlockRestrict:
-    case Decoded::Kind::kDup: want = true; break;
+    case Decoded::Kind::kLandlockRestrict: want = true; break;
     case Decoded::Kind::kRequest:
-      if (d.exec || std::holds_alternative<pathwarden::Open>(d.request) ||
-          std::holds_alternative<Chroot>(d.request))
+      if (d.exec || std::holds_alternative<Chroot>(d.request)) want = true;
+      // An open's fd is recorded once the process confined itself.
+      if (std::holds_alternative<pathwarden::Open>(d.request) && state_->procs[t.pid].exact)
         want = true;
       break;
     default: break;
@@ -973,6 +1044,9 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
         auto r = ps.rulesets.find(d.ll_ruleset_fd);
         // The thread's domain grows by one layer; files it opened before
         // keep the rights frozen then (their opener stays the old one).
+        // What it holds now was opened under the old domain.
+        TakeRefs(st, ps, t.pid, t.layered);
+        ps.exact = true;
         const Process next = st.model.Fork(t.layered, fmt::format("pid {}", t.pid));
         if (r != ps.rulesets.end()) {
           (void)st.model.Apply(next, Restrict{r->second.ruleset});
@@ -980,18 +1054,6 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
         t.layered = next;
         t.cwd.clear();
         t.cred_stale = true;
-      }
-      break;
-    case Decoded::Kind::kDup:
-      if (ret >= 0) {
-        auto f = ps.fds.find(d.dup_of);
-        if (f != ps.fds.end()) {
-          FdRec copy = f->second;
-          copy.cloexec = d.cloexec;
-          ps.fds[static_cast<int>(ret)] = copy;
-        } else {
-          ps.fds.erase(static_cast<int>(ret));
-        }
       }
       break;
     default: break;
@@ -1006,7 +1068,7 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
   if (d.kind == Decoded::Kind::kRequest && ret >= 0) {
     if (std::holds_alternative<pathwarden::Open>(d.request)) {
       struct stat sb;
-      if (FdStat(s.tid, static_cast<int>(ret), &sb))
+      if (ps.exact && FdStat(s.tid, static_cast<int>(ret), &sb))
         ps.fds[static_cast<int>(ret)] =
             FdRec{sb.st_dev, sb.st_ino, t.layered, (pend.d.open_flags & O_CLOEXEC) != 0};
     } else if (d.exec) {

@@ -79,20 +79,20 @@ const std::vector<int>& TracedSyscalls() {
       SYS_utimensat, SYS_ioctl,
       // Sockets and signals.
       SYS_bind, SYS_connect, SYS_kill, SYS_tgkill, SYS_tkill,
-      // What the model must follow: credentials, Landlock, descriptors
-      // copied, io_uring (whose calls are invisible here).
+      // What the model must follow: credentials, Landlock, io_uring (whose
+      // calls are invisible here). Descriptors copied (dup, fcntl) are
+      // not stopped for: a file's opener is found with kcmp() when asked.
       SYS_setuid, SYS_setgid, SYS_setreuid, SYS_setregid, SYS_setresuid, SYS_setresgid,
       SYS_setfsuid, SYS_setfsgid, SYS_setgroups, SYS_capset, SYS_prctl,
       444 /* landlock_create_ruleset */, 445 /* landlock_add_rule */,
-      446 /* landlock_restrict_self */, SYS_io_uring_setup, SYS_dup, SYS_dup2, SYS_dup3,
-      SYS_fcntl};
+      446 /* landlock_restrict_self */, SYS_io_uring_setup};
   return kCalls;
 }
 
 namespace {
 
-// The filter: SECCOMP_RET_TRACE for the traced calls (fcntl only when it
-// copies a descriptor), and for every call of another ABI.
+// The filter: SECCOMP_RET_TRACE for the traced calls, and for every call
+// of another ABI.
 Result<scmp_filter_ctx, std::string> BuildFilter() {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) return Unexpected(std::string("seccomp_init failed"));
@@ -103,15 +103,7 @@ Result<scmp_filter_ctx, std::string> BuildFilter() {
   if (int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_TRACE(kBadArch)))
     return fail("seccomp_attr_set(BADARCH)", rc);
   for (int nr : TracedSyscalls()) {
-    int rc;
-    if (nr == SYS_fcntl) {
-      rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 1, SCMP_A1(SCMP_CMP_EQ, F_DUPFD));
-      if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 1,
-                              SCMP_A1(SCMP_CMP_EQ, F_DUPFD_CLOEXEC));
-    } else {
-      rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 0);
-    }
+    const int rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 0);
     if (rc) return fail(fmt::format("seccomp_rule_add({})", nr), rc);
   }
   return ctx;

@@ -75,12 +75,13 @@ LastType Classify(uint64_t key) {
 
 // may_follow_link(): protected_symlinks, for trailing symlinks only.
 int MayFollowLink(Nameidata& nd, vfs::InodeId link) {
-  if (!nd.env.protected_symlinks) return 0;
   const World& w = *nd.env.w;
   const uint32_t link_uid = w.inode(link).uid;
   if (link_uid == nd.env.cred->fsuid) return 0;
   if ((nd.dir_mode() & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return 0;
   if (nd.dir_uid() == link_uid) return 0;
+  tls_sysctl_decided = true;
+  if (!nd.env.protected_symlinks) return 0;
   if (nd.env.ex)
     nd.env.ex->Fail(
         Stage::kProtected,

@@ -50,6 +50,15 @@ struct WalkEnv {
   Explainer* ex = nullptr;
 };
 
+// tls_sysctl_decided
+//
+// Set on this thread when a check reached the point where a protected_*
+// sysctl decides its outcome (every other condition of its refusal
+// holds: may_follow_link(), may_linkat(), may_create_in_sticky()). A
+// model that revalidates against the host reads the sysctls only then,
+// and evaluates again if they changed. Cleared by that caller.
+inline thread_local bool tls_sysctl_decided = false;
+
 // Start
 //
 // Where a relative name begins: the working directory (no dirfd), or an
