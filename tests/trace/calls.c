@@ -287,6 +287,8 @@ int main(int argc, char** argv) {
   // Rename across directories, link, unlink, mkdir/rmdir, a FIFO, a
   // symlink and its body, chmod and chown.
   Report("rename:a-f-to-b-g", syscall(SYS_rename, W("a/f"), W("b/g")));
+  // b/g from here on, whether the rename worked or not.
+  CloseIf((int)Report("openat:b-g", syscall(SYS_openat, AT_FDCWD, W("b/g"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)));
   Report("link:b-g-to-a-h", syscall(SYS_link, W("b/g"), W("a/h")));
   Report("unlink:a-h", syscall(SYS_unlink, W("a/h")));
   Report("mkdir:a-sub", syscall(SYS_mkdir, W("a/sub"), 0700));
@@ -313,6 +315,7 @@ int main(int argc, char** argv) {
   CloseIf((int)Report("openat:rel-create", syscall(SYS_openat, da, "r", O_RDWR | O_CREAT | O_CLOEXEC, 0644)));
   Report("mkdirat:rel", syscall(SYS_mkdirat, da, "rd", 0755));
   Report("renameat2:noreplace", syscall(SYS_renameat2, da, "r", db, "r2", RENAME_NOREPLACE));
+  CloseIf((int)Report("openat:rel-r2", syscall(SYS_openat, db, "r2", O_WRONLY | O_CREAT | O_CLOEXEC, 0644)));
   Report("renameat:dir-within", syscall(SYS_renameat, da, "rd", da, "rd2"));
   Report("renameat2:exchange", syscall(SYS_renameat2, db, "r2", db, "g", RENAME_EXCHANGE));
   Report("linkat:rel", syscall(SYS_linkat, db, "g", da, "l", 0));

@@ -1,0 +1,88 @@
+# Shared by the trace tests (tests/trace/*_test.sh), sourced after `set
+# -euo pipefail` with $pw (the pathwarden binary) set: the temp dir, skips,
+# the system part of every policy, and checks of one traced run.
+
+# A temp dir removed on every exit; 755 so that nothing but the policy
+# decides.
+t="$(mktemp -d /tmp/pw-trace.XXXXXX)"
+chmod 755 "$t"
+cleanup_hooks=()
+cleanup() {
+  local h
+  for h in "${cleanup_hooks[@]}"; do eval "$h" || true; done
+  rm -rf "$t"
+}
+trap cleanup EXIT
+
+fail() { echo "$name: FAIL: $*" >&2; exit 1; }
+note() { echo "$name: $*"; }
+
+# Skips (77) unless root with Landlock enforcing, and unless the binary
+# has trace at all.
+require_trace() {
+  [ "$(id -u)" -eq 0 ] || { echo "$name: skipped: not root" >&2; exit 77; }
+  command -v jq >/dev/null || fail "jq is missing (scripts/setup installs it)"
+  "$pw" trace --help >/dev/null 2>&1 || fail "this pathwarden has no trace command"
+  printf '[[ruleset]]\nhandled_access_fs = ["write_file"]\n' >"$t/probe.toml"
+  "$pw" run --hard --policy "$t/probe.toml" -- /bin/true 2>/dev/null ||
+    { echo "$name: skipped: no Landlock here" >&2; exit 77; }
+}
+
+# system_rules: the path_beneath rules every policy here starts with: read
+# and execute the system, read /etc and /proc, read and write /dev/null.
+system_rules() {
+  cat <<'EOF'
+[[path_beneath]]
+allowed_access = ["execute", "read_file", "read_dir"]
+parent = ["/usr", "/bin", "/sbin", "/lib", "/lib64"]
+
+[[path_beneath]]
+allowed_access = ["read_file", "read_dir"]
+parent = ["/etc", "/proc"]
+
+[[path_beneath]]
+allowed_access = ["read_file", "write_file"]
+parent = ["/dev/null"]
+EOF
+}
+
+# last_line FILE: the summary trace writes last on stderr.
+last_line() { tail -n 1 "$1"; }
+
+# check_summary ERR: the last stderr line has the contract's form with 0
+# unknown and 0 disagreements; prints "N D" (calls, denials).
+check_summary() {
+  local line
+  line="$(last_line "$1")"
+  [[ "$line" =~ ^trace:\ ([0-9]+)\ calls\ evaluated,\ ([0-9]+)\ denials\ predicted,\ ([0-9]+)\ unknown,\ ([0-9]+)\ disagreements$ ]] ||
+    fail "last stderr line is not trace's summary: '$line'"
+  [ "${BASH_REMATCH[3]}" -eq 0 ] || fail "${BASH_REMATCH[3]} unknown predictions: $line"
+  [ "${BASH_REMATCH[4]}" -eq 0 ] || fail "${BASH_REMATCH[4]} disagreements: $line"
+  echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+}
+
+# check_records JSONL SUMMARY_CALLS SUMMARY_DENIALS: every record of an
+# --enforce run is well formed, predicted equals actual, none is unknown,
+# who denies is said only for failures, and the counts of
+# the summary are the records'. Fails with the offending records.
+check_records() {
+  local f="$1" calls="$2" denials="$3" bad n d
+  jq -e . "$f" >/dev/null 2>&1 || fail "$f: not JSON lines"
+  bad="$(jq -c 'select(
+      (.pid | type) != "number" or (.tid | type) != "number" or
+      (.call | type) != "string" or (.op | type) != "string" or
+      (.path != null and ((.path | type) != "string" or (.path | startswith("/") | not))) or
+      (.predicted | type) != "string" or (.actual | type) != "string" or
+      (.predicted == "ok" and .by != null) or
+      (.by != null and .by != "unix" and .by != "policy") or
+      (.by == "policy" and (.layer | type) != "number"))' "$f")"
+  [ -z "$bad" ] || fail "malformed records:"$'\n'"$bad"
+  bad="$(jq -c 'select(.predicted == "unknown")' "$f")"
+  [ -z "$bad" ] || fail "unknown predictions:"$'\n'"$bad"
+  bad="$(jq -c 'select(.predicted != .actual)' "$f")"
+  [ -z "$bad" ] || fail "predicted != actual (the kernel):"$'\n'"$bad"
+  n="$(jq -s length "$f")"
+  d="$(jq -s 'map(select(.predicted != "ok")) | length' "$f")"
+  [ "$n" -eq "$calls" ] || fail "the summary says $calls calls, $n records"
+  [ "$d" -eq "$denials" ] || fail "the summary says $denials denials, $d records predict one"
+}
