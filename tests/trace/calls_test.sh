@@ -182,7 +182,7 @@ check_case() {
   done
   total_calls=$((total_calls + n))
   total_denials=$((total_denials + d))
-  note "$nsteps steps; $n calls evaluated, $d predicted to fail, as the kernel answered"
+  note "$nsteps steps; $n calls evaluated, $d denials predicted, as the kernel answered"
 }
 
 # Unconfined: everything works but two things no policy decides (the
@@ -219,4 +219,4 @@ bad="$(jq -c 'select((.call == "symlink" or (.call == "ioctl" and .path == "/dev
 [ -z "$bad" ] || fail "two-layers: denials not by layer 2:"$'\n'"$bad"
 [ "$(jq -s 'map(select(.call == "symlink" and .actual == "EACCES")) | length' "$t/two-layers.jsonl")" -ge 1 ] ||
   fail "two-layers: no symlink denial recorded"
-note "ok: $total_calls calls evaluated in all, $total_denials predicted to fail"
+note "ok: $total_calls calls evaluated in all, $total_denials denials predicted"

@@ -44,7 +44,7 @@ rc=$?
 set -e
 [ "$rc" -eq 0 ] || fail "trace --learn exit $rc: $(tail -n 20 "$t/learn.err")"
 read -r n d <<<"$(check_summary "$t/learn.err")"
-note "the job: $n calls evaluated, $d predicted to fail"
+note "the job: $n calls evaluated, $d denials predicted"
 check_outputs "the traced job"
 [ -s "$t/learnt.toml" ] || fail "no learnt policy"
 "$pw" policy check "$t/learnt.toml" >/dev/null 2>"$t/check.err" || fail "the learnt policy is invalid: $(cat "$t/check.err")"

@@ -63,8 +63,10 @@ check_summary() {
 
 # check_records JSONL SUMMARY_CALLS SUMMARY_DENIALS: every record of an
 # --enforce run is well formed, predicted equals actual, none is unknown,
-# who denies is said only for failures, and the counts of
-# the summary are the records'. Fails with the offending records.
+# who denies is said for exactly the denials (EACCES, EPERM, EROFS, or a
+# Landlock refusal such as EXDEV; not ENOENT and the like), and the
+# counts of the summary are the records' (the denials: those with "by").
+# Fails with the offending records.
 check_records() {
   local f="$1" calls="$2" denials="$3" bad n d
   jq -e . "$f" >/dev/null 2>&1 || fail "$f: not JSON lines"
@@ -75,6 +77,8 @@ check_records() {
       (.predicted | type) != "string" or (.actual | type) != "string" or
       (.predicted == "ok" and .by != null) or
       (.by != null and .by != "unix" and .by != "policy") or
+      (.by != null and (.predicted == "ok" or .predicted == "unknown")) or
+      ((.predicted == "EACCES" or .predicted == "EPERM" or .predicted == "EROFS") and .by == null) or
       (.by == "policy" and (.layer | type) != "number"))' "$f")"
   [ -z "$bad" ] || fail "malformed records:"$'\n'"$bad"
   bad="$(jq -c 'select(.predicted == "unknown")' "$f")"
@@ -82,7 +86,7 @@ check_records() {
   bad="$(jq -c 'select(.predicted != .actual)' "$f")"
   [ -z "$bad" ] || fail "predicted != actual (the kernel):"$'\n'"$bad"
   n="$(jq -s length "$f")"
-  d="$(jq -s 'map(select(.predicted != "ok")) | length' "$f")"
+  d="$(jq -s 'map(select(.by != null)) | length' "$f")"
   [ "$n" -eq "$calls" ] || fail "the summary says $calls calls, $n records"
   [ "$d" -eq "$denials" ] || fail "the summary says $denials denials, $d records predict one"
 }

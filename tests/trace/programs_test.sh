@@ -59,8 +59,8 @@ program() {
   check_records "$t/$label.jsonl" "$n" "$d"
   local procs
   procs="$(jq -s 'map(.pid) | unique | length' "$t/$label.jsonl")"
-  results+=("$label: $n calls evaluated, $d predicted to fail, $procs processes")
-  note "$n calls evaluated, $d predicted to fail (all as the kernel answered), $procs processes"
+  results+=("$label: $n calls evaluated, $d denials predicted, $procs processes")
+  note "$n calls evaluated, $d denials predicted (all as the kernel answered), $procs processes"
   name=trace.programs
 }
 
