@@ -12,6 +12,7 @@
 #include "cli/map_command.h"
 #include "cli/policy_command.h"
 #include "cli/run_command.h"
+#include "cli/trace_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pathwarden: what Linux answers when a process touches a path, and why"};
@@ -113,11 +114,17 @@ int main(int argc, char** argv) {
   rcmd->footer("Exit status: the command's; 125 for run's own errors (a bad policy, a --hard "
                "refusal), 126 when the command cannot be executed, 127 when it is not found.");
 
+  pathwarden::cli::TraceOptions trace;
+  CLI::App* trace_cmd = nullptr;
+  pathwarden::cli::AddTrace(app, &trace, &trace_cmd);
+
   // run's command after "--" is set aside before CLI11 sees it (CLI11
   // would call it extras); without "--", prefix_command() ends the options
   // at the command. A "--" after the command starts is the command's own.
   std::vector<std::string> run_command_after_dashes;
-  if (argc > 1 && std::string_view(argv[1]) == "run") {
+  const bool wraps = argc > 1 && (std::string_view(argv[1]) == "run" ||
+                                  std::string_view(argv[1]) == "trace");
+  if (wraps) {
     for (int i = 2; i < argc; ++i) {
       std::string_view a = argv[i];
       if (a == "--") {
@@ -125,7 +132,8 @@ int main(int argc, char** argv) {
         argc = i;
         break;
       }
-      if (a == "--policy" || a == "--pretend-abi") {
+      if (a == "--policy" || a == "--pretend-abi" || a == "--learn" || a == "-o" ||
+          a == "--output" || a == "--colour" || a == "--color") {
         ++i;
       } else if (a.empty() || a[0] != '-') {
         break;
@@ -138,7 +146,7 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     // run's own errors are 125, as env(1)'s and timeout(1)'s; the other
     // commands' bad input is 2.
-    if (rc != 0 && argc > 1 && std::string_view(argv[1]) == "run") return 125;
+    if (rc != 0 && wraps) return 125;
     return rc == 0 ? 0 : 2;
   }
   if (policy.policy->parsed()) return pathwarden::cli::RunPolicyCommand(policy);
@@ -154,6 +162,16 @@ int main(int argc, char** argv) {
     }
     if (run.argv.empty()) run.argv = run_command_after_dashes;
     return pathwarden::cli::RunRunCommand(run);
+  }
+  if (trace_cmd->parsed()) {
+    trace.argv = trace_cmd->remaining();
+    if (!trace.argv.empty() && trace.argv.front().size() > 1 && trace.argv.front()[0] == '-') {
+      std::cerr << "pathwarden trace: unknown option " << trace.argv.front()
+                << " (the command goes after the options, or after --)\n";
+      return 125;
+    }
+    if (trace.argv.empty()) trace.argv = run_command_after_dashes;
+    return pathwarden::cli::RunTrace(trace);
   }
   if (bcmd->parsed()) return pathwarden::cli::RunBench(which, bench);
   if (probe->parsed()) return pathwarden::bench::RunProbe(probe_args);

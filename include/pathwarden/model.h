@@ -273,6 +273,29 @@ class Model {
   // What reasons call fd `fd` of `p` ("\"name\"" instead of "fd 3").
   Result<void, int> NameFd(Process p, Fd fd, std::string name);
 
+  // SetCwd(), SetRoot()
+  //
+  // The working directory or root of `p` is now directory `dir`, as the
+  // builder's calls do it: no permission checked (an observer that saw
+  // chdir() or chroot() succeed). Errors: ESRCH, ESTALE, ENOTDIR.
+  Result<void, int> SetCwd(Process p, Node dir);
+  Result<void, int> SetRoot(Process p, Node dir);
+  // Adopt()
+  //
+  // Fd `num` of `p` (any number, the standard streams' too; one already
+  // there is replaced) now names the object at `n`, open with `flags`
+  // (O_ACCMODE, O_PATH, ...), as if `p` had opened it now: no DAC check
+  // is made, and the Landlock rights
+  // its domain grants there now are frozen into the file (truncate and
+  // ioctl_dev, as security_file_open() freezes them). With `opened_by`,
+  // the rights are those that process's domain grants (a file opened
+  // before `p` was confined further, or by another process). For a
+  // descriptor the process got where the model did not see it (tracing).
+  // Errors: ESRCH, ESTALE, EBADF (a negative num), EACCES when the domain
+  // would not let the opener open it so (nothing changes then).
+  Result<Fd, int> Adopt(Process p, int num, Node n, uint64_t flags,
+                        Process opened_by = Process{});
+
   // Asking.
 
   // Detail

@@ -2,6 +2,7 @@
 
 #include "pathwarden/model.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -12,6 +13,7 @@
 #include "src/landlock/domain.h"
 #include "src/landlock/landlock.h"
 #include "src/ops/common.h"
+#include "src/security/hooks.h"
 #include "src/vfs/backend.h"
 
 namespace pathwarden {
@@ -358,6 +360,74 @@ Result<void, int> Model::NameFd(Process p, Fd fd, std::string name) {
   if (!Has(p)) return Unexpected(ESRCH);
   impl_->engine.tasks().task(p.index).fd_names[fd.num] = std::move(name);
   return {};
+}
+
+namespace {
+
+// The directory a builder call puts a process in, or why not.
+Result<PathPos, int> DirectoryAt(const vfs::World& w, Node dir) {
+  const PathPos pos{dir.mount, dir.dentry};
+  if (!w.IsCurrent(pos, dir.inode)) return Unexpected(ESTALE);
+  if (!S_ISDIR(w.inode(dir.inode).mode)) return Unexpected(ENOTDIR);
+  return pos;
+}
+
+}  // namespace
+
+Result<void, int> Model::SetCwd(Process p, Node dir) {
+  if (!Has(p)) return Unexpected(ESRCH);
+  Engine& e = impl_->engine;
+  return e.AsWriter([&]() -> Result<void, int> {
+    auto pos = DirectoryAt(e.world(), dir);
+    if (!pos) return Unexpected(pos.error());
+    e.tasks().SetCwd(e.tasks().task(p.index), *pos);
+    return {};
+  });
+}
+
+Result<void, int> Model::SetRoot(Process p, Node dir) {
+  if (!Has(p)) return Unexpected(ESRCH);
+  Engine& e = impl_->engine;
+  return e.AsWriter([&]() -> Result<void, int> {
+    auto pos = DirectoryAt(e.world(), dir);
+    if (!pos) return Unexpected(pos.error());
+    e.tasks().SetRoot(e.tasks().task(p.index), *pos);
+    return {};
+  });
+}
+
+Result<Fd, int> Model::Adopt(Process p, int num, Node n, uint64_t flags, Process opened_by) {
+  if (!Has(p)) return Unexpected(ESRCH);
+  if (opened_by.valid() && !Has(opened_by)) return Unexpected(ESRCH);
+  if (num < 0) return Unexpected(EBADF);
+  Engine& e = impl_->engine;
+  return e.AsWriter([&]() -> Result<Fd, int> {
+    vfs::World& w = e.world();
+    const PathPos pos{n.mount, n.dentry};
+    if (!w.IsCurrent(pos, n.inode)) return Unexpected(ESTALE);
+    TaskTable& t = e.tasks();
+    Task& task = t.task(p.index);
+    uint32_t f_mode = kFmodePath;
+    if (!(flags & O_PATH)) {
+      switch (flags & O_ACCMODE) {
+        case O_RDONLY: f_mode = kFmodeRead; break;
+        case O_WRONLY: f_mode = kFmodeWrite; break;
+        case O_RDWR: f_mode = kFmodeRead | kFmodeWrite; break;
+        default: f_mode = 0; break;
+      }
+    }
+    auto file = t.NewFile(task, pos, f_mode, static_cast<uint32_t>(flags), true);
+    if (!file) return Unexpected(ENFILE);
+    // An O_PATH file is not opened (do_o_path()): no hook, nothing frozen.
+    if (!(flags & O_PATH)) {
+      Task& opener = opened_by.valid() ? t.task(opened_by.index) : task;
+      OpCtx ctx = e.Context(opener, NoArgs(), nullptr);
+      if (security::FileOpen(ctx, *file) != 0) return Unexpected(EACCES);
+    }
+    t.CloseFd(task, num);
+    task.fds[num] = std::move(file);
+    return Fd{num};
+  });
 }
 
 namespace {

@@ -166,6 +166,25 @@ std::string Identity::Describe() const {
   return out;
 }
 
+Result<Cred, std::string> ReadCred(const std::string& status) {
+  auto st = ReadStatus(status);
+  if (!st) return Unexpected(st.error());
+  Cred c;
+  c.ruid = st->uid[0];
+  c.euid = st->uid[1];
+  c.suid = st->uid[2];
+  c.fsuid = st->uid[3];
+  c.rgid = st->gid[0];
+  c.egid = st->gid[1];
+  c.sgid = st->gid[2];
+  c.fsgid = st->gid[3];
+  c.cap_effective = st->cap_eff & kCapAll;
+  c.cap_permitted = st->cap_prm & kCapAll;
+  c.umask = st->umask;
+  c.SetGroups(st->groups);
+  return c;
+}
+
 Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   Identity id;
   if (o.cwd && (o.cwd->empty() || (*o.cwd)[0] != '/'))
@@ -174,22 +193,9 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   const bool from_process = o.pid.has_value() || !o.uid.has_value();
   if (from_process) {
     const std::string proc = o.pid ? fmt::format("/proc/{}", *o.pid) : "/proc/self";
-    auto st = ReadStatus(proc + "/status");
-    if (!st) return Unexpected(st.error());
-    Cred c;
-    c.ruid = st->uid[0];
-    c.euid = st->uid[1];
-    c.suid = st->uid[2];
-    c.fsuid = st->uid[3];
-    c.rgid = st->gid[0];
-    c.egid = st->gid[1];
-    c.sgid = st->gid[2];
-    c.fsgid = st->gid[3];
-    c.cap_effective = st->cap_eff & kCapAll;
-    c.cap_permitted = st->cap_prm & kCapAll;
-    c.umask = st->umask;
-    c.SetGroups(st->groups);
-    id.cred = c;
+    auto c = ReadCred(proc + "/status");
+    if (!c) return Unexpected(c.error());
+    id.cred = *c;
     if (o.pid) {
       auto cwd = ReadLink(proc + "/cwd");
       if (!cwd) return Unexpected(cwd.error());

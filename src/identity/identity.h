@@ -59,6 +59,13 @@ struct Identity {
 // /proc/PID, a --cwd that is not absolute.
 Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o);
 
+// ReadCred()
+//
+// The credentials in a /proc/PID/status (or /proc/PID/task/TID/status)
+// file: the four uids and gids, the groups, the effective and permitted
+// capabilities, the umask. Errors: unreadable, or a line missing.
+Result<Cred, std::string> ReadCred(const std::string& status);
+
 // ParseCaps()
 //
 // "CAP_DAC_OVERRIDE,chown" (Linux names, with or without CAP_, any

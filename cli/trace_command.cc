@@ -1,0 +1,341 @@
+// `pathwarden trace`.
+
+#include "cli/trace_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/explain_command.h"
+#include "pathwarden/errno.h"
+#include "src/query/explain.h"
+#include "src/sandbox/run.h"
+#include "src/trace/learn.h"
+#include "src/trace/predict.h"
+#include "src/trace/tracer.h"
+
+namespace pathwarden::cli {
+namespace {
+
+constexpr int kOwnError = 125;
+
+std::string ActualName(long ret) { return ret >= 0 ? "ok" : ErrnoName(static_cast<int>(-ret)); }
+
+std::string Parent(const std::string& p) {
+  const size_t slash = p.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : p.substr(0, slash);
+}
+
+// The reason as the report gives it: the sentence, and for Landlock each
+// denying layer's blockers and the policy it came from.
+std::string ReasonText(const trace::Predictor& p, const trace::Record& r) {
+  std::string out = r.predicted.ToText();
+  for (const LayerVerdict& l : r.predicted.reason().layers) {
+    if (!l.missing) continue;
+    const size_t n = p.policies().size();
+    const std::string source = l.layer >= 1 && static_cast<size_t>(l.layer) <= n
+                                   ? p.policies()[static_cast<size_t>(l.layer) - 1].source
+                                   : "the program's own layer";
+    std::string names;
+    for (const std::string& b : query::BlockerNames(l, l.missing))
+      names += (names.empty() ? "" : ",") + b;
+    out += fmt::format("; layer {} ({}) blockers {}", l.layer, source, names);
+  }
+  return out;
+}
+
+nlohmann::json RecordJson(const trace::Predictor& p, const trace::Record& r, bool enforce) {
+  nlohmann::json j;
+  j["time"] = r.seconds;
+  j["pid"] = r.pid;
+  j["tid"] = r.tid;
+  j["call"] = r.call;
+  j["op"] = r.op.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.op);
+  j["path"] = r.path;
+  if (!r.path2.empty()) j["path2"] = r.path2;
+  j["predicted"] = query::ResultName(r.predicted);
+  if (enforce && r.has_actual) j["actual"] = ActualName(r.actual);
+  if (enforce) j["agrees"] = !r.disagrees;
+  j["by"] = r.by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.by);
+  if (r.layer) j["layer"] = r.layer;
+  j["stage"] = std::string(StageName(r.predicted.stage()));
+  j["reason"] = ReasonText(p, r);
+  if (r.predicted.unknown()) j["unknown_why"] = r.predicted.reason().unknown_why;
+  if (!r.note.empty()) j["note"] = r.note;
+  nlohmann::json layers = nlohmann::json::array();
+  for (const LayerVerdict& l : r.predicted.reason().layers) {
+    if (!l.missing) continue;
+    layers.push_back({{"layer", l.layer}, {"blockers", query::BlockerNames(l, l.missing)}});
+  }
+  if (!layers.empty()) j["layers"] = layers;
+  return j;
+}
+
+// The directory entries beneath `dir` (at most `cap`, symlinks not
+// followed, unreadable directories skipped).
+uint64_t EntriesBeneath(const std::string& dir, uint64_t cap) {
+  std::error_code ec;
+  uint64_t n = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(
+           dir, std::filesystem::directory_options::skip_permission_denied, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator() && n < cap; it.increment(ec))
+    ++n;
+  return n;
+}
+
+// --learn: the needs of the calls that succeeded, as a policy at the
+// running kernel's ABI, written to `file`; then what it grants beyond
+// what the run used (the directories rules were widened to).
+Result<void, std::string> WriteLearnt(const std::vector<trace::Need>& needs, const std::string& file,
+                                      std::ostream& err) {
+  trace::Learner learner;
+  std::set<std::string> refused;
+  for (const trace::Need& n : needs) {
+    switch (n.kind) {
+      case trace::Need::Kind::kFs:
+        if (auto r = learner.AddFs({n.path, n.access, n.directory}); !r && refused.insert(n.path).second)
+          err << "pathwarden trace: --learn: not learnt: " << r.error() << "\n";
+        break;
+      case trace::Need::Kind::kNet:
+        if (auto r = learner.AddNet(n.port, n.access); !r)
+          err << "pathwarden trace: --learn: not learnt: " << r.error() << "\n";
+        break;
+      case trace::Need::Kind::kUnscope: learner.NeedUnscoped(n.access); break;
+    }
+  }
+  trace::LearnOptions lo;
+  const int abi = sandbox::ProbeAbi();
+  lo.abi = abi > 0 ? abi : landlock::kAbiLatest;
+  if (const char* home = std::getenv("HOME"); home && home[0] == '/' && std::string(home) != "/")
+    lo.home = std::filesystem::path(home).lexically_normal().string();
+  if (lo.home.size() > 1 && lo.home.back() == '/') lo.home.pop_back();
+  // Devices: a rule widened to /dev would reach the raw disks.
+  lo.never_widen = {"/dev"};
+  auto learnt = learner.Learn(lo);
+  if (!learnt) return Unexpected(learnt.error());
+  const std::string text = trace::ToToml(*learnt);
+  const std::string tmp = file + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    if (!f) return Unexpected(fmt::format("{}: {}", tmp, std::strerror(errno)));
+    f << text;
+    f.close();
+    if (!f) return Unexpected(fmt::format("{}: cannot write", tmp));
+  }
+  if (std::rename(tmp.c_str(), file.c_str()) != 0)
+    return Unexpected(fmt::format("{}: {}", file, std::strerror(errno)));
+  err << fmt::format("pathwarden trace: --learn: wrote {} ({} rules on paths, {} on ports)\n", file,
+                     learnt->paths.size(), learnt->ports.size());
+  for (const trace::LearntRule& r : learnt->paths) {
+    if (!r.widened || !r.directory) continue;
+    constexpr uint64_t kCap = 100000;
+    const uint64_t all = EntriesBeneath(r.path, kCap);
+    std::string names;
+    for (const std::string& n : trace::FsRightNames(r.widened, true, lo.abi))
+      names += (names.empty() ? "" : ",") + n;
+    err << fmt::format(
+        "  beyond the run: {} on all {}{} entries beneath {} (the run used {} of them)\n", names,
+        all >= kCap ? "at least " : "", all, r.path, r.widened_entries);
+  }
+  return {};
+}
+
+}  // namespace
+
+void AddTrace(CLI::App& app, TraceOptions* o, CLI::App** out) {
+  auto* cmd = app.add_subcommand(
+      "trace",
+      "run a command and predict, call by call, what policy layers would deny and why "
+      "(seccomp + ptrace); with --enforce the kernel enforces them too and every result is "
+      "compared; --learn writes a policy from the run");
+  cmd->add_option("--policy", o->policies,
+                  "a landlockconfig policy (file or directory): one Landlock layer, stacked in "
+                  "the order given (none: report what a policy would need)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--from-env", o->from_env,
+                "one more layer from the kernel sample sandboxer's LL_* variables");
+  cmd->add_flag("--enforce", o->enforce,
+                "enforce the layers with the kernel as run does, and compare each prediction "
+                "with the kernel's result");
+  cmd->add_option("--learn", o->learn,
+                  "write a landlockconfig TOML policy allowing what the run needed");
+  cmd->add_flag("--keep-on-failure", o->keep_on_failure,
+                "with --learn: write the policy even when the command fails");
+  cmd->add_flag("--json", o->json, "one JSON object per evaluated call");
+  cmd->add_option("-o,--output", o->output, "write the report to FILE (default: stderr)");
+  cmd->add_option("--colour,--color", o->colour, "auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->prefix_command();
+  cmd->allow_extras();
+  cmd->footer(
+      "The last line on stderr is always: trace: N calls evaluated, D denials predicted, U "
+      "unknown, K disagreements. Exit status: the command's; 125 for trace's own errors and when "
+      "--enforce found a disagreement.");
+  *out = cmd;
+}
+
+int RunTrace(const TraceOptions& o) {
+  const char* self = "pathwarden trace: ";
+  if (o.argv.empty()) {
+    std::cerr << self << "no command: pathwarden trace [OPTIONS] -- CMD ARGS...\n";
+    return kOwnError;
+  }
+  if (o.enforce && o.policies.empty() && !o.from_env) {
+    std::cerr << self << "--enforce needs layers: give --policy FILE or --from-env\n";
+    return kOwnError;
+  }
+  const std::string cwd = CurrentDir();
+  auto layers = LoadLayers(o.policies, o.from_env, cwd);
+  if (!layers) {
+    std::cerr << self << layers.error() << "\n";
+    return kOwnError;
+  }
+  // The report: a file, or stderr.
+  FILE* out = stderr;
+  if (!o.output.empty()) {
+    out = std::fopen(o.output.c_str(), "we");
+    if (out == nullptr) {
+      std::cerr << self << o.output << ": " << std::strerror(errno) << "\n";
+      return kOwnError;
+    }
+  }
+  const bool colour = o.output.empty() && o.colour != "never" &&
+                      (o.colour == "always" || (isatty(STDERR_FILENO) && !std::getenv("NO_COLOR")));
+
+  // The kernel's layers for --enforce, built (rule paths opened) here.
+  std::vector<sandbox::HostLayer> host_layers;
+  if (o.enforce) {
+    std::string why;
+    const int abi = sandbox::ProbeAbi(&why);
+    if (abi == 0) {
+      std::cerr << self << "--enforce: no Landlock on this kernel: " << why << "\n";
+      return kOwnError;
+    }
+    for (const policy::Policy& p : *layers) {
+      sandbox::HostLayer l = sandbox::BuildHostLayer(p, abi);
+      if (l.Dropped())
+        std::cerr << self << p.source << ": this kernel lacks " << sandbox::DroppedRights(l)
+                  << ": dropped\n";
+      host_layers.push_back(std::move(l));
+    }
+  }
+
+  // Group keys of the summary: (by, layer or errno, blocker, directory).
+  std::map<std::tuple<std::string, std::string, std::string>, uint64_t> groups;
+  std::vector<trace::Need> needs;
+  std::vector<std::string> unknowns;
+  trace::Predictor* pred = nullptr;
+  trace::PredictOptions po;
+  po.layers = *layers;
+  po.enforce = o.enforce;
+  po.learn = !o.learn.empty();
+  po.on_record = [&](const trace::Record& r) {
+    if (!o.learn.empty())
+      for (const trace::Need& n : r.needs) needs.push_back(n);
+    const bool denial = trace::IsDenial(r.predicted);
+    if (o.json) {
+      const std::string line = RecordJson(*pred, r, o.enforce).dump() + "\n";
+      std::fwrite(line.data(), 1, line.size(), out);
+    } else if (denial || r.predicted.unknown() || r.disagrees) {
+      const std::string paths = r.path2.empty() ? r.path : r.path + " -> " + r.path2;
+      std::string verdict = query::ResultName(r.predicted);
+      const char* paint = r.predicted.unknown() ? query::ansi::kYellow
+                          : r.by == "policy"    ? query::ansi::kRed
+                                                : query::ansi::kBlue;
+      std::string line = fmt::format(
+          "{:9.3f} {} {}({}) {} {}{}: {}\n", r.seconds, r.pid, r.call, paths,
+          query::Paint(colour, paint, verdict),
+          r.by.empty() ? "" : "by " + r.by,
+          o.enforce && r.has_actual ? fmt::format(", kernel {}", ActualName(r.actual)) : "",
+          ReasonText(*pred, r));
+      if (r.disagrees) line = query::Paint(colour, query::ansi::kBold, "DISAGREES ") + line;
+      std::fwrite(line.data(), 1, line.size(), out);
+    }
+    if (denial) {
+      if (r.by == "policy") {
+        for (const LayerVerdict& l : r.predicted.reason().layers)
+          for (const std::string& b : query::BlockerNames(l, l.missing))
+            ++groups[{fmt::format("layer {}", l.layer), b, Parent(r.path)}];
+        if (r.predicted.reason().layers.empty())
+          ++groups[{fmt::format("layer {}", r.layer), "", Parent(r.path)}];
+      } else {
+        ++groups[{"unix", ErrnoName(r.predicted.err()), Parent(r.path)}];
+      }
+    }
+    if (r.predicted.unknown() && unknowns.size() < 1000)
+      unknowns.push_back(fmt::format("{}({}): {}", r.call, r.path, r.predicted.reason().unknown_why));
+  };
+  auto predictor = trace::Predictor::Open(std::move(po));
+  if (!predictor) {
+    std::cerr << self << predictor.error() << "\n";
+    return kOwnError;
+  }
+  pred = predictor->get();
+  for (const std::string& w : pred->warnings()) std::cerr << self << "warning: " << w << "\n";
+
+  trace::TraceOptions to;
+  to.argv = o.argv;
+  if (o.enforce) {
+    to.before_exec = [&]() -> std::string {
+      auto r = sandbox::EnforceLayers(host_layers);
+      return r ? "" : r.error();
+    };
+  }
+  auto status = trace::RunTraced(to, *pred);
+  host_layers.clear();
+  if (!status) {
+    std::cerr << self << status.error() << "\n";
+    return kOwnError;
+  }
+  const trace::Counts& c = pred->counts();
+
+  // The summary, for people.
+  if (!o.json) {
+    std::string s;
+    if (!groups.empty()) s += "summary of predicted denials:\n";
+    std::vector<std::pair<uint64_t, std::tuple<std::string, std::string, std::string>>> sorted;
+    for (const auto& [k, n] : groups) sorted.push_back({n, k});
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [n, k] : sorted) {
+      const auto& [who, what, dir] = k;
+      s += who == "unix" ? fmt::format("  Unix would deny with {} {} time{} under {}\n", what, n,
+                                       n == 1 ? "" : "s", dir)
+                         : fmt::format("  {} would deny {} {} time{} under {}\n", who, what, n,
+                                       n == 1 ? "" : "s", dir);
+    }
+    if (!unknowns.empty()) {
+      s += fmt::format("{} call{} the engine could not decide:\n", c.unknown, c.unknown == 1 ? "" : "s");
+      for (const std::string& u : unknowns) s += "  " + u + "\n";
+    }
+    std::fwrite(s.data(), 1, s.size(), out);
+  }
+  if (out != stderr) std::fclose(out);
+
+  int rc = *status;
+  if (!o.learn.empty()) {
+    if (*status != 0 && !o.keep_on_failure) {
+      std::cerr << self << "--learn: the command failed (exit " << *status
+                << "): no policy written (--keep-on-failure writes it anyway)\n";
+    } else if (auto w = WriteLearnt(needs, o.learn, std::cerr); !w) {
+      std::cerr << self << "--learn: " << w.error() << "\n";
+      rc = kOwnError;
+    }
+  }
+  if (o.enforce && c.disagreements > 0) rc = kOwnError;
+  std::cerr << fmt::format("trace: {} calls evaluated, {} denials predicted, {} unknown, {} disagreements\n",
+                           c.calls, c.denials, c.unknown, c.disagreements);
+  return rc;
+}
+
+}  // namespace pathwarden::cli

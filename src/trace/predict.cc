@@ -1,0 +1,1040 @@
+// Predictions for traced calls: the model's processes kept in step with
+// the tracee's threads, and each call evaluated at its entry.
+
+#include "src/trace/predict.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "pathwarden/errno.h"
+#include "src/identity/identity.h"
+
+namespace pathwarden::trace {
+namespace {
+
+using landlock::AccessMask;
+
+constexpr int kAtFdcwdNum = -100;
+
+std::string ReadLinkAt(const std::string& path) {
+  char buf[PATH_MAX + 1];
+  const ssize_t n = readlink(path.c_str(), buf, PATH_MAX);
+  if (n < 0) return "";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::string FdLink(pid_t tid, int fd) { return ReadLinkAt(fmt::format("/proc/{}/fd/{}", tid, fd)); }
+
+// The flags of an open fd (/proc/TID/fdinfo/N "flags:", octal), or -1.
+int64_t FdFlags(pid_t tid, int fd) {
+  std::ifstream in(fmt::format("/proc/{}/fdinfo/{}", tid, fd));
+  std::string key, value;
+  while (in >> key >> value)
+    if (key == "flags:") return static_cast<int64_t>(std::stoull(value, nullptr, 8));
+  return -1;
+}
+
+bool FdStat(pid_t tid, int fd, struct stat* st) {
+  return stat(fmt::format("/proc/{}/fd/{}", tid, fd).c_str(), st) == 0;
+}
+
+std::string Join(const std::string& dir, const std::string& name) {
+  if (name.empty()) return dir;
+  if (dir.empty() || dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+// "dir/name" split at the last '/' (trailing slashes ignored).
+std::pair<std::string, std::string> Split(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const size_t slash = p.rfind('/');
+  if (slash == std::string::npos) return {".", p};
+  return {slash == 0 ? "/" : p.substr(0, slash), p.substr(slash + 1)};
+}
+
+// The real path of `abs`'s directory, joined with its last name: where a
+// rule must be for what a call did to that name.
+std::string RealParentJoin(const std::string& abs, std::string* parent_out) {
+  auto [dir, name] = Split(abs);
+  char* real = realpath(dir.c_str(), nullptr);
+  std::string parent = real ? real : dir;
+  std::free(real);
+  if (parent_out) *parent_out = parent;
+  if (name.empty() || name == "." || name == "..") {
+    char* r = realpath(abs.c_str(), nullptr);
+    std::string out = r ? r : abs;
+    std::free(r);
+    return out;
+  }
+  return Join(parent, name);
+}
+
+std::string RealPath(const std::string& abs) {
+  char* r = realpath(abs.c_str(), nullptr);
+  std::string out = r ? r : abs;
+  std::free(r);
+  return out;
+}
+
+// The first line's interpreter of a "#!" script, or the PT_INTERP of an
+// ELF binary; "" when none. The file is read with O_NOATIME, so that
+// reading changes nothing on the host; *unreadable when it cannot be.
+std::string InterpreterOf(const std::string& path, bool* unreadable) {
+  *unreadable = false;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW);
+  if (fd < 0) {
+    // O_NOFOLLOW: a symlink's target is read through its real path.
+    if (errno == ELOOP) return InterpreterOf(RealPath(path), unreadable);
+    *unreadable = errno == EPERM;
+    return "";
+  }
+  unsigned char head[256];
+  const ssize_t n = pread(fd, head, sizeof head, 0);
+  std::string out;
+  if (n >= 2 && head[0] == '#' && head[1] == '!') {
+    std::string line(reinterpret_cast<char*>(head) + 2, static_cast<size_t>(n - 2));
+    line = line.substr(0, line.find('\n'));
+    const size_t b = line.find_first_not_of(" \t");
+    if (b != std::string::npos) {
+      line = line.substr(b);
+      out = line.substr(0, line.find_first_of(" \t"));
+    }
+  } else if (n >= static_cast<ssize_t>(sizeof(Elf64_Ehdr)) && std::memcmp(head, ELFMAG, SELFMAG) == 0 &&
+             head[EI_CLASS] == ELFCLASS64) {
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, head, sizeof eh);
+    for (int i = 0; i < eh.e_phnum && i < 256; ++i) {
+      Elf64_Phdr ph;
+      if (pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
+          static_cast<ssize_t>(sizeof ph))
+        break;
+      if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > PATH_MAX) continue;
+      std::string interp(ph.p_filesz, '\0');
+      if (pread(fd, interp.data(), interp.size(), static_cast<off_t>(ph.p_offset)) ==
+          static_cast<ssize_t>(interp.size()))
+        out = interp.c_str();
+      break;
+    }
+  } else if (n >= static_cast<ssize_t>(sizeof(Elf32_Ehdr)) &&
+             std::memcmp(head, ELFMAG, SELFMAG) == 0 && head[EI_CLASS] == ELFCLASS32) {
+    Elf32_Ehdr eh;
+    std::memcpy(&eh, head, sizeof eh);
+    for (int i = 0; i < eh.e_phnum && i < 256; ++i) {
+      Elf32_Phdr ph;
+      if (pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
+          static_cast<ssize_t>(sizeof ph))
+        break;
+      if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > PATH_MAX) continue;
+      std::string interp(ph.p_filesz, '\0');
+      if (pread(fd, interp.data(), interp.size(), static_cast<off_t>(ph.p_offset)) ==
+          static_cast<ssize_t>(interp.size()))
+        out = interp.c_str();
+      break;
+    }
+  }
+  close(fd);
+  return out;
+}
+
+// Landlock's rights for creating an object of mode type `fmt`.
+AccessMask MakeRight(mode_t fmt) {
+  switch (fmt & S_IFMT) {
+    case S_IFDIR: return landlock::kFsMakeDir;
+    case S_IFLNK: return landlock::kFsMakeSym;
+    case S_IFIFO: return landlock::kFsMakeFifo;
+    case S_IFSOCK: return landlock::kFsMakeSock;
+    case S_IFCHR: return landlock::kFsMakeChar;
+    case S_IFBLK: return landlock::kFsMakeBlock;
+    default: return landlock::kFsMakeReg;
+  }
+}
+AccessMask RemoveRight(mode_t fmt) {
+  return S_ISDIR(fmt) ? landlock::kFsRemoveDir : landlock::kFsRemoveFile;
+}
+
+// Errors a call gives for what the model does not decide when it
+// predicted success: the network's answer, a driver's, the binary
+// format's, an interrupted call.
+bool OutsideTheModel(const std::string& op, long actual) {
+  const int e = static_cast<int>(-actual);
+  if (e == EINTR || e == EAGAIN || e == ERESTART) return true;
+  if (op == "connect_tcp" || op == "bind_tcp" || op == "connect_abstract")
+    return e == ECONNREFUSED || e == EINPROGRESS || e == ENETUNREACH || e == ETIMEDOUT ||
+           e == EADDRINUSE || e == EADDRNOTAVAIL || e == EISCONN || e == EALREADY ||
+           e == EHOSTUNREACH || e == EAFNOSUPPORT || e == EINVAL || e == ECONNRESET;
+  if (op == "ioctl") return e == ENOTTY || e == EINVAL || e == ENODEV ||
+                            e == EOPNOTSUPP || e == EIO || e == EFAULT;
+  if (op == "exec_check") return e == ENOEXEC || e == E2BIG || e == ETXTBSY || e == ENOMEM;
+  return false;
+}
+
+Need FsNeed(std::string path, AccessMask access, bool dir = false) {
+  Need n;
+  n.kind = Need::Kind::kFs;
+  n.path = std::move(path);
+  n.directory = dir;
+  n.access = access;
+  return n;
+}
+Need NetNeed(uint32_t port, AccessMask access) {
+  Need n;
+  n.kind = Need::Kind::kNet;
+  n.port = port;
+  n.access = access;
+  return n;
+}
+Need Unscope(AccessMask scope) {
+  Need n;
+  n.kind = Need::Kind::kUnscope;
+  n.access = scope;
+  return n;
+}
+
+struct FdRec {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  Process opener;  // whose domain froze its rights
+  bool cloexec = false;
+};
+
+// A ruleset the program built (landlock_create_ruleset()).
+struct ProgramRuleset {
+  LandlockRuleset ruleset;
+};
+
+struct ProcState {
+  std::map<int, FdRec> fds;
+  std::map<int, ProgramRuleset> rulesets;
+  int pidfd = -1;
+};
+
+struct Pending {
+  Decoded d;
+  Record rec;
+  bool emit = false;
+  // For the exit's bookkeeping.
+  std::string host_path;  // the object's host path (opens: the fd's)
+  Process opener;
+  std::string abstract_name;
+  bool tcp = false;
+  // --learn: the object this call creates when it succeeds (real path).
+  std::string creates;
+};
+
+struct ThreadState {
+  pid_t pid = 0;
+  Process layered;  // the policy's layers and the program's own
+  Process plain;    // none of the policy's layers (the program's own: none)
+  std::string cwd;  // what the model's processes have as their cwd
+  bool cred_stale = true;
+  Pending pending;
+  bool in_call = false;
+};
+
+}  // namespace
+
+struct Predictor::State {
+  Model model;
+  std::vector<policy::HostLayer> built;
+  Process base_layered, base_plain;
+  std::map<pid_t, ThreadState> threads;
+  std::map<pid_t, ProcState> procs;
+  std::map<std::string, Process> listeners;   // abstract name -> listening model process
+  std::map<pid_t, Process> external;          // processes outside the trace
+  // --learn: what the run created (real paths): a rule cannot name what
+  // will not exist when the policy is enforced, so needs on these go to
+  // the nearest directory that existed before.
+  std::set<std::string> created;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool first = true;
+
+  explicit State(Model m) : model(std::move(m)) {}
+};
+
+bool IsDenial(const Decision& d) {
+  if (!d.denied()) return false;
+  if (d.stage() == Stage::kLandlock) return true;
+  return d.err() == EACCES || d.err() == EPERM || d.err() == EROFS;
+}
+
+Predictor::Predictor(PredictOptions options) : options_(std::move(options)) {}
+Predictor::~Predictor() {
+  if (state_)
+    for (auto& [pid, p] : state_->procs)
+      if (p.pidfd >= 0) close(p.pidfd);
+}
+
+Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions options) {
+  HostOptions o;
+  o.consistency = HostOptions::Consistency::kRevalidate;
+  auto m = Model::FromHost(o);
+  if (!m) return Unexpected(m.error());
+  std::unique_ptr<Predictor> p(new Predictor(std::move(options)));
+  p->state_ = std::make_unique<State>(std::move(*m));
+  State& st = *p->state_;
+  auto self = identity::ReadCred("/proc/self/status");
+  if (!self) return Unexpected(self.error());
+  Process setup = st.model.Spawn("setup", Cred::ForUser(0, 0));
+  char buf[PATH_MAX];
+  if (getcwd(buf, sizeof buf) != nullptr) {
+    auto n = st.model.Lookup(buf);
+    if (n) (void)st.model.SetCwd(setup, *n);
+  }
+  st.base_plain = st.model.Spawn("traced", *self, setup);
+  st.base_layered = st.model.Spawn("traced", *self, setup);
+  // The layers, built on this host as landlockconfig (and run) build
+  // them: rule paths opened with the tracer's own credentials.
+  auto kind_of = [&](const std::string& path) {
+    auto n = st.model.Resolve(st.base_layered, path, true);
+    if (!n) {
+      const int err = n.error().err();
+      return err == ENOENT || err == ENOTDIR ? policy::PathKind::kMissing
+                                             : policy::PathKind::kDenied;
+    }
+    auto t = st.model.TypeOf(*n);
+    return t && *t == FileType::kDirectory ? policy::PathKind::kDirectory
+                                           : policy::PathKind::kOther;
+  };
+  for (size_t i = 0; i < p->options_.layers.size(); ++i) {
+    policy::HostLayer l = policy::BuildLayer(p->options_.layers[i], st.model.abi(), kind_of);
+    const Decision d = st.model.Apply(st.base_layered, Restrict{l.ruleset});
+    if (!d.allowed())
+      return Unexpected(
+          fmt::format("layer {} ({}): {}", i + 1, p->options_.layers[i].source, d.ToText()));
+    for (const std::string& w : l.warnings)
+      p->warnings_.push_back(fmt::format("layer {} ({}): {}", i + 1, p->options_.layers[i].source, w));
+    st.built.push_back(std::move(l));
+  }
+  return p;
+}
+
+std::string Predictor::OriginOf(int layer, const std::string& path) const {
+  if (layer < 1 || static_cast<size_t>(layer) > state_->built.size()) return "";
+  const policy::HostLayer& l = state_->built[static_cast<size_t>(layer) - 1];
+  for (size_t i = 0; i < l.ruleset.rules.size() && i < l.origins.size(); ++i) {
+    if (l.ruleset.rules[i].path != path) continue;
+    std::string out;
+    for (const policy::Origin& o : l.origins[i]) {
+      if (!out.empty()) out += ", ";
+      out += o.line > 0 ? fmt::format("{}:{}", o.file, o.line) : o.file;
+    }
+    return out;
+  }
+  return "";
+}
+
+namespace {
+
+// The node at `path` (from /proc: the host as it is now): what the model
+// read before is checked again when it does not find it (a name created
+// since it was read as absent).
+Result<Node, int> LookupFresh(Predictor::State& st, Process p, const std::string& path,
+                              bool follow);
+
+// The model's view kept in step with one thread: credentials, cwd,
+// descriptors.
+class Sync {
+ public:
+  Sync(Predictor::State& st, ThreadState& t, pid_t tid) : st_(st), t_(t), tid_(tid) {}
+
+  // Credentials read again when a call changed them.
+  std::string Cred() {
+    if (!t_.cred_stale) return "";
+    auto c = identity::ReadCred(fmt::format("/proc/{}/task/{}/status", t_.pid, tid_));
+    if (!c) return c.error();
+    (void)st_.model.SetCred(t_.layered, *c);
+    (void)st_.model.SetCred(t_.plain, *c);
+    t_.cred_stale = false;
+    return "";
+  }
+
+  // The cwd, as the thread has it now.
+  std::string Cwd(std::string* cwd) {
+    *cwd = ReadLinkAt(fmt::format("/proc/{}/cwd", tid_));
+    if (cwd->empty() || (*cwd)[0] != '/') return "the working directory cannot be read";
+    if (*cwd == t_.cwd) return "";
+    auto n = LookupFresh(st_, t_.plain, *cwd, true);
+    if (!n) return fmt::format("the working directory {} is not in the model", *cwd);
+    (void)st_.model.SetCwd(t_.layered, *n);
+    (void)st_.model.SetCwd(t_.plain, *n);
+    t_.cwd = *cwd;
+    return "";
+  }
+
+  // Fd `fd` of the thread, as a walk starts from it (O_PATH is enough).
+  // "" when done (a closed fd is closed in the model too: EBADF).
+  std::string Dirfd(int fd, std::string* path) {
+    *path = FdLink(tid_, fd);
+    if (path->empty()) {
+      Close(fd);
+      return "";
+    }
+    if ((*path)[0] != '/') return fmt::format("fd {} is not a file on a filesystem ({})", fd, *path);
+    if (path->ends_with(" (deleted)")) return fmt::format("fd {} names a removed file", fd);
+    auto n = LookupFresh(st_, t_.plain, *path, false);
+    if (!n) return fmt::format("fd {} ({}) is not in the model", fd, *path);
+    const int64_t flags = FdFlags(tid_, fd);
+    const uint64_t as = flags < 0 ? O_PATH : (static_cast<uint64_t>(flags) & O_PATH) ? O_PATH
+                                                                                     : static_cast<uint64_t>(flags);
+    // The walk needs the file; the rights frozen in it matter only for
+    // the calls on the fd itself (File()).
+    auto a = st_.model.Adopt(t_.layered, fd, *n, as & O_PATH ? O_PATH : as, Process{});
+    if (!a) {
+      // Its domain would not open it so now: as a path, for the walk.
+      a = st_.model.Adopt(t_.layered, fd, *n, O_PATH);
+    }
+    auto b = st_.model.Adopt(t_.plain, fd, *n, as);
+    if (!a || !b) return fmt::format("fd {} ({}) cannot be held in the model", fd, *path);
+    return "";
+  }
+
+  // Fd `fd` as the calls on it see it: its open flags and the Landlock
+  // rights frozen when it was opened (by the process that opened it).
+  std::string File(int fd, ProcState& ps, std::string* path, bool* skip) {
+    *skip = false;
+    *path = FdLink(tid_, fd);
+    if (path->empty()) {
+      Close(fd);
+      return "";
+    }
+    if ((*path)[0] != '/') {
+      *skip = true;
+      return fmt::format("fd {} is {}: not a file the model holds", fd, *path);
+    }
+    if (path->ends_with(" (deleted)")) return fmt::format("fd {} names a removed file", fd);
+    struct stat sb;
+    if (!FdStat(tid_, fd, &sb)) {
+      Close(fd);
+      return "";
+    }
+    auto rec = ps.fds.find(fd);
+    if (rec == ps.fds.end() || rec->second.dev != sb.st_dev || rec->second.ino != sb.st_ino)
+      return fmt::format(
+          "fd {} ({}) was not opened by a call the tracer saw: the Landlock rights frozen in it "
+          "are not known",
+          fd, *path);
+    auto n = LookupFresh(st_, t_.plain, *path, false);
+    if (!n) return fmt::format("fd {} ({}) is not in the model", fd, *path);
+    const int64_t flags = FdFlags(tid_, fd);
+    if (flags < 0) {
+      Close(fd);
+      return "";
+    }
+    auto a = st_.model.Adopt(t_.layered, fd, *n, static_cast<uint64_t>(flags), rec->second.opener);
+    auto b = st_.model.Adopt(t_.plain, fd, *n, static_cast<uint64_t>(flags));
+    if (!a || !b)
+      return fmt::format("fd {} ({}): the model cannot hold it ({})", fd, *path,
+                         ErrnoName(!a ? a.error() : b.error()));
+    return "";
+  }
+
+  void Close(int fd) {
+    (void)st_.model.Apply(t_.layered, pathwarden::Close{.fd = Fd{fd}}, Model::Detail::kVerdictOnly);
+    (void)st_.model.Apply(t_.plain, pathwarden::Close{.fd = Fd{fd}}, Model::Detail::kVerdictOnly);
+  }
+
+ private:
+  Predictor::State& st_;
+  ThreadState& t_;
+  pid_t tid_;
+};
+
+Result<Node, int> LookupFresh(Predictor::State& st, Process p, const std::string& path,
+                              bool follow) {
+  auto n = st.model.Lookup(path, follow);
+  if (n) return n;
+  if (!st.model.Revalidate(p, path)) return n;
+  return st.model.Lookup(path, follow);
+}
+
+// The paths of a request, and where they are relative to.
+struct PathArgs {
+  std::string* path = nullptr;
+  std::string* path2 = nullptr;  // relative to the cwd (or abs_fd)
+  Fd* dirfd = nullptr;
+};
+
+PathArgs PathsOf(Request& r) {
+  PathArgs a;
+  std::visit(
+      [&](auto& q) {
+        using T = std::decay_t<decltype(q)>;
+        if constexpr (std::is_same_v<T, Link> || std::is_same_v<T, Rename>) {
+          a.path = &q.oldpath;
+          a.path2 = &q.newpath;
+          a.dirfd = &q.dirfd;
+        } else if constexpr (std::is_same_v<T, BindMount>) {
+          a.path = &q.source;
+          a.path2 = &q.target;
+        } else if constexpr (requires { q.path; }) {
+          a.path = &q.path;
+          if constexpr (requires { q.dirfd; }) a.dirfd = &q.dirfd;
+        }
+      },
+      r);
+  return a;
+}
+
+std::string OpNameOf(const Request& r) {
+  static const char* const kNames[] = {
+      "open", "close", "stat", "lstat", "access", "mkdir", "mknod", "symlink", "link",
+      "unlink", "rmdir", "rename", "truncate", "ftruncate", "chmod", "chown", "lchown",
+      "readlink", "chdir", "exec_check", "ioctl", "bind_tcp", "connect_tcp", "signal",
+      "connect_abstract", "send_fd", "mount_tmpfs", "bind_mount", "umount", "restrict",
+      "utimensat", "chroot", "fchdir"};
+  const size_t i = static_cast<size_t>(OpOf(r));
+  return i < std::size(kNames) ? kNames[i] : "?";
+}
+
+// The first layer (1-based) whose verdict misses a right.
+int DenyingLayer(const Decision& d) {
+  for (const LayerVerdict& l : d.reason().layers)
+    if (l.missing) return l.layer;
+  for (const ReferSide& s : d.reason().refer)
+    for (const LayerVerdict& l : s.layers)
+      if (l.missing) return l.layer;
+  return 0;
+}
+
+}  // namespace
+
+void Predictor::NewThread(pid_t tid, pid_t pid, pid_t parent, bool thread) {
+  State& st = *state_;
+  ThreadState t;
+  t.pid = pid;
+  auto from = st.threads.find(parent);
+  if (from == st.threads.end()) {
+    t.layered = st.model.Fork(st.base_layered, fmt::format("pid {}", pid));
+    t.plain = st.model.Fork(st.base_plain, fmt::format("pid {}", pid));
+    // The first process: the descriptors it starts with were opened
+    // outside every layer.
+    ProcState& ps = st.procs[pid];
+    for (int fd = 0; fd < 1024; ++fd) {
+      struct stat sb;
+      if (!FdStat(tid, fd, &sb)) continue;
+      const int64_t flags = FdFlags(tid, fd);
+      ps.fds[fd] = FdRec{sb.st_dev, sb.st_ino, st.base_plain, flags >= 0 && (flags & O_CLOEXEC)};
+    }
+  } else {
+    t.layered = st.model.Fork(from->second.layered, fmt::format("pid {}", pid));
+    t.plain = st.model.Fork(from->second.plain, fmt::format("pid {}", pid));
+    t.cwd = from->second.cwd;
+    if (!thread) {
+      ProcState& ps = st.procs[pid];
+      auto pp = st.procs.find(from->second.pid);
+      if (pp != st.procs.end()) {
+        ps.fds = pp->second.fds;
+        ps.rulesets = pp->second.rulesets;
+      }
+    }
+  }
+  t.cred_stale = true;
+  st.threads[tid] = std::move(t);
+}
+
+void Predictor::Gone(pid_t tid) {
+  State& st = *state_;
+  auto it = st.threads.find(tid);
+  if (it == st.threads.end()) return;
+  const pid_t pid = it->second.pid;
+  st.threads.erase(it);
+  if (tid == pid) {
+    auto p = st.procs.find(pid);
+    if (p != st.procs.end()) {
+      if (p->second.pidfd >= 0) close(p->second.pidfd);
+      st.procs.erase(p);
+    }
+  }
+}
+
+void Predictor::Entry(const Stop& s, const Memory& m) {
+  State& st = *state_;
+  auto it = st.threads.find(s.tid);
+  if (it == st.threads.end()) return;
+  ThreadState& t = it->second;
+  ProcState& ps = st.procs[t.pid];
+  Sync sync(st, t, s.tid);
+  Pending& pend = t.pending;
+  pend = Pending{};
+  t.in_call = true;
+  pend.d = Decode(s, m);
+  Decoded& d = pend.d;
+  Record& rec = pend.rec;
+  rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count();
+  rec.pid = t.pid;
+  rec.tid = s.tid;
+  rec.call = d.call;
+  auto unknown = [&](const std::string& why) {
+    Reason r;
+    r.unknown_why = why;
+    r.text = "unknown: " + why;
+    rec.predicted = Decision(Verdict::kUnknown, -1, std::move(r));
+    rec.evaluated = false;
+    pend.emit = true;
+  };
+  auto skip = [&](const std::string& why) {
+    rec.note = why;
+    ++counts_.skipped;
+    pend.emit = false;
+  };
+  if (std::string e = sync.Cred(); !e.empty()) return unknown("credentials: " + e);
+
+  switch (d.kind) {
+    case Decoded::Kind::kSkip: return skip(d.why);
+    case Decoded::Kind::kUnknown: return unknown(d.why);
+    case Decoded::Kind::kCred:
+    case Decoded::Kind::kLandlockCreate:
+    case Decoded::Kind::kLandlockRestrict:
+    case Decoded::Kind::kDup:
+      return;  // followed at the exit
+    case Decoded::Kind::kLandlockAddRule:
+      if (d.ll_rule_type == 1) pend.host_path = FdLink(s.tid, d.ll_parent_fd);
+      return;
+    case Decoded::Kind::kSignal: {
+      if (d.target <= 0) return skip("a signal to a process group: the model signals one process");
+      const pid_t target = static_cast<pid_t>(d.target);
+      Process tp;
+      auto tt = st.threads.find(target);
+      if (tt != st.threads.end() && (d.thread_target || tt->second.pid == target)) {
+        tp = tt->second.layered;
+      } else {
+        auto c = identity::ReadCred(fmt::format("/proc/{}/status", target));
+        if (!c) {
+          rec.op = "signal";
+          rec.path = fmt::format("pid {}", target);
+          Reason r;
+          r.text = fmt::format("no process {}", target);
+          rec.predicted = Decision(Verdict::kDenied, ESRCH, std::move(r));
+          rec.evaluated = true;
+          pend.emit = true;
+          return;
+        }
+        Process& ext = st.external[target];
+        if (!ext.valid()) ext = st.model.Spawn(fmt::format("pid {} (not traced)", target), *c);
+        else (void)st.model.SetCred(ext, *c);
+        tp = ext;
+        rec.needs.push_back(Unscope(landlock::kScopeSignal));
+      }
+      rec.op = "signal";
+      rec.path = fmt::format("pid {}", target);
+      d.request = Signal{.target = tp};
+      break;
+    }
+    case Decoded::Kind::kBind:
+    case Decoded::Kind::kConnect: {
+      const bool bind = d.kind == Decoded::Kind::kBind;
+      if (d.family == AF_INET || d.family == AF_INET6) {
+        // Landlock checks TCP sockets only: the protocol of the socket.
+        if (ps.pidfd < 0) ps.pidfd = static_cast<int>(syscall(SYS_pidfd_open, t.pid, 0));
+        const int sfd = ps.pidfd < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, ps.pidfd, d.fd, 0));
+        if (sfd < 0) return unknown(fmt::format("fd {}: the socket cannot be inspected", d.fd));
+        int proto = 0, type = 0;
+        socklen_t len = sizeof proto;
+        getsockopt(sfd, SOL_SOCKET, SO_PROTOCOL, &proto, &len);
+        len = sizeof type;
+        getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &len);
+        close(sfd);
+        if (type != SOCK_STREAM || proto != IPPROTO_TCP)
+          return skip("not a TCP socket: Landlock does not check it");
+        pend.tcp = true;
+        rec.op = bind ? "bind_tcp" : "connect_tcp";
+        rec.path = std::to_string(d.port);
+        if (bind)
+          d.request = BindTcp{.port = d.port};
+        else
+          d.request = ConnectTcp{.port = d.port};
+        rec.needs.push_back(
+            NetNeed(d.port, bind ? landlock::kNetBindTcp : landlock::kNetConnectTcp));
+        break;
+      }
+      if (d.family == AF_UNIX && !d.unix_path.empty()) {
+        if (!bind) return skip("connect to a named UNIX socket: the model has no such request");
+        // bind() makes a socket node: mknod(S_IFSOCK).
+        d.request = Mknod{.path = d.unix_path, .type = S_IFSOCK, .mode = 0777};
+        d.dirfd = kAtFdcwdNum;
+        d.kind = Decoded::Kind::kRequest;
+        break;
+      }
+      if (d.family == AF_UNIX && d.unix_path.empty() && !d.abstract_name.empty()) {
+        if (bind) {
+          pend.abstract_name = d.abstract_name;
+          return skip("binding an abstract socket: nothing refuses it (recorded as a listener)");
+        }
+        rec.op = "connect_abstract";
+        rec.path = "@" + d.abstract_name;
+        auto l = st.listeners.find(d.abstract_name);
+        if (l != st.listeners.end()) {
+          d.request = ConnectAbstract{.target = l->second};
+        } else {
+          // Not one of the trace's: one listening outside, or none.
+          std::ifstream unix_table("/proc/net/unix");
+          std::string line;
+          bool found = false;
+          const std::string want = "@" + d.abstract_name;
+          while (std::getline(unix_table, line))
+            if (line.size() >= want.size() && line.ends_with(" " + want)) found = true;
+          if (!found) {
+            Reason r;
+            r.text = fmt::format("no socket listens on @{}", d.abstract_name);
+            r.stage = Stage::kUnix;
+            rec.predicted = Decision(Verdict::kDenied, ECONNREFUSED, std::move(r));
+            rec.evaluated = true;
+            pend.emit = true;
+            return;
+          }
+          Process& ext = st.listeners[d.abstract_name];
+          ext = st.model.Spawn("a listener outside the trace", Cred::ForUser(0, 0));
+          d.request = ConnectAbstract{.target = ext};
+          rec.needs.push_back(Unscope(landlock::kScopeAbstractUnixSocket));
+        }
+        break;
+      }
+      return skip("not a TCP or UNIX socket address: Landlock does not check it");
+    }
+    case Decoded::Kind::kRequest: break;
+  }
+
+  // Paths: relative ones need the cwd or the dirfd; the ones an fd
+  // anchors are made absolute.
+  PathArgs pa = PathsOf(d.request);
+  std::string cwd;
+  const bool rel1 = pa.path && !pa.path->empty() && (*pa.path)[0] != '/';
+  const bool rel2 = pa.path2 && !pa.path2->empty() && (*pa.path2)[0] != '/';
+  std::string base1;  // where path is relative to
+  if (d.abs_fd != kAtFdcwdNum) {
+    std::string fdpath = FdLink(s.tid, d.abs_fd);
+    if (fdpath.empty()) {
+      Reason r;
+      r.stage = Stage::kFd;
+      r.text = fmt::format("fd {} is not open", d.abs_fd);
+      rec.predicted = Decision(Verdict::kDenied, EBADF, std::move(r));
+      rec.evaluated = true;
+      rec.op = OpNameOf(d.request);
+      pend.emit = true;
+      return;
+    }
+    if (fdpath[0] != '/' || fdpath.ends_with(" (deleted)"))
+      return unknown(fmt::format("fd {} is {}: not a file the model holds", d.abs_fd, fdpath));
+    std::string* which = d.abs_second ? pa.path2 : pa.path;
+    if (which) *which = which->empty() ? fdpath : Join(fdpath, *which);
+  }
+  // The cwd: for a relative path from it, and a program's interpreter.
+  const bool needs_cwd = (rel1 && (!pa.dirfd || pa.dirfd->at_cwd())) ||
+                         (rel2 && !(d.abs_fd != kAtFdcwdNum && d.abs_second)) || d.exec;
+  if (needs_cwd) {
+    if (std::string e = sync.Cwd(&cwd); !e.empty()) return unknown(e);
+  }
+  if (rel1 && pa.dirfd && !pa.dirfd->at_cwd()) {
+    if (std::string e = sync.Dirfd(pa.dirfd->num, &base1); !e.empty()) return unknown(e);
+  } else if (pa.dirfd && !pa.dirfd->at_cwd() && pa.path && pa.path->empty()) {
+    // AT_EMPTY_PATH: the dirfd itself.
+    if (std::string e = sync.Dirfd(pa.dirfd->num, &base1); !e.empty()) return unknown(e);
+  } else {
+    base1 = cwd;
+  }
+  if (d.fd >= 0) {
+    bool skipped = false;
+    std::string fpath;
+    std::string e = std::holds_alternative<Fchdir>(d.request)
+                        ? sync.Dirfd(d.fd, &fpath)
+                        : sync.File(d.fd, ps, &fpath, &skipped);
+    if (skipped) return skip(e);
+    if (!e.empty()) return unknown(e);
+    rec.path = fpath;
+    pend.host_path = fpath;
+  }
+  rec.op = OpNameOf(d.request);
+  if (pa.path && rec.path.empty())
+    rec.path = (*pa.path).empty() || (*pa.path)[0] == '/' ? *pa.path : Join(base1, *pa.path);
+  if (pa.path2)
+    rec.path2 = (*pa.path2).empty() || (*pa.path2)[0] == '/' ? *pa.path2 : Join(cwd, *pa.path2);
+  if (auto* sl = std::get_if<Symlink>(&d.request)) rec.path2 = sl->target;
+
+  // The prediction, then Unix alone when it denies.
+  rec.predicted = st.model.Evaluate(t.layered, d.request);
+  rec.evaluated = !rec.predicted.unknown();
+  pend.emit = true;
+  if (rec.predicted.denied()) {
+    const Decision plain = st.model.Evaluate(t.plain, d.request, Model::Detail::kVerdictOnly);
+    if (plain.unknown()) {
+      rec.predicted = plain;
+      rec.evaluated = false;
+    } else if (plain.denied() && plain.err() == rec.predicted.err()) {
+      rec.by = "unix";
+    } else {
+      rec.by = "policy";
+      rec.layer = DenyingLayer(rec.predicted);
+    }
+  }
+  // execve(): the interpreters the kernel opens as well (a script's, and
+  // the ELF's PT_INTERP), each with the same checks.
+  if (d.exec && rec.predicted.allowed()) {
+    std::string prog = rec.path;
+    if (!prog.empty() && prog[0] != '/') prog = Join(cwd, prog);
+    for (int depth = 0; depth < 5; ++depth) {
+      bool unreadable = false;
+      std::string interp = InterpreterOf(prog, &unreadable);
+      if (unreadable) {
+        unknown(fmt::format("the interpreter of {} cannot be read without changing its atime", prog));
+        break;
+      }
+      if (interp.empty()) break;
+      if (interp[0] != '/') interp = Join(cwd, interp);
+      rec.note += (rec.note.empty() ? "interpreter " : ", ") + interp;
+      // open_exec(): FMODE_EXEC and FMODE_READ, so execute and read_file.
+      rec.needs.push_back(FsNeed(RealPath(interp), landlock::kFsExecute | landlock::kFsReadFile));
+      const Request ir = ExecCheck{.path = interp};
+      Decision di = st.model.Evaluate(t.layered, ir);
+      if (!di.allowed()) {
+        rec.predicted = di;
+        rec.evaluated = !di.unknown();
+        if (di.denied()) {
+          const Decision plain = st.model.Evaluate(t.plain, ir, Model::Detail::kVerdictOnly);
+          if (plain.denied() && plain.err() == di.err()) {
+            rec.by = "unix";
+          } else {
+            rec.by = "policy";
+            rec.layer = DenyingLayer(di);
+          }
+        }
+        break;
+      }
+      prog = interp;
+    }
+  }
+  if (!rec.predicted.allowed() || !options_.learn) return;
+
+  // What Landlock would have to allow, if the call succeeds.
+  auto fs_need = [&](const std::string& path, AccessMask access, bool dir) {
+    if (access) rec.needs.push_back(FsNeed(path, access, dir));
+  };
+  auto type_of = [](const std::string& p) -> mode_t {
+    struct stat sb;
+    return lstat(p.c_str(), &sb) == 0 ? (sb.st_mode & S_IFMT) : 0;
+  };
+  const std::string abs1 = rec.path;
+  std::visit(
+      [&](const auto& q) {
+        using T = std::decay_t<decltype(q)>;
+        std::string parent;
+        if constexpr (std::is_same_v<T, pathwarden::Open>) {
+          if (q.flags & O_PATH) return;
+          const std::string obj = RealParentJoin(abs1, &parent);
+          struct stat sb;
+          const bool exists = stat(abs1.c_str(), &sb) == 0;
+          AccessMask a = 0;
+          const uint64_t acc = q.flags & O_ACCMODE;
+          const bool dir = exists && S_ISDIR(sb.st_mode);
+          if (acc == O_RDONLY || acc == O_RDWR) a |= dir ? landlock::kFsReadDir : landlock::kFsReadFile;
+          if (acc == O_WRONLY || acc == O_RDWR) a |= landlock::kFsWriteFile;
+          if ((q.flags & O_TRUNC) && !dir) a |= landlock::kFsTruncate;
+          if (!exists && (q.flags & O_CREAT)) {
+            fs_need(parent, a | landlock::kFsMakeReg, true);
+            pend.creates = obj;
+          } else {
+            fs_need(exists ? RealPath(abs1) : obj, a, dir);
+          }
+          pend.host_path = abs1;
+        } else if constexpr (std::is_same_v<T, ExecCheck>) {
+          fs_need(RealPath(abs1), landlock::kFsExecute | landlock::kFsReadFile, false);
+        } else if constexpr (std::is_same_v<T, Mkdir>) {
+          pend.creates = RealParentJoin(abs1, &parent);
+          fs_need(parent, landlock::kFsMakeDir, true);
+        } else if constexpr (std::is_same_v<T, Mknod>) {
+          pend.creates = RealParentJoin(abs1, &parent);
+          fs_need(parent, MakeRight(q.type), true);
+        } else if constexpr (std::is_same_v<T, Symlink>) {
+          pend.creates = RealParentJoin(abs1, &parent);
+          fs_need(parent, landlock::kFsMakeSym, true);
+        } else if constexpr (std::is_same_v<T, Unlink>) {
+          RealParentJoin(abs1, &parent);
+          fs_need(parent, landlock::kFsRemoveFile, true);
+        } else if constexpr (std::is_same_v<T, Rmdir>) {
+          RealParentJoin(abs1, &parent);
+          fs_need(parent, landlock::kFsRemoveDir, true);
+        } else if constexpr (std::is_same_v<T, Link> || std::is_same_v<T, Rename>) {
+          std::string p2;
+          const std::string o1 = RealParentJoin(abs1, &parent);
+          const std::string o2 = RealParentJoin(rec.path2, &p2);
+          const mode_t t1 = type_of(o1), t2 = type_of(o2);
+          const AccessMask refer = parent != p2 ? landlock::kFsRefer : 0;
+          if (!t2) pend.creates = o2;
+          if constexpr (std::is_same_v<T, Link>) {
+            fs_need(p2, MakeRight(t1) | refer, true);
+            if (refer) fs_need(parent, refer, true);
+          } else {
+            const bool exchange = q.flags & RENAME_EXCHANGE;
+            AccessMask a1 = RemoveRight(t1) | refer, a2 = MakeRight(t1) | refer;
+            if (t2 && !exchange) a2 |= RemoveRight(t2);
+            if (exchange && t2) {
+              a1 |= MakeRight(t2);
+              a2 |= RemoveRight(t2);
+            }
+            fs_need(parent, a1, true);
+            fs_need(p2, a2, true);
+          }
+        } else if constexpr (std::is_same_v<T, Truncate>) {
+          fs_need(RealPath(abs1), landlock::kFsTruncate, false);
+        } else if constexpr (std::is_same_v<T, Ftruncate>) {
+          fs_need(RealPath(abs1), landlock::kFsTruncate, false);
+        } else if constexpr (std::is_same_v<T, Ioctl>) {
+          const mode_t ft = type_of(RealPath(abs1));
+          if (S_ISCHR(ft) || S_ISBLK(ft)) fs_need(RealPath(abs1), landlock::kFsIoctlDev, false);
+        }
+      },
+      d.request);
+}
+
+void Predictor::Exit(const Stop& s, const Memory& m) {
+  (void)m;
+  State& st = *state_;
+  auto it = st.threads.find(s.tid);
+  if (it == st.threads.end()) return;
+  ThreadState& t = it->second;
+  if (!t.in_call) return;
+  t.in_call = false;
+  Pending& pend = t.pending;
+  Decoded& d = pend.d;
+  Record& rec = pend.rec;
+  ProcState& ps = st.procs[t.pid];
+  const long ret = s.ret;
+
+  // What the model must follow.
+  switch (d.kind) {
+    case Decoded::Kind::kCred:
+      if (ret >= 0 || d.call == "setfsuid" || d.call == "setfsgid") t.cred_stale = true;
+      break;
+    case Decoded::Kind::kLandlockCreate:
+      if (ret >= 0) {
+        ProgramRuleset r;
+        r.ruleset.handled_access_fs = d.ll_handled_fs;
+        r.ruleset.handled_access_net = d.ll_handled_net;
+        r.ruleset.scoped = d.ll_scoped;
+        ps.rulesets[static_cast<int>(ret)] = std::move(r);
+      }
+      break;
+    case Decoded::Kind::kLandlockAddRule:
+      if (ret == 0) {
+        auto r = ps.rulesets.find(d.ll_ruleset_fd);
+        if (r != ps.rulesets.end()) {
+          if (d.ll_rule_type == 1 && !pend.host_path.empty())
+            r->second.ruleset.AllowPath(pend.host_path, d.ll_access);
+          else if (d.ll_rule_type == 2)
+            r->second.ruleset.AllowPort(static_cast<uint32_t>(d.ll_port), d.ll_access);
+        }
+      }
+      break;
+    case Decoded::Kind::kLandlockRestrict:
+      if (ret == 0) {
+        auto r = ps.rulesets.find(d.ll_ruleset_fd);
+        // The thread's domain grows by one layer; files it opened before
+        // keep the rights frozen then (their opener stays the old one).
+        const Process next = st.model.Fork(t.layered, fmt::format("pid {}", t.pid));
+        if (r != ps.rulesets.end()) {
+          (void)st.model.Apply(next, Restrict{r->second.ruleset});
+        }
+        t.layered = next;
+        t.cwd.clear();
+        t.cred_stale = true;
+      }
+      break;
+    case Decoded::Kind::kDup:
+      if (ret >= 0) {
+        auto f = ps.fds.find(d.dup_of);
+        if (f != ps.fds.end()) {
+          FdRec copy = f->second;
+          copy.cloexec = d.cloexec;
+          ps.fds[static_cast<int>(ret)] = copy;
+        } else {
+          ps.fds.erase(static_cast<int>(ret));
+        }
+      }
+      break;
+    default: break;
+  }
+  if (!pend.abstract_name.empty() && ret == 0) {
+    // The process now listens: connections are checked against its domain
+    // now.
+    const Process l = st.model.Fork(t.layered, fmt::format("pid {} listening", t.pid));
+    (void)st.model.Listen(l);
+    st.listeners[pend.abstract_name] = l;
+  }
+  if (d.kind == Decoded::Kind::kRequest && ret >= 0) {
+    if (std::holds_alternative<pathwarden::Open>(d.request)) {
+      struct stat sb;
+      if (FdStat(s.tid, static_cast<int>(ret), &sb))
+        ps.fds[static_cast<int>(ret)] =
+            FdRec{sb.st_dev, sb.st_ino, t.layered, (pend.d.open_flags & O_CLOEXEC) != 0};
+    } else if (d.exec) {
+      // The new program: close-on-exec files gone, credentials may change
+      // (a setuid binary), the other threads gone.
+      for (auto f = ps.fds.begin(); f != ps.fds.end();)
+        f = f->second.cloexec ? ps.fds.erase(f) : std::next(f);
+      t.cred_stale = true;
+    } else if (std::holds_alternative<Chroot>(d.request)) {
+      // Model the new root.
+      const std::string root = ReadLinkAt(fmt::format("/proc/{}/root", s.tid));
+      auto n = LookupFresh(st, t.plain, root, true);
+      if (n) {
+        (void)st.model.SetRoot(t.layered, *n);
+        (void)st.model.SetRoot(t.plain, *n);
+      }
+    }
+  }
+
+  if (!pend.emit) return;
+  rec.has_actual = true;
+  rec.actual = ret;
+  const bool predicted_ok = rec.predicted.allowed();
+  const bool actual_ok = ret >= 0;
+  if (options_.enforce && !rec.predicted.unknown()) {
+    if (predicted_ok && !actual_ok) {
+      rec.disagrees = !OutsideTheModel(rec.op, ret);
+    } else if (!predicted_ok && actual_ok) {
+      rec.disagrees = true;
+    } else if (!predicted_ok && !actual_ok) {
+      rec.disagrees = rec.predicted.err() != static_cast<int>(-ret);
+    }
+  }
+  if (!actual_ok) rec.needs.clear();
+  if (actual_ok && options_.learn) {
+    if (!pend.creates.empty()) st.created.insert(pend.creates);
+    for (Need& n : rec.needs) {
+      if (n.kind != Need::Kind::kFs) continue;
+      // The shallowest created directory on the way, or the object itself.
+      for (std::string at = n.path; at.size() > 1;) {
+        if (st.created.count(at)) {
+          n.path = Split(at).first;
+          n.directory = true;
+        }
+        at = Split(at).first;
+      }
+    }
+  }
+  ++counts_.calls;
+  if (rec.predicted.unknown()) ++counts_.unknown;
+  if (IsDenial(rec.predicted)) {
+    ++counts_.denials;
+    if (rec.by == "policy") ++counts_.policy_denials;
+  }
+  if (rec.disagrees) ++counts_.disagreements;
+  if (options_.on_record) options_.on_record(rec);
+  pend = Pending{};
+}
+
+}  // namespace pathwarden::trace

@@ -1,0 +1,132 @@
+// What the kernel will answer to each call a traced program makes, and
+// why: the live host (revalidated on use), one model process per traced
+// thread with that thread's credentials, working directory, root and
+// descriptors, confined by the policy's layers and by the layers the
+// program adds itself; and, for a denial, the same call without the
+// policy's layers, to tell what Unix denies alone from what the policy
+// adds.
+
+#ifndef PATHWARDEN_SRC_TRACE_PREDICT_H_
+#define PATHWARDEN_SRC_TRACE_PREDICT_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pathwarden/decision.h"
+#include "pathwarden/model.h"
+#include "pathwarden/result.h"
+#include "src/policy/policy.h"
+#include "src/trace/decode.h"
+#include "src/trace/tracer.h"
+
+namespace pathwarden::trace {
+
+// Need
+//
+// What a call that succeeded needed of Landlock, for --learn: filesystem
+// rights on a path (absolute, symlinks of the directories resolved; the
+// object for the file rights and read_dir, the parent directory for
+// make_*, remove_* and refer), a port's rights, or a scope it crossed
+// (a signal or an abstract socket outside the traced tree).
+struct Need {
+  enum class Kind : uint8_t { kFs, kNet, kUnscope };
+  Kind kind = Kind::kFs;
+  std::string path;
+  bool directory = false;
+  landlock::AccessMask access = 0;
+  uint32_t port = 0;
+};
+
+// Record
+//
+// One evaluated call: where and when, the request as the program made
+// it (paths absolute, as named: symlinks not resolved), the prediction,
+// what decided it (by: "unix" when Unix alone denies, "policy" when the
+// layers add the denial), and at the exit the kernel's result.
+struct Record {
+  double seconds = 0;  // since the trace began
+  pid_t pid = 0, tid = 0;
+  std::string call;
+  std::string op;  // the scenario step's name ("open"); "" when not evaluated
+  std::string path, path2;
+  Decision predicted;
+  bool evaluated = false;  // false: skipped (why in `note`) or unknown
+  std::string by;          // "", "unix", "policy"
+  int layer = 0;           // the policy's denying layer (1-based), when by policy
+  std::string note;        // why skipped, the interpreter checked, ...
+  bool has_actual = false;
+  long actual = 0;  // the kernel's return (or -errno)
+  bool disagrees = false;
+  std::vector<Need> needs;  // when the call succeeded
+};
+
+// PredictOptions
+//
+// The policy's layers (each one Landlock layer, as `run` enforces them);
+// `enforce`: the kernel enforces them too, so each result is compared;
+// `on_record`: told of each record at its call's exit, in order.
+struct PredictOptions {
+  std::vector<policy::Policy> layers;
+  bool enforce = false;
+  bool learn = false;
+  std::function<void(const Record&)> on_record;
+};
+
+// Counts
+//
+// calls: evaluated; denials: predicted refusals by a permission check
+// (of which by the policy); unknown; disagreements (with enforce).
+struct Counts {
+  uint64_t calls = 0, denials = 0, policy_denials = 0, unknown = 0, disagreements = 0,
+           skipped = 0;
+};
+
+class Predictor : public Observer {
+ public:
+  // Open()
+  //
+  // The host as this process sees it, the layers built on it as
+  // landlockconfig builds them. Errors: the mount table, a layer the
+  // kernel would refuse.
+  static Result<std::unique_ptr<Predictor>, std::string> Open(PredictOptions options);
+  ~Predictor() override;
+
+  void Entry(const Stop& s, const Memory& m) override;
+  void Exit(const Stop& s, const Memory& m) override;
+  void NewThread(pid_t tid, pid_t pid, pid_t parent, bool thread) override;
+  void Gone(pid_t tid) override;
+
+  const Counts& counts() const { return counts_; }
+  // Warnings from building the layers on this host.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  // Where rule `path` of layer `layer` (1-based) was written
+  // ("web.toml:4"), "" when unknown.
+  std::string OriginOf(int layer, const std::string& path) const;
+  const std::vector<policy::Policy>& policies() const { return options_.layers; }
+
+  struct State;
+
+ private:
+  explicit Predictor(PredictOptions options);
+
+  PredictOptions options_;
+  Counts counts_;
+  std::vector<std::string> warnings_;
+  std::unique_ptr<State> state_;
+};
+
+// IsDenial()
+//
+// Whether a decision is a refusal by a permission check (EACCES, EPERM,
+// EROFS, or any Landlock refusal), rather than an answer such as ENOENT.
+bool IsDenial(const Decision& d);
+
+}  // namespace pathwarden::trace
+
+#endif  // PATHWARDEN_SRC_TRACE_PREDICT_H_
