@@ -128,14 +128,12 @@ policies() {
 # steps FILE: the STEP lines without their numbers, "name result".
 steps() { awk '$1 == "STEP" { print $3, $4 }' "$1"; }
 
-# case KIND EXPECTED...: calls under trace and under run with the
-# policies of KIND; EXPECTED are "name result" STEP outcomes the kernel
-# must give.
-total_calls=0
-total_denials=0
-check_case() {
-  local kind="$1" w="$t/w-$1" wr="$t/w-$1-run" rc summary n d
-  shift
+# run_case KIND: calls under trace with the policies of KIND (stdout:
+# $t/KIND.steps, records $t/KIND.jsonl, stderr $t/KIND.err, status
+# $t/KIND.rc), and under run with the same policies in a second work dir
+# ($t/KIND.run-steps).
+run_case() {
+  local kind="$1" w="$t/w-$1" wr="$t/w-$1-run" rc
   make_work "$w" "$kind"
   make_work "$wr" "$kind"
   local -a pt pr
@@ -147,13 +145,45 @@ check_case() {
   set +e
   "$pw" trace "${enforce[@]}" --json -o "$t/$kind.jsonl" "${pt[@]}" -- "$calls" "$w" "${args[@]}" \
     >"$t/$kind.steps" 2>"$t/$kind.err"
-  rc=$?
+  echo $? >"$t/$kind.rc"
+  # Under run (unconfined: alone).
+  read -r -a pr <<<"$(policies "$kind" "$wr")"
+  local -a runner=("$pw" run --hard "${pr[@]}" --)
+  [ "${#pr[@]}" -gt 0 ] || runner=()
+  "${runner[@]}" "$calls" "$wr" "${args[@]}" >"$t/$kind.run-steps" 2>"$t/$kind.run-err"
+  echo $? >"$t/$kind.run-rc"
   set -e
+}
+
+# program_checks KIND EXPECTED...: what the program saw under trace is
+# what it saw under run, and includes EXPECTED ("name result" STEP
+# outcomes the kernel must give under KIND).
+program_checks() {
+  local kind="$1" nsteps e
+  shift
   name="trace.calls[$kind]"
+  [ "$(cat "$t/$kind.run-rc")" -eq 0 ] || fail "run exit $(cat "$t/$kind.run-rc"): $(cat "$t/$kind.run-err")"
+  nsteps="$(steps "$t/$kind.steps" | wc -l)"
+  [ "$nsteps" -ge 50 ] || fail "only $nsteps STEP lines under trace: $(tail -n 5 "$t/$kind.err")"
+  diff <(steps "$t/$kind.run-steps") <(steps "$t/$kind.steps") >"$t/$kind.diff" ||
+    fail "the program saw other answers under trace than under run (< run, > trace):"$'\n'"$(cat "$t/$kind.diff")"
+  for e in "$@"; do
+    steps "$t/$kind.steps" | grep -qxF "$e" || fail "expected STEP '$e'; got: $(steps "$t/$kind.steps" | grep "^${e%% *} " || echo none)"
+  done
+  note "$nsteps steps, as under run, with the answers expected"
+}
+
+# trace_checks KIND: trace's own: its exit status, summary and records,
+# and a record for every STEP.
+trace_checks() {
+  local kind="$1" rc summary n d missing
+  name="trace.calls[$kind]"
+  rc="$(cat "$t/$kind.rc")"
+  echo "$kind: $(last_line "$t/$kind.err"); exit $rc" >>"$t/counts"
   [ "$rc" -eq 0 ] || fail "trace exit $rc: $(tail -n 20 "$t/$kind.err")"
   summary="$(check_summary "$t/$kind.err")"
   read -r n d <<<"$summary"
-  if [ "${#enforce[@]}" -gt 0 ]; then
+  if [ "$kind" != unconfined ]; then
     check_records "$t/$kind.jsonl" "$n" "$d"
   else
     check_predictions "$t/$kind.jsonl" "$n" "$d"
@@ -164,7 +194,6 @@ check_case() {
   # /dev/null is predicted ok: the driver's ENOTTY is not a check). As
   # many records as STEPs, at least: the loader and the shell make calls
   # of their own. bind of an abstract socket is no check.
-  local missing
   missing="$(steps "$t/$kind.steps" | grep -v '^bind:abstract' |
     jq -R -r --slurpfile recs "$t/$kind.jsonl" -n '
       [inputs | split(" ") | {call: (.[0] | split(":")[0]), step: .[0], result: .[1]}
@@ -175,26 +204,32 @@ check_case() {
       | select(length > ($have[.[0].call + " " + .[0].result] // 0))
       | "\(length) STEP(s) \(map(.step) | join(",")) = \(.[0].result), \($have[.[0].call + " " + .[0].result] // 0) record(s) of \(.[0].call) = \(.[0].result)"')"
   [ -z "$missing" ] || fail "STEPs without their record:"$'\n'"$missing"
-  local nsteps
-  nsteps="$(steps "$t/$kind.steps" | wc -l)"
-  [ "$nsteps" -ge 50 ] || fail "only $nsteps STEP lines: $(tail -n 5 "$t/$kind.err")"
+  note "$n calls evaluated, $d denials predicted, as the kernel answered"
+}
 
-  # The same answers under run (unconfined: alone).
-  read -r -a pr <<<"$(policies "$kind" "$wr")"
-  local -a runner=("$pw" run --hard "${pr[@]}" --)
-  [ "${#pr[@]}" -gt 0 ] || runner=()
-  "${runner[@]}" "$calls" "$wr" "${args[@]}" >"$t/$kind.run-steps" 2>"$t/$kind.run-err" ||
-    fail "run exit $?: $(cat "$t/$kind.run-err")"
-  diff <(steps "$t/$kind.run-steps") <(steps "$t/$kind.steps") >"$t/$kind.diff" ||
-    fail "the program saw other answers under trace than under run (< run, > trace):"$'\n'"$(cat "$t/$kind.diff")"
+# check_case KIND EXPECTED...: all of it, each part reported.
+check_case() {
+  local kind="$1"
+  run_case "$kind"
+  each "$kind" program_checks "$@"
+  each "$kind/trace" trace_checks "$kind"
+}
 
-  local e
-  for e in "$@"; do
-    steps "$t/$kind.steps" | grep -qxF "$e" || fail "expected STEP '$e'; got: $(steps "$t/$kind.steps" | grep "^${e%% *} " || echo none)"
-  done
-  total_calls=$((total_calls + n))
-  total_denials=$((total_denials + d))
-  note "$nsteps steps; $n calls evaluated, $d denials predicted, as the kernel answered"
+only_two_failures() {
+  local n_fail
+  n_fail="$(steps "$t/unconfined.steps" | grep -vc ' ok$' || true)"
+  [ "$n_fail" -eq 2 ] || fail "unconfined: $n_fail failing steps, expected 2: $(steps "$t/unconfined.steps" | grep -v ' ok$')"
+}
+# Who refused, in the two-layer case: the second layer alone takes away
+# symlinks and device ioctls.
+by_layer_two() {
+  local bad
+  [ -e "$t/two-layers.jsonl" ] || fail "two-layers: no records"
+  bad="$(jq -c 'select((.call == "symlink" or (.call == "ioctl" and .path == "/dev/ptmx"))
+    and .actual == "EACCES" and (.by != "policy" or .layer != 2))' "$t/two-layers.jsonl")"
+  [ -z "$bad" ] || fail "two-layers: denials not by layer 2:"$'\n'"$bad"
+  [ "$(jq -s 'map(select(.call == "symlink" and .actual == "EACCES")) | length' "$t/two-layers.jsonl")" -ge 1 ] ||
+    fail "two-layers: no symlink denial recorded"
 }
 
 # Unconfined (trace without --enforce, no policy: predictions only):
@@ -202,9 +237,7 @@ check_case() {
 # to a tty ioctl on /dev/null, a script through a close-on-exec dirfd).
 check_case unconfined "ioctl:null-TCGETS ENOTTY" "execveat:script-rel-cloexec ENOENT" \
   "execve:script ok" "rename:a-f-to-b-g ok" "kill:outside ok" "connect:abstract-outside ok"
-n_fail="$(steps "$t/unconfined.steps" | grep -vc ' ok$' || true)"
-[ "$n_fail" -eq 2 ] || fail "unconfined: $n_fail failing steps, expected 2: $(steps "$t/unconfined.steps" | grep -v ' ok$')"
-name=trace.calls
+each unconfined-failures only_two_failures
 
 check_case rw-work "mkdir:a ok" "openat:create ok" "rename:a-f-to-b-g ok" "execve:script ok" \
   "ioctl:null-FIOCLEX ok" "ioctl:null-TCGETS EACCES" "openat:ptmx EACCES" "bind:tcp ok" \
@@ -224,11 +257,7 @@ check_case scoped "kill:self ok" "kill:child ok" "kill:child-to-parent ok" "kill
 check_case two-layers "openat:create ok" "rename:a-f-to-b-g EACCES" "symlink:b-sym EACCES" \
   "unlinkat:thread EACCES" "ioctl:ptmx-TCGETS EACCES" "bind:tcp ok" "connect:tcp-own ok" \
   "connect:tcp-outside ok" "kill:outside EPERM" "connect:abstract-outside ok"
-# Who refused, in the two-layer case: the second layer alone takes away
-# symlinks and device ioctls.
-bad="$(jq -c 'select((.call == "symlink" or (.call == "ioctl" and .path == "/dev/ptmx"))
-  and .actual == "EACCES" and (.by != "policy" or .layer != 2))' "$t/two-layers.jsonl")"
-[ -z "$bad" ] || fail "two-layers: denials not by layer 2:"$'\n'"$bad"
-[ "$(jq -s 'map(select(.call == "symlink" and .actual == "EACCES")) | length' "$t/two-layers.jsonl")" -ge 1 ] ||
-  fail "two-layers: no symlink denial recorded"
-note "ok: $total_calls calls evaluated in all, $total_denials denials predicted"
+each two-layers-who by_layer_two
+[ ! -e "$t/counts" ] || cat "$t/counts"
+finish
+note ok

@@ -18,6 +18,22 @@ trap cleanup EXIT
 fail() { echo "$name: FAIL: $*" >&2; exit 1; }
 note() { echo "$name: $*"; }
 
+# each LABEL CMD...: CMD in a subshell (its fail ends only it), so that
+# every case runs and reports; finish then fails when any did.
+failed=()
+each() {
+  local label="$1" rc
+  shift
+  set +e
+  ( set -e; "$@" )
+  rc=$?
+  set -e
+  [ "$rc" -eq 0 ] || failed+=("$label")
+}
+finish() {
+  [ "${#failed[@]}" -eq 0 ] || { echo "$name: FAIL: ${#failed[@]} failed: ${failed[*]}" >&2; exit 1; }
+}
+
 # Skips (77) unless root with Landlock enforcing, and unless the binary
 # has trace at all.
 require_trace() {

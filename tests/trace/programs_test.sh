@@ -43,7 +43,8 @@ export GIT_AUTHOR_NAME=Trace GIT_AUTHOR_EMAIL=trace@example.invalid
 export GIT_COMMITTER_NAME=Trace GIT_COMMITTER_EMAIL=trace@example.invalid GIT_CONFIG_NOSYSTEM=1
 
 # program LABEL CMD...: CMD under trace in $w; must exit 0 and agree.
-results=()
+# Its counts go to $t/counts before the checks (so they are printed even
+# when a check fails).
 program() {
   local label="$1" rc summary n d
   shift
@@ -53,45 +54,56 @@ program() {
   rc=$?
   set -e
   name="trace.programs[$label]"
+  local procs line
+  line="$(last_line "$t/$label.err")"
+  procs="$(jq -s 'map(.pid) | unique | length' "$t/$label.jsonl" 2>/dev/null || echo '?')"
+  echo "$label: ${line#trace: }; $procs processes; exit $rc" >>"$t/counts"
   [ "$rc" -eq 0 ] || fail "exit $rc: $(tail -n 20 "$t/$label.err")"
   summary="$(check_summary "$t/$label.err")"
   read -r n d <<<"$summary"
   check_records "$t/$label.jsonl" "$n" "$d"
-  local procs
-  procs="$(jq -s 'map(.pid) | unique | length' "$t/$label.jsonl")"
-  results+=("$label: $n calls evaluated, $d denials predicted, $procs processes")
   note "$n calls evaluated, $d denials predicted (all as the kernel answered), $procs processes"
-  name=trace.programs
 }
 
-program sh-pipeline /bin/sh -c "ls /usr/include | sort -r | head -n 5 | wc -l >'$w/count'; cat /etc/passwd | grep -c root >>'$w/count'; (echo a; echo b) | tr a-z A-Z >'$w/upper'"
-[ "$(head -n 1 "$w/count")" = 5 ] || fail "sh-pipeline: count $(cat "$w/count")"
-[ "$(cat "$w/upper")" = $'A\nB' ] || fail "sh-pipeline: upper $(cat "$w/upper")"
-
-program cp-r cp -r "$w/src" "$w/copy"
-diff -r "$w/src" "$w/copy" >/dev/null || fail "cp -r: the copy differs"
-
-program tar /bin/sh -c "tar -cf '$w/src.tar' -C '$w' src && mkdir '$w/untar' && tar -xf '$w/src.tar' -C '$w/untar'"
-diff -r "$w/src" "$w/untar/src" >/dev/null || fail "tar: the extraction differs"
-
-program find find "$w/src" /usr/include/linux -name '*.txt' -o -name fs.h -o -type l
-[ "$(sort "$t/find.out" | tr '\n' ' ')" = "$w/src/a.txt $w/src/sub/b.txt $w/src/sub/deep/c.txt $w/src/sub/link /usr/include/linux/fs.h " ] ||
-  fail "find: found $(cat "$t/find.out")"
-program python /usr/bin/python3 -c 'import json, os, tempfile
+p_sh_pipeline() {
+  program sh-pipeline /bin/sh -c "ls /usr/include | sort -r | head -n 5 | wc -l >'$w/count'; cat /etc/passwd | grep -c root >>'$w/count'; (echo a; echo b) | tr a-z A-Z >'$w/upper'"
+  [ "$(head -n 1 "$w/count")" = 5 ] || fail "count $(cat "$w/count")"
+  [ "$(cat "$w/upper")" = $'A\nB' ] || fail "upper $(cat "$w/upper")"
+}
+p_cp_r() {
+  program cp-r cp -r "$w/src" "$w/copy"
+  diff -r "$w/src" "$w/copy" >/dev/null || fail "the copy differs"
+}
+p_tar() {
+  program tar /bin/sh -c "tar -cf '$w/src.tar' -C '$w' src && mkdir '$w/untar' && tar -xf '$w/src.tar' -C '$w/untar'"
+  diff -r "$w/src" "$w/untar/src" >/dev/null || fail "the extraction differs"
+}
+p_find() {
+  program find find "$w/src" /usr/include/linux -name '*.txt' -o -name fs.h -o -type l
+  [ "$(sort "$t/find.out" | tr '\n' ' ')" = "$w/src/a.txt $w/src/sub/b.txt $w/src/sub/deep/c.txt $w/src/sub/link /usr/include/linux/fs.h " ] ||
+    fail "found $(cat "$t/find.out")"
+}
+p_python() {
+  program python /usr/bin/python3 -c 'import json, os, tempfile
 with tempfile.NamedTemporaryFile("w", delete=False, dir=os.environ["TMPDIR"]) as f:
     json.dump({"k": [1, 2]}, f)
 os.replace(f.name, os.path.join(os.environ["HOME"], "out.json"))
 print(json.load(open(os.path.join(os.environ["HOME"], "out.json"))))'
-[ "$(cat "$t/python.out")" = "{'k': [1, 2]}" ] || fail "python: printed $(cat "$t/python.out")"
-
-program make make -C "$w/proj" check
-[ "$(cat "$w/proj/out.txt")" = "hello from make" ] || fail "make: out.txt is $(cat "$w/proj/out.txt")"
-
-mkdir "$w/repo"
-echo content >"$w/repo/file.txt"
-program git /bin/sh -c "cd '$w/repo' && git init -q && git add file.txt && git commit -q -m first && git log --oneline"
-grep -q first "$t/git.out" || fail "git: no commit: $(cat "$t/git.out")"
+  [ "$(cat "$t/python.out")" = "{'k': [1, 2]}" ] || fail "printed $(cat "$t/python.out")"
+}
+p_make() {
+  program make make -C "$w/proj" check
+  [ "$(cat "$w/proj/out.txt")" = "hello from make" ] || fail "out.txt is $(cat "$w/proj/out.txt")"
+}
+p_git() {
+  mkdir "$w/repo"
+  echo content >"$w/repo/file.txt"
+  program git /bin/sh -c "cd '$w/repo' && git init -q && git add file.txt && git commit -q -m first && git log --oneline"
+  grep -q first "$t/git.out" || fail "no commit: $(cat "$t/git.out")"
+}
+for p in sh-pipeline cp-r tar find python make git; do each "$p" "p_${p//-/_}"; done
 
 name=trace.programs
-printf '%s\n' "${results[@]}"
+[ ! -e "$t/counts" ] || cat "$t/counts"
+finish
 note ok
