@@ -574,6 +574,14 @@ int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
   const std::pair<int, AccessMask> denying = YoungestDenying(m, request);
   const int layer = denying.first;
   const AccessMask blockers = denying.second;
+  if (ctx.ex) {
+    LayerVerdict v;
+    v.kind = LayerVerdict::Kind::kNet;
+    v.layer = layer;
+    v.requested = request;
+    v.missing = blockers;
+    ctx.ex->AddLayer(std::move(v));
+  }
   ctx.Fail(Stage::kLandlock, [&] {
     return fmt::format(
         "layer {} of {} denies {} for port {}: no rule of layer "

@@ -687,18 +687,20 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     case Decoded::Kind::kBind:
     case Decoded::Kind::kConnect: {
       const bool bind = d.kind == Decoded::Kind::kBind;
+      // The socket: the request is about the address, not a file.
+      const int sock = d.fd;
+      d.fd = -1;
       if (d.family == AF_INET || d.family == AF_INET6) {
         // Landlock checks TCP sockets only: the protocol of the socket.
         const int pidfd = PidfdOf(ps, t.pid);
-        const int sfd = pidfd < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, d.fd, 0));
-        if (sfd < 0) return unknown(fmt::format("fd {}: the socket cannot be inspected", d.fd));
+        const int sfd = pidfd < 0 ? -1 : static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, sock, 0));
+        if (sfd < 0) return unknown(fmt::format("fd {}: the socket cannot be inspected", sock));
         int proto = 0, type = 0;
         socklen_t len = sizeof proto;
         getsockopt(sfd, SOL_SOCKET, SO_PROTOCOL, &proto, &len);
         len = sizeof type;
         getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &len);
         close(sfd);
-        d.fd = -1;  // the socket: no file for the model to hold
         if (type != SOCK_STREAM || proto != IPPROTO_TCP)
           return skip("not a TCP socket: Landlock does not check it");
         pend.tcp = true;
@@ -715,7 +717,6 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       if (d.family == AF_UNIX && !d.unix_path.empty()) {
         if (!bind) return skip("connect to a named UNIX socket: the model has no such request");
         // bind() makes a socket node: mknod(S_IFSOCK).
-        d.fd = -1;
         d.request = Mknod{.path = d.unix_path, .type = S_IFSOCK, .mode = 0777};
         d.dirfd = kAtFdcwdNum;
         d.kind = Decoded::Kind::kRequest;
@@ -861,6 +862,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
             "/dev/fd/{} after the exec, so binfmt_script refuses",
             prog, ex.dirfd.num, ex.dirfd.num);
         rec.predicted = Decision(Verdict::kDenied, ENOENT, std::move(r));
+        rec.by = "unix";
         break;
       }
       if (interp[0] != '/') interp = Join(cwd, interp);

