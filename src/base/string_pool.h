@@ -77,6 +77,18 @@ inline bool NamesEqual(const char* a, const char* b, size_t n) noexcept {
   return i == n || LoadPartial(a + i, n - i) == LoadPartial(b + i, n - i);
 }
 
+// PaddedNamesEqual()
+//
+// NamesEqual() where `padded` is a pooled string's bytes, which the pool
+// stores in whole words, zero past their end: its last part word is read
+// whole, and only that of `b` in part.
+inline bool PaddedNamesEqual(const char* padded, const char* b, size_t n) noexcept {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    if (LoadWord(padded + i) != LoadWord(b + i)) return false;
+  return i == n || LoadWord(padded + i) == LoadPartial(b + i, n - i);
+}
+
 // HashName()
 //
 // The hash of a path component, as the dentry hash table keys it: every
@@ -262,13 +274,25 @@ class StringPool {
   //
   // Whether string `id` is `s`, whose HeadOf() is `head`: for names of up
   // to eight bytes, two words compared. (Every string is stored with at
-  // least eight bytes after its header, zero past its end.)
+  // least eight bytes after its header, zero past its end to a whole word.)
   bool Equals(StrId id, std::string_view s, uint64_t head) const noexcept {
     const char* p = region_.base() + size_t{id} * kAlign;
     uint32_t size;
     std::memcpy(&size, p, sizeof size);
     if (size != s.size() || LoadWord(p + kHeader) != head) return false;
     return size <= 8 || TailEquals(p + kHeader + 8, s.data() + 8, size - 8);
+  }
+  // EqualsInline()
+  //
+  // Equals() calling nothing, for a caller that is itself out of line
+  // (the dentry hash's compare of a long name): one call a compare, not
+  // two.
+  bool EqualsInline(StrId id, std::string_view s, uint64_t head) const noexcept {
+    const char* p = region_.base() + size_t{id} * kAlign;
+    uint32_t size;
+    std::memcpy(&size, p, sizeof size);
+    if (size != s.size() || LoadWord(p + kHeader) != head) return false;
+    return size <= 8 || PaddedNamesEqual(p + kHeader + 8, s.data() + 8, size - 8);
   }
   uint32_t Hash(StrId id) const noexcept {
     uint32_t hash;
@@ -279,10 +303,10 @@ class StringPool {
   size_t bytes() const noexcept;
 
  private:
-  // NamesEqual() out of line: a lookup inlines Equals(), and most names
-  // end within their head.
+  // PaddedNamesEqual() out of line: a lookup inlines Equals(), and most
+  // names end within their head. `a`: the pooled bytes.
   [[gnu::noinline]] static bool TailEquals(const char* a, const char* b, size_t n) noexcept {
-    return NamesEqual(a, b, n);
+    return PaddedNamesEqual(a, b, n);
   }
 
   static constexpr size_t kAlign = 8;

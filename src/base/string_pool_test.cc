@@ -96,18 +96,23 @@ TEST(NamesEqualTest, ComparesEveryLengthUpToTheLastByte) {
 TEST(StringPoolTest, EqualsComparesSizeHeadAndTail) {
   StringPool pool;
   const std::string names[] = {"", "a", "ab", "fs.h", "include", "12345678", "123456789",
-                               "a-much-longer-name-than-eight"};
+                               "a-much-longer-name-than-eight", "x86_64-linux-gnu",
+                               "asan_symbolize-14"};
   std::vector<StrId> ids;
   for (const std::string& n : names) ids.push_back(pool.Intern(n));
   for (size_t i = 0; i < ids.size(); ++i) {
-    for (const std::string& other : names)
+    for (const std::string& other : names) {
       EXPECT_EQ(pool.Equals(ids[i], other, HeadOf(other)), other == names[i])
           << names[i] << " vs " << other;
+      EXPECT_EQ(pool.EqualsInline(ids[i], other, HeadOf(other)), other == names[i])
+          << names[i] << " vs " << other;
+    }
     // Same size and head, different tail.
     std::string tail = names[i];
     if (tail.size() > 8) {
       tail.back() ^= 1;
       EXPECT_FALSE(pool.Equals(ids[i], tail, HeadOf(tail))) << tail;
+      EXPECT_FALSE(pool.EqualsInline(ids[i], tail, HeadOf(tail))) << tail;
     }
   }
 }

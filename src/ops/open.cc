@@ -276,9 +276,27 @@ int FifoOpen(const OpCtx& ctx, PathPos path, uint32_t f_mode) {
   return 0;
 }
 
+// A dry run's open file, in `storage` on the caller's stack rather than on
+// the heap (two allocations and their frees an open otherwise): only
+// Apply() installs a file, so nothing holds it past the evaluation. The
+// fields are those TaskTable::NewFile() sets for a file it does not
+// attach; the pointer owns nothing.
+std::shared_ptr<OpenFile> DryFile(const OpCtx& ctx, PathPos path, uint32_t f_mode,
+                                  uint32_t f_flags, OpenFile* storage) {
+  *storage = OpenFile{};
+  storage->path = path;
+  storage->inode = ctx.w.inode_of(path.dentry);
+  storage->f_mode = f_mode;
+  storage->f_flags = f_flags;
+  storage->opener = ctx.p.index;
+  storage->cred_epoch = ctx.p.cred_epoch;
+  return std::shared_ptr<OpenFile>(std::shared_ptr<OpenFile>(), storage);
+}
+
 // do_dentry_open() and the driver's open: write access to the mount (not
-// for special files), the LSM hook, then the file type's own open.
-int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags,
+// for special files), the LSM hook, then the file type's own open. `dry`:
+// where a dry run's file lives.
+int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags, OpenFile* dry,
                std::shared_ptr<OpenFile>* out) {
   const vfs::Inode& i = ctx.w.inode_at(path.dentry);
   const uint32_t mode = i.mode;
@@ -286,7 +304,8 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags,
   if ((f_mode & kFmodeWrite) && !special) {
     if (int err = MntWantWrite(ctx, path)) return err;
   }
-  auto file = ctx.t.NewFile(ctx.p, path, f_mode, f_flags, ctx.apply);
+  auto file = ctx.apply ? ctx.t.NewFile(ctx.p, path, f_mode, f_flags, true)
+                        : DryFile(ctx, path, f_mode, f_flags, dry);
   if (!file) {
     ctx.Fail(Stage::kFd, "too many open files for this inode in the model");
     return ENFILE;
@@ -329,7 +348,7 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags,
 // do_open(): the O_CREAT checks, O_DIRECTORY, O_TRUNC's mount write,
 // may_open(), the open itself, then the truncation.
 int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
-               const OpenState& st, std::shared_ptr<OpenFile>* out) {
+               const OpenState& st, OpenFile* dry, std::shared_ptr<OpenFile>* out) {
   const uint32_t open_flag = how.open_flag;
   const bool created = st.f_mode & kFmodeCreated;
   if (created && !ctx.apply) {
@@ -373,7 +392,7 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   uint32_t f_mode = OpenFmode(open_flag);
   if (how.exec) f_mode |= kFmodeExec;
   std::shared_ptr<OpenFile> file;
-  if (int err = DentryOpen(ctx, path, f_mode, open_flag, &file)) return err;
+  if (int err = DentryOpen(ctx, path, f_mode, open_flag, dry, &file)) return err;
   if (created && ctx.explain() && ctx.ex->stage() != Stage::kLandlock)
     ctx.Ok(Stage::kDac, [&] {
       return fmt::format("created {} ({})", ctx.PathOf(path), DescribeInode(ctx.w, ino));
@@ -389,7 +408,7 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
 
 // path_openat() for everything but O_PATH.
 int PathOpenat(OpCtx& ctx, std::string_view name, const walk::Start& start,
-               const OpenHow& how, std::shared_ptr<OpenFile>* out) {
+               const OpenHow& how, OpenFile* dry, std::shared_ptr<OpenFile>* out) {
   walk::Nameidata nd(ctx.env, how.lookup);
   if (int err = walk::PathInit(nd, start, name)) return err;
   OpenState st;
@@ -401,7 +420,7 @@ int PathOpenat(OpCtx& ctx, std::string_view name, const walk::Start& start,
     if (!link.follow) break;
     s = link.body;
   }
-  return DoOpenLast(ctx, nd, how, st, out);
+  return DoOpenLast(ctx, nd, how, st, dry, out);
 }
 
 }  // namespace
@@ -433,6 +452,7 @@ int DoOpen(OpCtx& ctx) {
 
   if (int err = walk::CheckName(ctx.env, st.path, false)) return err;
   const walk::Start start = ctx.StartFor(st.path);
+  OpenFile dry;  // a dry run's file (DryFile()), outliving `file`
   std::shared_ptr<OpenFile> file;
   if (flags & O_PATH) {
     // do_o_path(): a lookup, then an open that checks nothing.
@@ -445,7 +465,7 @@ int DoOpen(OpCtx& ctx) {
       return fmt::format("O_PATH: only search permission on the way to {}", ctx.PathOf(pos));
     });
   } else {
-    if (int err = PathOpenat(ctx, st.path, start, how, &file)) return err;
+    if (int err = PathOpenat(ctx, st.path, start, how, &dry, &file)) return err;
     if (!file) return 0;  // dry-run creation
   }
   if (ctx.apply) ctx.new_fd = ctx.t.InstallFd(ctx.p, std::move(file));
@@ -474,15 +494,16 @@ int DoExecCheck(OpCtx& ctx) {
   const bool empty_ok = flags & AT_EMPTY_PATH;
   if (int err = walk::CheckName(ctx.env, st.path, empty_ok)) return err;
   const walk::Start start = ctx.StartFor(st.path);
+  OpenFile dry;  // a dry run's file (DryFile()), outliving `file`
   std::shared_ptr<OpenFile> file;
   if (st.path.empty()) {
     // AT_EMPTY_PATH: the dirfd itself (or the cwd) is opened for exec.
     walk::Nameidata nd(ctx.env, how.lookup);
     if (int err = walk::PathInit(nd, start, st.path)) return err;
     OpenState os;
-    if (int err = DoOpenLast(ctx, nd, how, os, &file)) return err;
+    if (int err = DoOpenLast(ctx, nd, how, os, &dry, &file)) return err;
   } else {
-    if (int err = PathOpenat(ctx, st.path, start, how, &file)) return err;
+    if (int err = PathOpenat(ctx, st.path, start, how, &dry, &file)) return err;
   }
   // do_open_execat(): ETXTBSY while the file is open for writing.
   const vfs::Inode& i = ctx.w.inode(file->inode);

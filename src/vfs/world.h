@@ -261,7 +261,7 @@ class World {
     [[gnu::noinline]] static bool LongNameEquals(const internal::StringPool& strings,
                                                  const Dentry& d, const char* name,
                                                  const internal::Component& c) noexcept {
-      return strings.Equals(d.name, {name, c.len}, c.head);
+      return strings.EqualsInline(d.name, {name, c.len}, c.head);
     }
 
     internal::IdHashTable::View table_;
