@@ -146,7 +146,10 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     // run's own errors are 125, as env(1)'s and timeout(1)'s; the other
     // commands' bad input is 2.
-    if (rc != 0 && wraps) return 125;
+    if (rc != 0 && wraps) {
+      if (std::string_view(argv[1]) == "trace") pathwarden::cli::PrintNoCounts();
+      return 125;
+    }
     return rc == 0 ? 0 : 2;
   }
   if (policy.policy->parsed()) return pathwarden::cli::RunPolicyCommand(policy);
@@ -168,6 +171,7 @@ int main(int argc, char** argv) {
     if (!trace.argv.empty() && trace.argv.front().size() > 1 && trace.argv.front()[0] == '-') {
       std::cerr << "pathwarden trace: unknown option " << trace.argv.front()
                 << " (the command goes after the options, or after --)\n";
+      pathwarden::cli::PrintNoCounts();
       return 125;
     }
     if (trace.argv.empty()) trace.argv = run_command_after_dashes;

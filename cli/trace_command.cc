@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -94,11 +95,10 @@ uint64_t EntriesBeneath(const std::string& dir, uint64_t cap) {
   return n;
 }
 
-// --learn: the needs of the calls that succeeded, as a policy at the
-// running kernel's ABI, written to `file`; then what it grants beyond
-// what the run used (the directories rules were widened to).
-Result<void, std::string> WriteLearnt(const std::vector<trace::Need>& needs, const std::string& file,
-                                      std::ostream& err) {
+// The needs of the calls that succeeded, as a policy at the running
+// kernel's ABI.
+Result<trace::LearntPolicy, std::string> Learnt(const std::vector<trace::Need>& needs,
+                                                std::ostream& err, int* abi_out) {
   trace::Learner learner;
   std::set<std::string> refused;
   for (const trace::Need& n : needs) {
@@ -122,7 +122,32 @@ Result<void, std::string> WriteLearnt(const std::vector<trace::Need>& needs, con
   if (lo.home.size() > 1 && lo.home.back() == '/') lo.home.pop_back();
   // Devices: a rule widened to /dev would reach the raw disks.
   lo.never_widen = {"/dev"};
-  auto learnt = learner.Learn(lo);
+  *abi_out = lo.abi;
+  return learner.Learn(lo);
+}
+
+// What a learnt policy grants beyond what the run used: the directories
+// its rules were widened to.
+void Beyond(const trace::LearntPolicy& learnt, int abi, std::ostream& err) {
+  for (const trace::LearntRule& r : learnt.paths) {
+    if (!r.widened || !r.directory) continue;
+    constexpr uint64_t kCap = 100000;
+    const uint64_t all = EntriesBeneath(r.path, kCap);
+    std::string names;
+    for (const std::string& n : trace::FsRightNames(r.widened, true, abi))
+      names += (names.empty() ? "" : ",") + n;
+    err << fmt::format(
+        "  beyond the run: {} on all {}{} entries beneath {} (the run used {} of them)\n", names,
+        all >= kCap ? "at least " : "", all, r.path, r.widened_entries);
+  }
+}
+
+// --learn: the learnt policy written to `file` (whole or not at all),
+// then what it grants beyond what the run used.
+Result<void, std::string> WriteLearnt(const std::vector<trace::Need>& needs, const std::string& file,
+                                      std::ostream& err) {
+  int abi = 0;
+  auto learnt = Learnt(needs, err, &abi);
   if (!learnt) return Unexpected(learnt.error());
   const std::string text = trace::ToToml(*learnt);
   const std::string tmp = file + ".tmp";
@@ -137,17 +162,7 @@ Result<void, std::string> WriteLearnt(const std::vector<trace::Need>& needs, con
     return Unexpected(fmt::format("{}: {}", file, std::strerror(errno)));
   err << fmt::format("pathwarden trace: --learn: wrote {} ({} rules on paths, {} on ports)\n", file,
                      learnt->paths.size(), learnt->ports.size());
-  for (const trace::LearntRule& r : learnt->paths) {
-    if (!r.widened || !r.directory) continue;
-    constexpr uint64_t kCap = 100000;
-    const uint64_t all = EntriesBeneath(r.path, kCap);
-    std::string names;
-    for (const std::string& n : trace::FsRightNames(r.widened, true, lo.abi))
-      names += (names.empty() ? "" : ",") + n;
-    err << fmt::format(
-        "  beyond the run: {} on all {}{} entries beneath {} (the run used {} of them)\n", names,
-        all >= kCap ? "at least " : "", all, r.path, r.widened_entries);
-  }
+  Beyond(*learnt, abi, err);
   return {};
 }
 
@@ -185,7 +200,27 @@ void AddTrace(CLI::App& app, TraceOptions* o, CLI::App** out) {
   *out = cmd;
 }
 
+namespace {
+
+int RunTraceCounting(const TraceOptions& o, trace::Counts* counts);
+
+}  // namespace
+
 int RunTrace(const TraceOptions& o) {
+  trace::Counts c;
+  const int rc = RunTraceCounting(o, &c);
+  std::cerr << fmt::format("trace: {} calls evaluated, {} denials predicted, {} unknown, {} disagreements\n",
+                           c.calls, c.denials, c.unknown, c.disagreements);
+  return rc;
+}
+
+void PrintNoCounts() {
+  std::cerr << "trace: 0 calls evaluated, 0 denials predicted, 0 unknown, 0 disagreements\n";
+}
+
+namespace {
+
+int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
   const char* self = "pathwarden trace: ";
   if (o.argv.empty()) {
     std::cerr << self << "no command: pathwarden trace [OPTIONS] -- CMD ARGS...\n";
@@ -239,9 +274,11 @@ int RunTrace(const TraceOptions& o) {
   trace::PredictOptions po;
   po.layers = *layers;
   po.enforce = o.enforce;
-  po.learn = !o.learn.empty();
+  // Without layers, the report is what a policy would need: learnt.
+  const bool need_report = layers->empty() && o.learn.empty();
+  po.learn = !o.learn.empty() || need_report;
   po.on_record = [&](const trace::Record& r) {
-    if (!o.learn.empty())
+    if (po.learn)
       for (const trace::Need& n : r.needs) needs.push_back(n);
     const bool denial = trace::IsDenial(r.predicted);
     if (o.json) {
@@ -299,6 +336,7 @@ int RunTrace(const TraceOptions& o) {
     return kOwnError;
   }
   const trace::Counts& c = pred->counts();
+  *counts = c;
 
   // The summary, for people.
   if (!o.json) {
@@ -318,6 +356,19 @@ int RunTrace(const TraceOptions& o) {
       s += fmt::format("{} call{} the engine could not decide:\n", c.unknown, c.unknown == 1 ? "" : "s");
       for (const std::string& u : unknowns) s += "  " + u + "\n";
     }
+    if (need_report && *status == 0) {
+      // No policy given: what one would need, as landlockconfig TOML.
+      std::ostringstream err;
+      int abi = 0;
+      if (auto learnt = Learnt(needs, err, &abi)) {
+        s += "what a policy would need for this run (landlockconfig TOML; --learn FILE writes "
+             "it):\n" + trace::ToToml(*learnt);
+        Beyond(*learnt, abi, err);
+      } else {
+        s += "what a policy would need: " + learnt.error() + "\n";
+      }
+      s += err.str();
+    }
     std::fwrite(s.data(), 1, s.size(), out);
   }
   if (out != stderr) std::fclose(out);
@@ -333,9 +384,9 @@ int RunTrace(const TraceOptions& o) {
     }
   }
   if (o.enforce && c.disagreements > 0) rc = kOwnError;
-  std::cerr << fmt::format("trace: {} calls evaluated, {} denials predicted, {} unknown, {} disagreements\n",
-                           c.calls, c.denials, c.unknown, c.disagreements);
   return rc;
 }
+
+}  // namespace
 
 }  // namespace pathwarden::cli

@@ -33,6 +33,11 @@ void AddTrace(CLI::App& app, TraceOptions* o, CLI::App** out);
 // --enforce found a disagreement.
 int RunTrace(const TraceOptions& o);
 
+// PrintNoCounts()
+//
+// trace's last line when its options could not even be read.
+void PrintNoCounts();
+
 }  // namespace pathwarden::cli
 
 #endif  // PATHWARDEN_CLI_TRACE_COMMAND_H_

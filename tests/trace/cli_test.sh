@@ -28,6 +28,8 @@ expect() {  # expect RC 'stderr substring' CMD...
   if [ -n "$msg" ]; then
     case "$stderr" in *"$msg"*) ;; *) fail "$*: stderr lacks \"$msg\": $stderr" ;; esac
   fi
+  # Whatever happened, the last line on stderr is the counts.
+  [[ "$last" =~ $counts ]] || fail "$*: the last stderr line is not the counts: $last"
 }
 counts='^trace: [0-9]+ calls evaluated, [0-9]+ denials predicted, [0-9]+ unknown, [0-9]+ disagreements$'
 
@@ -96,6 +98,11 @@ assert d and d[0]["predicted"] == "EACCES" and d[0]["actual"] == "EACCES" and d[
 assert all(r["agrees"] for r in recs), [r for r in recs if not r["agrees"]]
 PY
 fi
+
+# No policy: the report says what one would need, as a policy file.
+expect 0 "what a policy would need for this run" "$pw" trace --colour never -- /bin/sh -c "cat /etc/hostname >/dev/null; echo x > $out/w/need"
+case "$stderr" in *'handled_access_fs = ["abi.all"]'*"$out/w"*) ;; *) fail "no-policy report: $stderr" ;; esac
+rm -f "$out/w/need"
 
 # --learn after a failed run writes nothing.
 expect 3 "no policy written" "$pw" trace --learn "$out/l.toml" -- /bin/sh -c 'exit 3'
