@@ -389,6 +389,14 @@ Process OpenerOf(Predictor::State& st, ProcState& ps, pid_t tid, int fd, const s
 class Sync {
  public:
   Sync(Predictor::State& st, ThreadState& t, pid_t tid) : st_(st), t_(t), tid_(tid) {}
+  // The files adopted for this call are closed in the model after it:
+  // the tracer does not see closes, so a file held longer would count as
+  // open (a FIFO's reader, a writer making exec ETXTBSY) after it is gone.
+  ~Sync() {
+    for (int fd : adopted_) Close(fd);
+  }
+  Sync(const Sync&) = delete;
+  Sync& operator=(const Sync&) = delete;
 
   // Credentials read again when a call changed them.
   std::string Cred() {
@@ -429,6 +437,7 @@ class Sync {
     // The walk needs only the file's place: held as O_PATH, as the
     // rights frozen in it matter only to the calls on the fd itself
     // (File()).
+    adopted_.push_back(fd);
     auto a = st_.model.Adopt(t_.layered, fd, *n, O_PATH);
     auto b = st_.model.Adopt(t_.plain, fd, *n, O_PATH);
     if (!a || !b) return fmt::format("fd {} ({}) cannot be held in the model", fd, *path);
@@ -462,6 +471,7 @@ class Sync {
       Close(fd);
       return "";
     }
+    adopted_.push_back(fd);
     auto a = st_.model.Adopt(t_.layered, fd, *n, static_cast<uint64_t>(flags), opener);
     auto b = st_.model.Adopt(t_.plain, fd, *n, static_cast<uint64_t>(flags));
     if (!a || !b)
@@ -479,6 +489,7 @@ class Sync {
   Predictor::State& st_;
   ThreadState& t_;
   pid_t tid_;
+  std::vector<int> adopted_;
 };
 
 Result<Node, int> LookupFresh(Predictor::State& st, Process p, const std::string& path,
