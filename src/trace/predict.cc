@@ -670,7 +670,12 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       const pid_t target = static_cast<pid_t>(d.target);
       Process tp;
       auto tt = st.threads.find(target);
-      if (tt != st.threads.end() && (d.thread_target || tt->second.pid == target)) {
+      if (tt != st.threads.end()) {
+        // A traced thread (kill() of a thread's id signals its process,
+        // whose credentials and domain it shares): its credentials as they
+        // are now.
+        if (std::string e = Sync(st, tt->second, target).Cred(); !e.empty())
+          return unknown("the target's credentials: " + e);
         tp = tt->second.layered;
       } else {
         auto c = identity::ReadCred(fmt::format("/proc/{}/status", target));
