@@ -295,6 +295,11 @@ class Model {
   // would not let the opener open it so (nothing changes then).
   Result<Fd, int> Adopt(Process p, int num, Node n, uint64_t flags,
                         Process opened_by = Process{});
+  // CloseFd()
+  //
+  // Fd `fd` of `p` is closed, as the builder's calls do it (a host model
+  // is not asked first, unlike Apply(Close)). Errors: ESRCH, EBADF.
+  Result<void, int> CloseFd(Process p, Fd fd);
 
   // Asking.
 

@@ -396,6 +396,14 @@ Result<void, int> Model::SetRoot(Process p, Node dir) {
   });
 }
 
+Result<void, int> Model::CloseFd(Process p, Fd fd) {
+  if (!Has(p)) return Unexpected(ESRCH);
+  Engine& e = impl_->engine;
+  const bool closed = e.AsWriter([&] { return e.tasks().CloseFd(e.tasks().task(p.index), fd.num); });
+  if (!closed) return Unexpected(EBADF);
+  return {};
+}
+
 Result<Fd, int> Model::Adopt(Process p, int num, Node n, uint64_t flags, Process opened_by) {
   if (!Has(p)) return Unexpected(ESRCH);
   if (opened_by.valid() && !Has(opened_by)) return Unexpected(ESRCH);

@@ -481,8 +481,8 @@ class Sync {
   }
 
   void Close(int fd) {
-    (void)st_.model.Apply(t_.layered, pathwarden::Close{.fd = Fd{fd}}, Model::Detail::kVerdictOnly);
-    (void)st_.model.Apply(t_.plain, pathwarden::Close{.fd = Fd{fd}}, Model::Detail::kVerdictOnly);
+    (void)st_.model.CloseFd(t_.layered, Fd{fd});
+    (void)st_.model.CloseFd(t_.plain, Fd{fd});
   }
 
  private:
