@@ -246,11 +246,10 @@ struct Pending {
   Decoded d;
   Record rec;
   bool emit = false;
-  // For the exit's bookkeeping.
-  std::string host_path;  // the object's host path (opens: the fd's)
-  Process opener;
+  // For the exit's bookkeeping: a rule's parent (landlock_add_rule), the
+  // fd's path (ftruncate, ioctl), an abstract name bound.
+  std::string host_path;
   std::string abstract_name;
-  bool tcp = false;
   // --learn: the object this call creates when it succeeds (real path).
   std::string creates;
 };
@@ -719,7 +718,6 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
         close(sfd);
         if (type != SOCK_STREAM || proto != IPPROTO_TCP)
           return skip("not a TCP socket: Landlock does not check it");
-        pend.tcp = true;
         rec.op = bind ? "bind_tcp" : "connect_tcp";
         rec.path = std::to_string(d.port);
         if (bind)
