@@ -555,6 +555,23 @@ int Landlock::TopologyChange(OpCtx& ctx) {
   return EPERM;
 }
 
+namespace {
+
+// The verdict of the layer that refused a port or a scope, for the
+// structured reason (file-system checks record theirs per layer).
+void RecordRefusal(OpCtx& ctx, LayerVerdict::Kind kind, int layer, AccessMask requested,
+                   AccessMask missing) {
+  if (!ctx.ex) return;
+  LayerVerdict v;
+  v.kind = kind;
+  v.layer = layer;
+  v.requested = requested;
+  v.missing = missing;
+  ctx.ex->AddLayer(std::move(v));
+}
+
+}  // namespace
+
 int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
   const Domain* d = ctx.p.domain.get();
   if (d == nullptr) return 0;
@@ -574,14 +591,7 @@ int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
   const std::pair<int, AccessMask> denying = YoungestDenying(m, request);
   const int layer = denying.first;
   const AccessMask blockers = denying.second;
-  if (ctx.ex) {
-    LayerVerdict v;
-    v.kind = LayerVerdict::Kind::kNet;
-    v.layer = layer;
-    v.requested = request;
-    v.missing = blockers;
-    ctx.ex->AddLayer(std::move(v));
-  }
+  RecordRefusal(ctx, LayerVerdict::Kind::kNet, layer, request, blockers);
   ctx.Fail(Stage::kLandlock, [&] {
     return fmt::format(
         "layer {} of {} denies {} for port {}: no rule of layer "
@@ -604,14 +614,7 @@ int Landlock::Scope(OpCtx& ctx, const Task& target, const Domain* server, Access
     });
     return 0;
   }
-  if (ctx.ex) {
-    LayerVerdict v;
-    v.kind = LayerVerdict::Kind::kScope;
-    v.layer = handle_layer;
-    v.requested = scope;
-    v.missing = scope;
-    ctx.ex->AddLayer(std::move(v));
-  }
+  RecordRefusal(ctx, LayerVerdict::Kind::kScope, handle_layer, scope, scope);
   ctx.Fail(Stage::kLandlock, [&] {
     return fmt::format(
         "layer {} of {} sets {}: {} is outside the domain of {} (not in it or "

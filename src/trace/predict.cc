@@ -92,6 +92,27 @@ std::string RealPath(const std::string& abs) {
   return out;
 }
 
+// The PT_INTERP of the ELF file open as `fd` whose first bytes are
+// `head` (at least an Ehdr's), "" when none.
+template <typename Ehdr, typename Phdr>
+std::string ElfInterp(int fd, const unsigned char* head) {
+  Ehdr eh;
+  std::memcpy(&eh, head, sizeof eh);
+  for (int i = 0; i < eh.e_phnum && i < 256; ++i) {
+    Phdr ph;
+    if (pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
+        static_cast<ssize_t>(sizeof ph))
+      return "";
+    if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > PATH_MAX) continue;
+    std::string interp(ph.p_filesz, '\0');
+    if (pread(fd, interp.data(), interp.size(), static_cast<off_t>(ph.p_offset)) !=
+        static_cast<ssize_t>(interp.size()))
+      return "";
+    return interp.c_str();
+  }
+  return "";
+}
+
 // The first line's interpreter of a "#!" script, or the PT_INTERP of an
 // ELF binary; "" when none. The file is read with O_NOATIME, so that
 // reading changes nothing on the host; *unreadable when it cannot be.
@@ -117,38 +138,10 @@ std::string InterpreterOf(const std::string& path, bool* unreadable, bool* scrip
       line = line.substr(b);
       out = line.substr(0, line.find_first_of(" \t"));
     }
-  } else if (n >= static_cast<ssize_t>(sizeof(Elf64_Ehdr)) && std::memcmp(head, ELFMAG, SELFMAG) == 0 &&
-             head[EI_CLASS] == ELFCLASS64) {
-    Elf64_Ehdr eh;
-    std::memcpy(&eh, head, sizeof eh);
-    for (int i = 0; i < eh.e_phnum && i < 256; ++i) {
-      Elf64_Phdr ph;
-      if (pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
-          static_cast<ssize_t>(sizeof ph))
-        break;
-      if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > PATH_MAX) continue;
-      std::string interp(ph.p_filesz, '\0');
-      if (pread(fd, interp.data(), interp.size(), static_cast<off_t>(ph.p_offset)) ==
-          static_cast<ssize_t>(interp.size()))
-        out = interp.c_str();
-      break;
-    }
-  } else if (n >= static_cast<ssize_t>(sizeof(Elf32_Ehdr)) &&
-             std::memcmp(head, ELFMAG, SELFMAG) == 0 && head[EI_CLASS] == ELFCLASS32) {
-    Elf32_Ehdr eh;
-    std::memcpy(&eh, head, sizeof eh);
-    for (int i = 0; i < eh.e_phnum && i < 256; ++i) {
-      Elf32_Phdr ph;
-      if (pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
-          static_cast<ssize_t>(sizeof ph))
-        break;
-      if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > PATH_MAX) continue;
-      std::string interp(ph.p_filesz, '\0');
-      if (pread(fd, interp.data(), interp.size(), static_cast<off_t>(ph.p_offset)) ==
-          static_cast<ssize_t>(interp.size()))
-        out = interp.c_str();
-      break;
-    }
+  } else if (n >= static_cast<ssize_t>(sizeof(Elf64_Ehdr)) &&
+             std::memcmp(head, ELFMAG, SELFMAG) == 0) {
+    if (head[EI_CLASS] == ELFCLASS64) out = ElfInterp<Elf64_Ehdr, Elf64_Phdr>(fd, head);
+    if (head[EI_CLASS] == ELFCLASS32) out = ElfInterp<Elf32_Ehdr, Elf32_Phdr>(fd, head);
   }
   close(fd);
   return out;
@@ -343,21 +336,6 @@ Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions o
     st.built.push_back(std::move(l));
   }
   return p;
-}
-
-std::string Predictor::OriginOf(int layer, const std::string& path) const {
-  if (layer < 1 || static_cast<size_t>(layer) > state_->built.size()) return "";
-  const policy::HostLayer& l = state_->built[static_cast<size_t>(layer) - 1];
-  for (size_t i = 0; i < l.ruleset.rules.size() && i < l.origins.size(); ++i) {
-    if (l.ruleset.rules[i].path != path) continue;
-    std::string out;
-    for (const policy::Origin& o : l.origins[i]) {
-      if (!out.empty()) out += ", ";
-      out += o.line > 0 ? fmt::format("{}:{}", o.file, o.line) : o.file;
-    }
-    return out;
-  }
-  return "";
 }
 
 namespace {

@@ -107,9 +107,6 @@ class Predictor : public Observer {
   const Counts& counts() const { return counts_; }
   // Warnings from building the layers on this host.
   const std::vector<std::string>& warnings() const { return warnings_; }
-  // Where rule `path` of layer `layer` (1-based) was written
-  // ("web.toml:4"), "" when unknown.
-  std::string OriginOf(int layer, const std::string& path) const;
   const std::vector<policy::Policy>& policies() const { return options_.layers; }
 
   struct State;

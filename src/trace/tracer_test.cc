@@ -45,10 +45,7 @@ class Recorder : public Observer {
   std::set<pid_t> gone;
 };
 
-bool CanTrace() { return geteuid() == 0 || access("/proc/self/status", R_OK) == 0; }
-
 TEST(Tracer, SeesTheCallsOfAChildAndItsChildrenWithTheirResults) {
-  if (!CanTrace()) GTEST_SKIP();
   Recorder r;
   TraceOptions o;
   o.argv = {"/bin/sh", "-c",
