@@ -66,6 +66,9 @@ int RunCheck(const CheckOptions& o) {
       EngineOptions eo = o.engine;
       eo.capture_tree = o.both || o.show_tree;
       eo.verify = o.cross_check;
+      // --quiet shows the reasons of failing steps only; the variants'
+      // comparison needs every one.
+      eo.explain_mismatches_only = o.quiet && !o.json && !o.cross_check;
       engine = RunInEngine(s, eo, &stats);
       total.components += stats.components;
       total.fast_components += stats.fast_components;

@@ -210,7 +210,9 @@ class Model {
   // of whatever is mounted on directory `at`, with the mount flags (but
   // kMountRdonly, which Remount() sets: a read-only tmpfs could not be
   // filled); the new mount's root. A bind needs `at` and `source` both
-  // directories or both not (ENOTDIR).
+  // directories or both not (ENOTDIR). ENOSPC when the namespace holds
+  // fs.mount-max mounts already (the kernel's default, 100,000; a host
+  // model reads the host's).
   Result<Node, int> MountTmpfs(Node at, const NodeAttrs& root_attrs = {}, uint32_t flags = 0);
   Result<Node, int> BindMount(Node source, Node at);
   // Remount()

@@ -169,6 +169,23 @@ Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) 
   impl.host_options = options;
   impl.revalidate = options.consistency == HostOptions::Consistency::kRevalidate;
   m.SetSysctls(*sysctls);
+  // fs.mount-max, where the directory has it (a test's stand-in may not:
+  // the kernel's default stays).
+  const std::string max_path = options.sysctl_dir + "/mount-max";
+  if (access(max_path.c_str(), F_OK) == 0) {
+    auto max_text = ReadText(max_path);
+    if (!max_text) return Unexpected(max_text.error());
+    std::string_view t = *max_text;
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.remove_suffix(1);
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9' && v <= UINT32_MAX; ++i)
+      v = v * 10 + static_cast<uint64_t>(t[i] - '0');
+    if (t.empty() || i != t.size() || v > UINT32_MAX)
+      return Unexpected(fmt::format("{}:1:1: \"{}\" is not a value of mount-max", max_path, t));
+    impl.engine.AsWriter(
+        [&] { impl.engine.world().set_mount_max(static_cast<uint32_t>(v)); });
+  }
   return m;
 }
 

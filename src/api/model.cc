@@ -216,6 +216,7 @@ Result<Node, int> Model::MountTmpfs(Node at, const NodeAttrs& root_attrs, uint32
   // As mount(2) does: on top of whatever is mounted there already.
   walk::TraverseMounts(w, &mp);
   if (!S_ISDIR(w.inode_at(mp.dentry).mode)) return Unexpected(ENOTDIR);
+  if (w.nr_mounts() >= w.mount_max()) return Unexpected(ENOSPC);  // count_mounts()
   const uint32_t mode = root_attrs.mode ? *root_attrs.mode : 0755u;
   const vfs::SbId sb = w.NewSuperblock(mode, root_attrs.uid, root_attrs.gid);
   const vfs::MountId m = w.Attach(mp, sb, w.sb(sb).root, MntFlags(flags, false));
@@ -235,6 +236,7 @@ Result<Node, int> Model::BindMount(Node source, Node at) {
   walk::TraverseMounts(w, &mp);
   if (S_ISDIR(w.inode_at(mp.dentry).mode) != S_ISDIR(w.inode(source.inode).mode))
     return Unexpected(ENOTDIR);
+  if (w.nr_mounts() >= w.mount_max()) return Unexpected(ENOSPC);  // count_mounts()
   const vfs::Mount& sm = w.mount(source.mount);
   const vfs::MountId m = w.Attach(mp, sm.sb, source.dentry, sm.flags);
   return Node{m, source.dentry, source.inode};

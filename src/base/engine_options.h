@@ -26,6 +26,11 @@ struct EngineOptions {
   bool memo = true;
   // Build a reason for each step (the hot path builds none without).
   bool explain = true;
+  // With `explain`, only for the steps whose result is not the one the
+  // scenario expects (a dry run without a reason decides first): what
+  // check --quiet shows. Reasons name whole paths, so keeping one per
+  // step would cost memory and time in the depth of the tree.
+  bool explain_mismatches_only = false;
   bool capture_tree = false;
   // Explain allowed decisions too (which rule granted each right).
   bool explain_allowed = false;

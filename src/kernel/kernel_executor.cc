@@ -21,6 +21,7 @@
 #include "src/kernel/kernel_session.h"
 #include "src/kernel/landlock_uapi.h"
 #include "src/kernel/supervisor.h"
+#include "src/vfs/world.h"
 
 namespace pathwarden {
 namespace kernel_internal {
@@ -98,6 +99,20 @@ std::string SkipReason(const Scenario& s, int abi, uint64_t caps_available) {
     if (st.op == Op::kMknod &&
         !SafeDevice(st.mknod_type, st.rdev_major, st.rdev_minor, modules, registered))
       return unsafe(st.loc, st.rdev_major, st.rdev_minor);
+  // The engine models fs.mount-max at the kernel's default; the machine's
+  // may differ (it is global: never changed here).
+  static const std::string mount_max = [] {
+    std::ifstream in("/proc/sys/fs/mount-max");
+    std::string v;
+    in >> v;
+    return v;
+  }();
+  if (mount_max != std::to_string(vfs::kMountMaxDefault))
+    for (const StepSpec& st : s.steps)
+      if (st.op == Op::kMountTmpfs || st.op == Op::kBindMount)
+        return fmt::format("{}: fs.mount-max is {} on this machine; scenarios model the "
+                           "kernel's default, {}",
+                           s.Where(st.loc), mount_max, vfs::kMountMaxDefault);
   return "";
 }
 

@@ -79,36 +79,64 @@ int GraftTypes(OpCtx& ctx, PathPos mp, bool root_is_dir) {
 }
 
 // copy_tree() for MS_REC: the mounts under `src_root` inside `src_mnt`,
-// and all mounted under them, in an order where every mount comes after
-// its parent; collected before anything is attached, so the new mount
-// never copies itself.
+// and all mounted under them, in the kernel's order (next_mnt(): each
+// mount before its children, children in the order they were attached);
+// collected before anything is attached, so the new mount never copies
+// itself. Iterative, over the child lists: the cost is the mounts copied.
 struct SubmountCopy {
   MountId src;
   int parent;  // index into the list, or -1 for the new bind itself
 };
 
-void CollectSubmounts(const vfs::World& w, MountId src_mnt, DentryId src_root, int parent,
-                      std::vector<SubmountCopy>* out, int depth) {
-  if (depth > 64) return;
-  const MountId end = w.mount_end();
-  for (MountId m = 1; m < end; ++m) {
+void CollectSubmounts(const vfs::World& w, MountId src_mnt, DentryId src_root,
+                      std::vector<SubmountCopy>* out) {
+  struct Frame {
+    MountId next;  // the next child to visit
+    int parent;
+  };
+  std::vector<Frame> stack;
+  stack.push_back({w.mount(src_mnt).first_child, -1});
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    const MountId m = top.next;
+    if (m == vfs::kNone) {
+      stack.pop_back();
+      continue;
+    }
     const vfs::Mount& mt = w.mount(m);
-    if (!mt.attached || mt.parent != src_mnt) continue;
-    if (src_root != vfs::kNone && !w.IsDescendant(mt.mountpoint, src_root)) continue;
-    out->push_back({m, parent});
-    CollectSubmounts(w, m, vfs::kNone, static_cast<int>(out->size()) - 1, out, depth + 1);
+    top.next = mt.next_sibling;
+    // Only the source mount's own children are filtered: those mounted
+    // outside the bound directory are not copied (is_subdir()).
+    if (stack.size() == 1 && src_root != vfs::kNone && !w.IsDescendant(mt.mountpoint, src_root))
+      continue;
+    out->push_back({m, top.parent});
+    stack.push_back({mt.first_child, static_cast<int>(out->size()) - 1});
   }
 }
 
-// umount_tree(): detach `m` and everything mounted under it.
-void DetachTree(vfs::World& w, MountId m, int depth) {
-  if (depth > 64) return;
-  const MountId end = w.mount_end();
-  for (MountId c = 1; c < end; ++c) {
-    const vfs::Mount& mt = w.mount(c);
-    if (mt.attached && mt.parent == m) DetachTree(w, c, depth + 1);
-  }
-  w.Detach(m);
+// umount_tree(): detach `m` and everything mounted under it, children
+// before their parents.
+void DetachTree(vfs::World& w, MountId m) {
+  std::vector<MountId> order{m};
+  for (size_t i = 0; i < order.size(); ++i)
+    for (MountId c = w.mount(order[i]).first_child; c != vfs::kNone; c = w.mount(c).next_sibling)
+      order.push_back(c);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) w.Detach(*it);
+}
+
+// count_mounts(): a mount namespace holds at most fs.mount-max mounts;
+// attaching `adding` more (a new mount, or a bind and the copies of what
+// is mounted under its source) must keep within it.
+int CountMounts(OpCtx& ctx, uint64_t adding) {
+  const vfs::World& w = ctx.w;
+  const uint64_t nr = w.nr_mounts(), max = w.mount_max();
+  if (nr + adding <= max) return 0;
+  ctx.Fail(Stage::kMount, [&] {
+    return fmt::format(
+        "fs.mount-max is {}: the mount namespace has {} mounts, and this would attach {} more",
+        max, nr, adding);
+  });
+  return ENOSPC;
 }
 
 }  // namespace
@@ -120,6 +148,7 @@ int DoMountTmpfs(OpCtx& ctx) {
   // A fresh tmpfs: root 1777 owned by the mounter.
   if (int err = LockMount(ctx, &at)) return err;
   if (int err = GraftTypes(ctx, at, true)) return err;
+  if (int err = CountMounts(ctx, 1)) return err;
   if (ctx.apply) {
     vfs::SbId sb = w.NewSuperblock(01777, ctx.cred().fsuid, ctx.cred().fsgid);
     uint32_t flags = MntFlagsOf(ctx.a.flags);
@@ -161,9 +190,10 @@ int DoBindMount(OpCtx& ctx) {
     });
     return ENOENT;
   }
+  std::vector<SubmountCopy> subs;
+  if (ctx.a.flags & MS_REC) CollectSubmounts(w, src.mnt, src.dentry, &subs);
+  if (int err = CountMounts(ctx, 1 + subs.size())) return err;
   if (ctx.apply) {
-    std::vector<SubmountCopy> subs;
-    if (ctx.a.flags & MS_REC) CollectSubmounts(w, src.mnt, src.dentry, -1, &subs, 0);
     const vfs::Mount& sm = w.mount(src.mnt);
     const MountId m = w.Attach(target, sm.sb, src.dentry, sm.flags);
     std::vector<MountId> copies;
@@ -235,7 +265,7 @@ int DoUmount(OpCtx& ctx) {
   // The namespace's root mount is mounted in a wider namespace (as the
   // kernel executor's scenario root is): it may be detached too.
   if (flags & MNT_DETACH) {
-    if (ctx.apply) DetachTree(w, at.mnt, 0);
+    if (ctx.apply) DetachTree(w, at.mnt);
     return 0;
   }
   if (m.children != 0 || m.refs != 0) {

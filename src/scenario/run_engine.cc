@@ -444,18 +444,22 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
     r.message = built.error();
     return r;
   }
-  const Model::Detail detail =
+  const Model::Detail full =
       options.explain ? Model::Detail::kReason : Model::Detail::kVerdictOnly;
   r.steps.reserve(s.steps.size());
   for (const StepSpec& st : s.steps) {
     StepResult sr;
-    if (options.verify) {
-      // A dry run (what readers get) must answer as the step will.
-      const Decision dry = m.Evaluate(st, detail);
+    Model::Detail detail = full;
+    const bool mismatches_only = options.explain && options.explain_mismatches_only;
+    if (options.verify || mismatches_only) {
+      // A dry run (what readers get) must answer as the step will; it
+      // also says whether the step needs a reason.
+      const Decision dry = m.Evaluate(st, options.verify ? full : Model::Detail::kVerdictOnly);
+      if (mismatches_only && dry.err() == st.expect) detail = Model::Detail::kVerdictOnly;
       const Decision d = m.Step(st, detail);
       sr.err = d.err();
       sr.reason = d.ToText();
-      if (dry.err() != sr.err) {
+      if (options.verify && dry.err() != sr.err) {
         r.status = RunResult::Status::kError;
         r.message = fmt::format(
             "{}: internal inconsistency: a dry run answers {} (\"{}\"), "

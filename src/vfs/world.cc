@@ -168,8 +168,25 @@ std::string World::Verify() const {
     if (de.inode != kNone && (de.flags & kDentryHashed) && de.parent != d)
       ++children[dentries_[de.parent].inode];
   }
-  for (MountId m = 1; m < mounts_.end(); ++m)
-    if (mounts_[m].attached && mounts_[m].parent != kNone) ++mounts[mounts_[m].mountpoint];
+  uint32_t attached = 0;
+  for (MountId m = 1; m < mounts_.end(); ++m) {
+    if (!mounts_[m].attached) continue;
+    ++attached;
+    if (mounts_[m].parent != kNone) ++mounts[mounts_[m].mountpoint];
+    // The child list holds exactly the attached mounts whose parent this
+    // is, as many as the count says.
+    uint32_t listed = 0;
+    for (MountId c = mounts_[m].first_child; c != kNone && listed <= mounts_.end();
+         c = mounts_[c].next_sibling, ++listed)
+      if (!mounts_[c].attached || mounts_[c].parent != m)
+        return fmt::format("mount {} lists mount {}, which is not attached to it", m, c);
+    if (listed != mounts_[m].children)
+      return fmt::format("mount {} lists {} children, counts {}", m, listed,
+                         static_cast<uint32_t>(mounts_[m].children));
+  }
+  if (attached + 1 != nr_mounts_)  // and rootfs
+    return fmt::format("the namespace counts {} mounts, has {} and rootfs",
+                       static_cast<uint32_t>(nr_mounts_), attached);
   for (InodeId ino = 1; ino < inodes_.end(); ++ino)
     if (S_ISDIR(inodes_[ino].mode) && inodes_[ino].nchildren() != children[ino])
       return fmt::format("directory inode {} counts {} children, has {}", ino,
@@ -432,8 +449,10 @@ MountId World::NewRootMount(SbId sb) {
   mt.refs = 0;
   mt.children = 0;
   mt.attached = 1;
+  mt.first_child = mt.last_child = mt.next_sibling = mt.prev_sibling = kNone;
   DentryGet(mt.root);
   sbs_[sb].mounts = sbs_[sb].mounts + 1;
+  nr_mounts_ = nr_mounts_ + 1;
   return m;
 }
 
@@ -449,11 +468,20 @@ MountId World::Attach(PathPos mp, SbId sb, DentryId root, uint32_t flags) {
   mt.refs = 0;
   mt.children = 0;
   mt.attached = 1;
+  mt.first_child = mt.last_child = mt.next_sibling = kNone;
   DentryGet(root);
   DentryGet(mp.dentry);
   dentries_[mp.dentry].flags = dentries_[mp.dentry].flags + (1u << kDentryMountShift);
-  mounts_[mp.mnt].children = mounts_[mp.mnt].children + 1;
+  Mount& parent = mounts_[mp.mnt];
+  parent.children = parent.children + 1;
+  mt.prev_sibling = parent.last_child;
+  if (parent.last_child != kNone)
+    mounts_[parent.last_child].next_sibling = m;
+  else
+    parent.first_child = m;
+  parent.last_child = m;
   sbs_[sb].mounts = sbs_[sb].mounts + 1;
+  nr_mounts_ = nr_mounts_ + 1;
   mhash_.Insert(internal::MixHash(mp.mnt, mp.dentry), m);
   return m;
 }
@@ -464,6 +492,7 @@ void World::Detach(MountId m) {
   shape_gen_ = shape_gen_ + 1;
   mt.attached = 0;
   sbs_[mt.sb].mounts = sbs_[mt.sb].mounts - 1;
+  nr_mounts_ = nr_mounts_ - 1;
   // The namespace's root mount (the scenario's "/" is itself mounted in a
   // wider namespace, as in the kernel executor, so it detaches too) has no
   // mount point to release.
@@ -471,7 +500,17 @@ void World::Detach(MountId m) {
   mhash_.Erase(internal::MixHash(mt.parent, mt.mountpoint), m);
   Dentry& mp = dentries_[mt.mountpoint];
   mp.flags = mp.flags - (1u << kDentryMountShift);
-  mounts_[mt.parent].children = mounts_[mt.parent].children - 1;
+  Mount& parent = mounts_[mt.parent];
+  parent.children = parent.children - 1;
+  if (mt.prev_sibling != kNone)
+    mounts_[mt.prev_sibling].next_sibling = mt.next_sibling;
+  else
+    parent.first_child = mt.next_sibling;
+  if (mt.next_sibling != kNone)
+    mounts_[mt.next_sibling].prev_sibling = mt.prev_sibling;
+  else
+    parent.last_child = mt.prev_sibling;
+  mt.next_sibling = mt.prev_sibling = kNone;
   const DentryId mp_dentry = mt.mountpoint;
   // A detached mount is its own parent (umount_tree()/unhash_mnt()): walks
   // and ".." stop at its root. The slot stays allocated: open files may

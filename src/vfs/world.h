@@ -67,6 +67,10 @@ inline constexpr uint32_t kMntNosymfollow = 1u << 4;
 // Superblock::flags
 inline constexpr uint32_t kSbReadonly = 1u << 0;
 
+// fs.mount-max's default (fs/namespace.c sysctl_mount_max): the most
+// mounts a mount namespace holds.
+inline constexpr uint32_t kMountMaxDefault = 100000;
+
 class Backend;
 
 // Dentry::flags: whether it is hashed; what the walk needs of its inode,
@@ -159,6 +163,13 @@ struct Mount {
   SeqField<uint32_t> refs;      // open files, working and root directories
   SeqField<uint32_t> children;  // mounts attached to this one
   SeqField<uint32_t> attached;  // 1 while in the mount tree
+  // The attached children in the order they were attached (mnt_mounts):
+  // the writer's walks of a mount tree (copy_tree(), umount_tree()) touch
+  // only the mounts they copy or detach. kNone ends each list.
+  SeqField<uint32_t> first_child;
+  SeqField<uint32_t> last_child;
+  SeqField<uint32_t> next_sibling;
+  SeqField<uint32_t> prev_sibling;
 };
 
 struct Superblock {
@@ -488,6 +499,14 @@ class World {
   std::string Verify() const;
   // Every mount id ever used is below mount_end() (for scans of the tree).
   uint32_t mount_end() const { return mounts_.end(); }
+  // The mounts in the namespace now (mnt_namespace's mounts: detached ones
+  // not, and one no path reaches: the namespace's own root, rootfs, under
+  // the mount "/" is: init_mount_tree(); copied by every CLONE_NEWNS and
+  // left under a pivot_root()), and the namespace's limit (fs.mount-max:
+  // count_mounts() refuses what would pass it).
+  uint32_t nr_mounts() const { return nr_mounts_; }
+  uint32_t mount_max() const { return mount_max_; }
+  void set_mount_max(uint32_t max) { mount_max_ = max; }
 
   // A callback when an inode is freed (Landlock releases its object).
   void set_on_inode_free(void (*fn)(void*, InodeId), void* arg) {
@@ -553,6 +572,8 @@ class World {
   int write_depth_ = 0;  // the writer's own (under change_mutex_)
   std::atomic<std::thread::id> writer_{};  // who holds change_mutex_ for writing
   SeqField<uint64_t> shape_gen_{1};
+  SeqField<uint32_t> nr_mounts_{1};  // rootfs
+  SeqField<uint32_t> mount_max_{kMountMaxDefault};
   void (*on_inode_free_)(void*, InodeId) = nullptr;
   void* on_inode_free_arg_ = nullptr;
 };
