@@ -10,6 +10,7 @@
 #include "cli/explain_command.h"
 #include "cli/fuzz_command.h"
 #include "cli/map_command.h"
+#include "cli/memory_budget.h"
 #include "cli/policy_command.h"
 #include "cli/run_command.h"
 #include "cli/trace_command.h"
@@ -17,6 +18,12 @@
 int main(int argc, char** argv) {
   CLI::App app{"pathwarden: what Linux answers when a process touches a path, and why"};
   app.require_subcommand(1);
+  uint64_t memory_budget = pathwarden::cli::DefaultMemoryBudgetMib();
+  app.add_option("--memory-budget", memory_budget,
+                 "MiB of memory that check, fuzz, policy, explain and map may use before they "
+                 "stop with a message and exit 2 (before the command; default: the machine's "
+                 "memory)")
+      ->check(CLI::PositiveNumber);
 
   pathwarden::cli::CheckOptions check;
   std::string layout = "by-layer";
@@ -151,6 +158,14 @@ int main(int argc, char** argv) {
       return 125;
     }
     return rc == 0 ? 0 : 2;
+  }
+  // Not run and trace: the command they start would inherit the limit.
+  if (policy.policy->parsed() || explain_cmd->parsed() || map_cmd->parsed() || fz->parsed() ||
+      cmd->parsed()) {
+    if (std::string err = pathwarden::cli::ApplyMemoryBudget(memory_budget); !err.empty()) {
+      std::cerr << "pathwarden: " << err << "\n";
+      return 2;
+    }
   }
   if (policy.policy->parsed()) return pathwarden::cli::RunPolicyCommand(policy);
   if (explain_cmd->parsed()) return pathwarden::cli::RunExplain(explain);
