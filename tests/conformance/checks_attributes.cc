@@ -20,8 +20,11 @@
 
 #include <acl/libacl.h>
 
+#include <linux/falloc.h>
+
 #include <algorithm>
 #include <ctime>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -118,6 +121,90 @@ void AddTruncateWrite() {
   }
   Add("write.clears.failed-open-keeps", U1001(), file(1000, 1000, 04644), [] { return WriteByte("f"); }, st,
       "open EACCES f=f4644,1000:1000 f.size=5");
+}
+
+// Operations through a file descriptor: the open mode decides for the
+// data (fallocate, ftruncate), the inode's permissions and owner for the
+// attributes (fchmod, fchown, futimens, fsetxattr), whatever the fd.
+std::string OnFd(const char* path, int flags, const std::function<long(int)>& op) {
+  int fd = open(path, flags | O_CLOEXEC);
+  if (fd < 0) return "open " + ErrnoName(errno);
+  std::string r = Result(op(fd));
+  close(fd);
+  return r;
+}
+
+void AddFd() {
+  auto file = [](uid_t u, gid_t g, mode_t m) { return [=] { MkFile("f", u, g, m, "hello"); }; };
+  auto st = [] { return Stat("f") + " " + Size("f"); };
+  auto falloc = [](int fd) { return fallocate(fd, 0, 0, 100); };
+  Add("fallocate.wronly", U1001(), file(1000, 1000, 0666), [=] { return OnFd("f", O_WRONLY, falloc); }, st,
+      "ok f=f0666,1000:1000 f.size=100");
+  Add("fallocate.rdonly", U1000(), file(1000, 1000, 0644), [=] { return OnFd("f", O_RDONLY, falloc); }, st,
+      "EBADF f=f0644,1000:1000 f.size=5");
+  Add("fallocate.keep-size", U1000(), file(1000, 1000, 0644),
+      [] { return OnFd("f", O_RDWR, [](int fd) { return fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 100); }); }, st,
+      "ok f=f0644,1000:1000 f.size=5");
+  Add("fallocate.clears-setuid-nonowner", U1001(), file(1000, 1000, 04666),
+      [=] { return OnFd("f", O_WRONLY, falloc); }, st, "ok f=f0666,1000:1000 f.size=100");
+  Add("fallocate.keeps-setuid-root", Root(), file(1000, 1000, 04666), [=] { return OnFd("f", O_WRONLY, falloc); },
+      st, "ok f=f4666,1000:1000 f.size=100");
+  Add("fallocate.path-fd", U1000(), file(1000, 1000, 0644), [=] { return OnFd("f", O_PATH, falloc); }, st,
+      "EBADF f=f0644,1000:1000 f.size=5");
+  Add("fchmod.owner-path-fd", U1000(), file(1000, 1000, 0644),
+      [] { return OnFd("f", O_PATH, [](int fd) { return fchmod(fd, 0600); }); }, st,
+      "EBADF f=f0644,1000:1000 f.size=5");
+  Add("fchown.owner-rdonly-fd", U1000(), file(1000, 1000, 0444),
+      [] { return OnFd("f", O_RDONLY, [](int fd) { return fchown(fd, -1, 100); }); }, st,
+      "ok f=f0444,1000:100 f.size=5");
+  Add("fchown.nonowner-rdwr-fd", U1001(), file(1000, 1000, 0666),
+      [] { return OnFd("f", O_RDWR, [](int fd) { return fchown(fd, -1, 2000); }); }, st,
+      "EPERM f=f0666,1000:1000 f.size=5");
+  Add("fsetxattr.owner-rdonly-fd-readonly-file", U1000(), file(1000, 1000, 0444),
+      [] { return OnFd("f", O_RDONLY, [](int fd) { return fsetxattr(fd, "user.new", "v", 1, 0); }); },
+      [] { return Xattrs("f"); }, "EACCES f.xattrs=");
+  Add("fsetxattr.owner-rdonly-fd-writable-file", U1000(), file(1000, 1000, 0644),
+      [] { return OnFd("f", O_RDONLY, [](int fd) { return fsetxattr(fd, "user.new", "v", 1, 0); }); },
+      [] { return Xattrs("f"); }, "ok f.xattrs=user.new");
+  Add("fsetxattr.path-fd", U1000(), file(1000, 1000, 0644),
+      [] { return OnFd("f", O_PATH, [](int fd) { return fsetxattr(fd, "user.new", "v", 1, 0); }); },
+      [] { return Xattrs("f"); }, "EBADF f.xattrs=");
+  // Read permission for xattrs is asked of the inode again, not of the
+  // fd; ftruncate asks only the fd's open mode.
+  Add("fgetxattr.owner-rdonly-fd-after-chmod", U1000(),
+      [] {
+        MkFile("f", 1000, 1000, 0644);
+        SetXattr("f", "user.old", "o");
+      },
+      [] {
+        return OnFd("f", O_RDONLY, [](int fd) {
+          char buf[8];
+          if (fchmod(fd, 0200) != 0) return -1L;
+          return static_cast<long>(fgetxattr(fd, "user.old", buf, sizeof buf));
+        });
+      },
+      [] { return Stat("f"); }, "EACCES f=f0200,1000:1000");
+  Add("ftruncate.owner-wronly-fd-after-chmod", U1000(), file(1000, 1000, 0644),
+      [] {
+        return OnFd("f", O_WRONLY, [](int fd) {
+          if (fchmod(fd, 0444) != 0) return -1;
+          return ftruncate(fd, 0);
+        });
+      },
+      st, "ok f=f0444,1000:1000 f.size=0");
+  Add("futimens.null-nonowner-writable", U1001(), file(1000, 1000, 0666),
+      [] { return OnFd("f", O_RDONLY, [](int fd) { return futimens(fd, nullptr); }); }, nullptr, "ok");
+  Add("futimens.null-nonowner-readonly-file", U1001(),
+      [] { MkFile("f", 1000, 1000, 0644); },
+      [] { return OnFd("f", O_RDONLY, [](int fd) { return futimens(fd, nullptr); }); }, nullptr, "EACCES");
+  Add("futimens.explicit-nonowner-wronly-fd", U1001(), file(1000, 1000, 0666),
+      [] {
+        return OnFd("f", O_WRONLY, [](int fd) {
+          struct timespec ts[2] = {{1200000000, 0}, {1300000000, 0}};
+          return futimens(fd, ts);
+        });
+      },
+      nullptr, "EPERM");
 }
 
 void AddUtimens() {
@@ -568,6 +655,7 @@ void AddAcls() {
 
 void AddAttributeChecks() {
   AddTruncateWrite();
+  AddFd();
   AddUtimens();
   AddXattrs();
   AddAcls();

@@ -12,8 +12,12 @@
 #include <fcntl.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -287,6 +291,97 @@ void AddAccess() {
       [] { return Result(access("l", F_OK)); }, nullptr, "ENOENT");
 }
 
+// A copy of /bin/true (an ELF: no interpreter reads it), as `path`.
+void MkTrue(const std::string& path, uid_t uid, gid_t gid, mode_t mode) {
+  static const std::string bytes = [] {
+    std::ifstream in("/bin/true", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }();
+  if (bytes.empty()) MkFile("cannot-read-/bin/true", 0, 0, 0);  // fails: no such directory
+  MkFile(path, uid, gid, mode, bytes);
+}
+
+// execve(path) in a grandchild: "ok" when it ran and exited 0, the errno
+// name when execve() failed.
+std::string Exec(const char* path) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return "pipe " + ErrnoName(errno);
+  pid_t pid = fork();
+  if (pid < 0) return "fork " + ErrnoName(errno);
+  if (pid == 0) {
+    close(fds[0]);
+    char* const argv[] = {const_cast<char*>(path), nullptr};
+    char* const envp[] = {nullptr};
+    execve(path, argv, envp);
+    int err = errno;
+    if (write(fds[1], &err, sizeof err) != sizeof err) _exit(126);
+    _exit(127);
+  }
+  close(fds[1]);
+  int err = 0;
+  ssize_t n = read(fds[0], &err, sizeof err);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (n == sizeof err) return ErrnoName(err);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "exit " + std::to_string(status);
+  return "ok";
+}
+
+// execve(): MAY_EXEC on a regular file (a root needs one x bit), search on
+// the path; chdir(): search on the directory.
+void AddExecChdir() {
+  struct Class {
+    const char* name;
+    const Identity& who;
+    int shift;
+  };
+  const Class classes[] = {{"owner", U1000(), 6}, {"group", U1001(), 3}, {"other", U1002(), 0}};
+  const mode_t modes[] = {0755, 0644, 0700, 0070, 0007, 0111, 0611};
+  for (const Class& c : classes) {
+    for (mode_t m : modes) {
+      int bits = (m >> c.shift) & 7;
+      Add(std::string("exec.class.") + c.name + "." + Oct(m), c.who, [m] { MkTrue("t", 1000, 2000, m); },
+          [] { return Exec("./t"); }, nullptr, (bits & 1) ? "ok" : "EACCES");
+    }
+  }
+  Add("exec.root.no-exec-bit", Root(), [] { MkTrue("t", 1000, 1000, 0644); }, [] { return Exec("./t"); }, nullptr,
+      "EACCES");
+  Add("exec.root.other-exec-bit", Root(), [] { MkTrue("t", 1000, 1000, 0601); }, [] { return Exec("./t"); },
+      nullptr, "ok");
+  Add("exec.cap-dac-override.no-exec-bit", U1002().With({CAP_DAC_OVERRIDE}), [] { MkTrue("t", 1000, 1000, 0600); },
+      [] { return Exec("./t"); }, nullptr, "EACCES");
+  Add("exec.cap-dac-override.owner-exec-bit", U1002().With({CAP_DAC_OVERRIDE}),
+      [] { MkTrue("t", 1000, 1000, 0700); }, [] { return Exec("./t"); }, nullptr, "ok");
+  Add("exec.directory", Root(), [] { MkDir("t", 0, 0, 0755); }, [] { return Exec("./t"); }, nullptr, "EACCES");
+  Add("exec.search-denied", U1000(),
+      [] {
+        MkDir("a", 0, 0, 0700);
+        MkTrue("a/t", 1000, 1000, 0755);
+      },
+      [] { return Exec("a/t"); }, nullptr, "EACCES");
+  Add("exec.fifo", U1000(), [] { MkFifo("t", 1000, 1000, 0777); }, [] { return Exec("./t"); }, nullptr, "EACCES");
+  auto dir = [](uid_t u, gid_t g, mode_t m) { return [=] { MkDir("d", u, g, m); }; };
+  auto cd = [] { return Result(chdir("d")); };
+  Add("chdir.other-search", U1002(), dir(1000, 1000, 0751), cd, nullptr, "ok");
+  Add("chdir.other-no-search", U1002(), dir(1000, 1000, 0776), cd, nullptr, "EACCES");
+  Add("chdir.owner-no-search", U1000(), dir(1000, 1000, 0677), cd, nullptr, "EACCES");
+  Add("chdir.group-search", U1001(), dir(1000, 2000, 0710), cd, nullptr, "ok");
+  Add("chdir.cap-dac-read-search", U1002().With({CAP_DAC_READ_SEARCH}), dir(1000, 1000, 0700), cd, nullptr, "ok");
+  Add("chdir.root", Root(), dir(1000, 1000, 0), cd, nullptr, "ok");
+  Add("chdir.root-nocaps", RootNoCaps(), dir(1000, 1000, 0770), cd, nullptr, "EACCES");
+  Add("chdir.file", U1000(), [] { MkFile("d", 1000, 1000, 0755); }, cd, nullptr, "ENOTDIR");
+  Add("chdir.fchdir-no-search", U1002(), dir(1000, 1000, 0774),
+      [] {
+        int fd = open("d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) return "open " + ErrnoName(errno);
+        std::string r = Result(fchdir(fd));
+        close(fd);
+        return r;
+      },
+      nullptr, "EACCES");
+}
+
 // The protected_* sysctls as the host has them (read, never changed).
 void AddProtected() {
   const Sysctls& s = HostSysctls();
@@ -437,6 +532,7 @@ void AddOpenAccessChecks() {
   AddSearch();
   AddAccess();
   AddProtected();
+  AddExecChdir();
 }
 
 void AddCreateChecks() { AddCreate(); }
