@@ -297,7 +297,7 @@ void MkTrue(const std::string& path, uid_t uid, gid_t gid, mode_t mode) {
     std::ifstream in("/bin/true", std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }();
-  if (bytes.empty()) MkFile("cannot-read-/bin/true", 0, 0, 0);  // fails: no such directory
+  if (bytes.empty()) FixtureError("cannot read /bin/true");
   MkFile(path, uid, gid, mode, bytes);
 }
 

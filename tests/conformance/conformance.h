@@ -98,13 +98,16 @@ void AddNamespaceChecks();  // link, unlink, rmdir, rename, mkdir, mknod, symlin
 void AddAttributeChecks();  // truncate, write, utimensat, xattrs, ACLs
 
 // Fixture helpers for setup (as root, relative to the check directory).
-// Each aborts the run with a message on failure: a fixture that cannot be
-// built is a broken suite, not a failed check.
+// A fixture that cannot be built fails its check, which then reports
+// "got setup: WHAT PATH: ERRNO" instead of running its op (a file server
+// that refuses root's setup is a finding too).
 void MkFile(const std::string& path, uid_t uid, gid_t gid, mode_t mode,
             std::string_view content = "");
 void MkDir(const std::string& path, uid_t uid, gid_t gid, mode_t mode);
 void MkSymlink(const std::string& target, const std::string& path, uid_t uid, gid_t gid);
 void MkFifo(const std::string& path, uid_t uid, gid_t gid, mode_t mode);
+// Fails the check's setup with `message` (the check reports it).
+[[noreturn]] void FixtureError(const std::string& message);
 // Sets both times of a fixture to `seconds` since the epoch.
 void SetTimes(const std::string& path, long seconds);
 // chmod() of a fixture (a directory made unwritable after filling it).

@@ -172,7 +172,11 @@ Identity Identity::With(std::vector<int> caps_kept) const {
   Identity copy = *this;
   copy.caps = Caps::kOnly;
   copy.keep = std::move(caps_kept);
-  for (int cap : copy.keep) copy.name += "+" + std::string(cap_to_name(cap));
+  for (int cap : copy.keep) {
+    char* cap_name = cap_to_name(cap);  // allocated: cap_free()
+    copy.name += "+" + std::string(cap_name != nullptr ? cap_name : "?");
+    cap_free(cap_name);
+  }
   return copy;
 }
 
@@ -215,6 +219,8 @@ const Sysctls& HostSysctls() {
                          ReadSysctl("protected_fifos"), ReadSysctl("protected_regular")};
   return s;
 }
+
+void FixtureError(const std::string& message) { throw SetupError("setup: " + message); }
 
 void MkFile(const std::string& path, uid_t uid, gid_t gid, mode_t mode, std::string_view content) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
