@@ -439,7 +439,7 @@ int main(int argc, char** argv) {
     if (mkdirat(dirfd, c->name.c_str(), 0755) != 0 || fchmodat(dirfd, c->name.c_str(), 0755, 0) != 0 ||
         fchownat(dirfd, c->name.c_str(), 0, 0, 0) != 0) {
       got = "setup: mkdir " + c->name + ": " + pc::ErrnoName(errno);
-    } else if (chdir(dir.c_str()) != 0 || chdir(c->name.c_str()) != 0) {
+    } else if (fchdir(dirfd) != 0 || chdir(c->name.c_str()) != 0) {
       got = "setup: chdir " + c->name + ": " + pc::ErrnoName(errno);
     } else {
       try {
