@@ -148,6 +148,27 @@ void AddOpenMisc() {
       },
       [] { return Open("d/l", O_WRONLY | O_CREAT, 0640); }, [] { return Stat("d/target"); },
       "ok d/target=f0640,1000:1000");
+  Add("open.creat.trunc-existing-unwritable", U1001(), dir_with_file(0777),
+      [] { return Open("d/f", O_RDONLY | O_CREAT | O_TRUNC, 0644); }, nullptr, "EACCES");
+  // O_TMPFILE: an unnamed file in a directory the caller may write.
+  auto tmpfile_in = [](const char* path) {
+    return [=] {
+      int fd = open(path, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0640);
+      if (fd < 0) return ErrnoName(errno);
+      struct stat st;
+      std::string r = fstat(fd, &st) != 0 ? "fstat " + ErrnoName(errno)
+                                          : "ok " + Oct(st.st_mode & 07777) + "," + std::to_string(st.st_uid) +
+                                                ":" + std::to_string(st.st_gid);
+      close(fd);
+      return r;
+    };
+  };
+  Add("open.tmpfile.writable-dir", U1000(), dir(0755), tmpfile_in("d"), nullptr, "ok 0640,1000:1000");
+  Add("open.tmpfile.no-write", U1000(), dir(0555), tmpfile_in("d"), nullptr, "EACCES");
+  Add("open.tmpfile.setgid-dir", U1002(), [] { MkDir("d", 0, 2000, 02777); }, tmpfile_in("d"), nullptr,
+      "ok 0640,1002:2000");
+  Add("open.tmpfile.rdonly", U1000(), dir(0755),
+      [] { return Open("d", O_TMPFILE | O_RDONLY, 0640); }, nullptr, "EINVAL");
   Add("open.creat.existing-directory", U1000(), dir(0755), [] { return Open("d", O_RDONLY | O_CREAT, 0644); },
       nullptr, "EISDIR");
   // Directories: EISDIR comes before permission.
