@@ -266,6 +266,20 @@ void AddSearch() {
         MkFile("a/f", 0, 0, 0644);
       },
       [] { return Open("a/b/../f", O_RDONLY); }, nullptr, "EACCES");
+  // "." asks for search on the directory it names, as every component.
+  auto readable_unsearchable = [] {
+    MkDir("a", 0, 0, 0755);
+    MkDir("a/b", 0, 0, 0744);
+    MkDir("a/b/c", 0, 0, 0755);
+  };
+  Add("search.dot-component-unsearchable", U1000(), readable_unsearchable,
+      [] { return Open("a/b/./c", O_RDONLY); }, nullptr, "EACCES");
+  Add("search.dot-last-unsearchable", U1000(), readable_unsearchable, [] { return Open("a/b/.", O_RDONLY); },
+      nullptr, "EACCES");
+  Add("search.dir-itself-unsearchable", U1000(), readable_unsearchable, [] { return Open("a/b", O_RDONLY); },
+      nullptr, "ok");
+  Add("search.dot-last-searchable", U1000(), readable_unsearchable, [] { return Open("a/.", O_RDONLY); },
+      nullptr, "ok");
 }
 
 // access() and faccessat(): real ids, AT_EACCESS, a real root.

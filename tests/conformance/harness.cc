@@ -10,9 +10,9 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include <acl/libacl.h>
 
@@ -25,7 +25,6 @@
 #include <iostream>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
