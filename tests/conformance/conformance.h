@@ -44,7 +44,7 @@ struct Identity {
   gid_t gid = 0;
   std::vector<gid_t> groups;  // supplementary
   Caps caps = Caps::kNone;
-  std::vector<int> keep;  // CAP_* for kOnly
+  std::vector<int> keep;                // CAP_* for kOnly
   uid_t ruid = static_cast<uid_t>(-1);  // -1: the effective one
   gid_t rgid = static_cast<gid_t>(-1);
 

@@ -1,6 +1,8 @@
 // pathwarden-conformance: the runner (identities, fixtures, observers,
 // the command line). See conformance.h.
 
+#include <acl/libacl.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/acl.h>
@@ -10,11 +12,8 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-
-#include <acl/libacl.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -64,8 +63,7 @@ int ReadSysctl(const char* name) {
 std::string BecomeIdentity(const Identity& who) {
   if (who.caps == Identity::Caps::kOnly && prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L) != 0)
     return "prctl(PR_SET_KEEPCAPS): " + ErrnoName(errno);
-  if (setgroups(who.groups.size(), who.groups.data()) != 0)
-    return "setgroups: " + ErrnoName(errno);
+  if (setgroups(who.groups.size(), who.groups.data()) != 0) return "setgroups: " + ErrnoName(errno);
   gid_t rgid = who.rgid == static_cast<gid_t>(-1) ? who.gid : who.rgid;
   uid_t ruid = who.ruid == static_cast<uid_t>(-1) ? who.uid : who.ruid;
   if (setresgid(rgid, who.gid, who.gid) != 0) return "setresgid: " + ErrnoName(errno);
@@ -75,8 +73,10 @@ std::string BecomeIdentity(const Identity& who) {
   if (caps == nullptr) return "cap_init: " + ErrnoName(errno);
   if (who.caps == Identity::Caps::kOnly && !who.keep.empty()) {
     std::vector<cap_value_t> values(who.keep.begin(), who.keep.end());
-    if (cap_set_flag(caps, CAP_PERMITTED, static_cast<int>(values.size()), values.data(), CAP_SET) != 0 ||
-        cap_set_flag(caps, CAP_EFFECTIVE, static_cast<int>(values.size()), values.data(), CAP_SET) != 0) {
+    if (cap_set_flag(caps, CAP_PERMITTED, static_cast<int>(values.size()), values.data(),
+                     CAP_SET) != 0 ||
+        cap_set_flag(caps, CAP_EFFECTIVE, static_cast<int>(values.size()), values.data(),
+                     CAP_SET) != 0) {
       cap_free(caps);
       return "cap_set_flag: " + ErrnoName(errno);
     }
@@ -224,7 +224,8 @@ void FixtureError(const std::string& message) { throw SetupError("setup: " + mes
 void MkFile(const std::string& path, uid_t uid, gid_t gid, mode_t mode, std::string_view content) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) SetupFailed("create", path);
-  if (!content.empty() && write(fd, content.data(), content.size()) != static_cast<ssize_t>(content.size())) {
+  if (!content.empty() &&
+      write(fd, content.data(), content.size()) != static_cast<ssize_t>(content.size())) {
     close(fd);
     SetupFailed("write", path);
   }
@@ -253,7 +254,8 @@ void MkFifo(const std::string& path, uid_t uid, gid_t gid, mode_t mode) {
 
 void SetTimes(const std::string& path, long seconds) {
   struct timespec ts[2] = {{seconds, 0}, {seconds, 0}};
-  if (utimensat(AT_FDCWD, path.c_str(), ts, AT_SYMLINK_NOFOLLOW) != 0) SetupFailed("utimensat", path);
+  if (utimensat(AT_FDCWD, path.c_str(), ts, AT_SYMLINK_NOFOLLOW) != 0)
+    SetupFailed("utimensat", path);
 }
 
 void SetMode(const std::string& path, mode_t mode) {
@@ -296,13 +298,27 @@ std::string Stat(const std::string& path) {
     return errno == ENOENT ? path + "=absent" : path + "=" + ErrnoName(errno);
   char type = '?';
   switch (st.st_mode & S_IFMT) {
-    case S_IFREG: type = 'f'; break;
-    case S_IFDIR: type = 'd'; break;
-    case S_IFLNK: type = 'l'; break;
-    case S_IFIFO: type = 'p'; break;
-    case S_IFCHR: type = 'c'; break;
-    case S_IFBLK: type = 'b'; break;
-    case S_IFSOCK: type = 's'; break;
+    case S_IFREG:
+      type = 'f';
+      break;
+    case S_IFDIR:
+      type = 'd';
+      break;
+    case S_IFLNK:
+      type = 'l';
+      break;
+    case S_IFIFO:
+      type = 'p';
+      break;
+    case S_IFCHR:
+      type = 'c';
+      break;
+    case S_IFBLK:
+      type = 'b';
+      break;
+    case S_IFSOCK:
+      type = 's';
+      break;
   }
   char buf[128];
   std::snprintf(buf, sizeof buf, "%c%04o,%u:%u", type, static_cast<unsigned>(st.st_mode & 07777),
@@ -406,7 +422,8 @@ int main(int argc, char** argv) {
   for (const pc::Check& c : checks) {
     if (c.name.empty() || c.name.find('/') != std::string::npos || c.name[0] == '.' ||
         !names.insert(c.name).second) {
-      std::cerr << "pathwarden-conformance: internal: bad or duplicate check name '" << c.name << "'\n";
+      std::cerr << "pathwarden-conformance: internal: bad or duplicate check name '" << c.name
+                << "'\n";
       return 1;
     }
   }
@@ -435,7 +452,8 @@ int main(int argc, char** argv) {
   for (const pc::Check* c : selected) {
     std::string got;
     umask(0);
-    if (mkdirat(dirfd, c->name.c_str(), 0755) != 0 || fchmodat(dirfd, c->name.c_str(), 0755, 0) != 0 ||
+    if (mkdirat(dirfd, c->name.c_str(), 0755) != 0 ||
+        fchmodat(dirfd, c->name.c_str(), 0755, 0) != 0 ||
         fchownat(dirfd, c->name.c_str(), 0, 0, 0) != 0) {
       got = "setup: mkdir " + c->name + ": " + pc::ErrnoName(errno);
     } else if (fchdir(dirfd) != 0 || chdir(c->name.c_str()) != 0) {
@@ -451,11 +469,13 @@ int main(int argc, char** argv) {
     }
     bool ok = got == c->want;
     if (!ok) ++failed;
-    std::string line = c->name + "\t" + (ok ? "ok" : "FAIL") + "\tgot " + got + "\twant " + c->want + "\n";
+    std::string line =
+        c->name + "\t" + (ok ? "ok" : "FAIL") + "\tgot " + got + "\twant " + c->want + "\n";
     std::cout << line;
     if (log.is_open()) log << line;
     if (fchdir(dirfd) != 0) {
-      std::cerr << "pathwarden-conformance: cannot return to " << dir << ": " << std::strerror(errno) << "\n";
+      std::cerr << "pathwarden-conformance: cannot return to " << dir << ": "
+                << std::strerror(errno) << "\n";
       return 1;
     }
   }
@@ -467,7 +487,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  std::cerr << "pathwarden-conformance: " << selected.size() << " checks, " << failed << " failed\n";
+  std::cerr << "pathwarden-conformance: " << selected.size() << " checks, " << failed
+            << " failed\n";
   close(dirfd);
   return failed == 0 ? 0 : 1;
 }
