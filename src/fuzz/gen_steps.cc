@@ -107,6 +107,29 @@ uint64_t OpenFlags(Rng& rng) {
   return f;
 }
 
+// Most fds the generator names are closed or failed to open by the time
+// an fd operation runs: half the time, the operation gets a fresh one,
+// opened just before it (`acc` O_RDONLY, O_RDWR or O_PATH) on a known
+// regular file. Else, or without a file, any fd name.
+std::string FreshFileFd(GenState& g, ProcInfo& actor, uint64_t acc) {
+  if (!g.rng.Percent(50)) return FdName(g, actor);
+  std::vector<const Known*> files;
+  for (const Known& k : g.tree)
+    if (k.type == "file") files.push_back(&k);
+  if (files.empty()) return FdName(g, actor);
+  StepSpec open;
+  open.op = Op::kOpen;
+  open.as = actor.name;
+  open.path = files[g.rng.Below(files.size())]->path;
+  open.flags = acc;
+  open.mode = 0644;
+  open.fd = "fd" + std::to_string(g.next_fd++);
+  actor.fds.push_back({open.fd, open.path, false});
+  std::string name = open.fd;
+  g.s->steps.push_back(std::move(open));
+  return name;
+}
+
 }  // namespace
 
 void GenerateSteps(GenState& g) {
@@ -314,7 +337,7 @@ void GenerateSteps(GenState& g) {
         break;
       }
       case Op::kFallocate: {
-        st.fd = FdName(g, actor);
+        st.fd = FreshFileFd(g, actor, rng.Percent(70) ? O_RDWR : O_RDONLY);
         static constexpr uint64_t kModes[] = {0, 0, 0x01, 0x03, 0x02, 0x10, 0x40, 0x08, 0x09, 0x80};
         st.flags = rng.Pick(kModes);
         static constexpr int64_t kOffsets[] = {0, 0, 7, 4096, -1};
@@ -324,16 +347,16 @@ void GenerateSteps(GenState& g) {
         break;
       }
       case Op::kFchmod:
-        st.fd = FdName(g, actor);
+        st.fd = FreshFileFd(g, actor, rng.Percent(60) ? O_RDONLY : O_PATH);
         st.mode = CreateMode(rng);
         break;
       case Op::kFchown:
-        st.fd = FdName(g, actor);
+        st.fd = FreshFileFd(g, actor, rng.Percent(60) ? O_RDONLY : O_PATH);
         st.uid = Owner(rng, kUids);
         st.gid = Owner(rng, kGids);
         break;
       case Op::kFutimens:
-        st.fd = FdName(g, actor);
+        st.fd = FreshFileFd(g, actor, rng.Percent(60) ? O_RDONLY : O_PATH);
         if (rng.Percent(65)) {
           static constexpr TimeSpec kTimes[] = {TimeSpec::kNow, TimeSpec::kOmit, TimeSpec::kSet};
           st.times = std::array<TimeSpec, 2>{rng.Pick(kTimes), rng.Pick(kTimes)};
