@@ -91,7 +91,8 @@ void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
   cmd->add_option("QUERY", o->query,
                   "OP PATH [ARGS]: open PATH [FLAGS] [MODE], stat, lstat, readlink, chdir, "
                   "exec_check, access PATH [R_OK|W_OK|X_OK], mkdir, mknod, symlink, link, rename, "
-                  "unlink, rmdir, truncate, chmod, chown, lchown, bind_tcp PORT, connect_tcp PORT");
+                  "unlink, rmdir, truncate, chmod, chown, lchown, getxattr PATH NAME, listxattr, "
+                  "setxattr PATH NAME [VALUE], removexattr PATH NAME, bind_tcp PORT, connect_tcp PORT");
   *out = cmd;
 }
 

@@ -84,6 +84,12 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool ch
           st.op = Op::kReadlink;
           st.path = r.path;
           ok = at_cwd(r.dirfd);
+        } else if constexpr (std::is_same_v<T, Getxattr> || std::is_same_v<T, Listxattr>) {
+          st.op = std::is_same_v<T, Getxattr> ? Op::kGetxattr : Op::kListxattr;
+          st.path = r.path;
+          st.flags = r.flags;
+          if constexpr (std::is_same_v<T, Getxattr>) st.xattr_name = r.name;
+          ok = at_cwd(r.dirfd);
         } else if constexpr (std::is_same_v<T, Chdir>) {
           st.op = Op::kChdir;
           st.path = r.path;
@@ -142,6 +148,16 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool ch
         } else if constexpr (std::is_same_v<T, Truncate>) {
           st.op = Op::kTruncate;
           st.path = r.path;
+        } else if constexpr (std::is_same_v<T, Setxattr> || std::is_same_v<T, Removexattr>) {
+          st.op = std::is_same_v<T, Setxattr> ? Op::kSetxattr : Op::kRemovexattr;
+          st.path = r.path;
+          st.flags = r.flags;
+          st.xattr_name = r.name;
+          if constexpr (std::is_same_v<T, Setxattr>) {
+            st.xattr_value = r.value;
+            st.xattr_flags = r.xattr_flags;
+          }
+          ok = at_cwd(r.dirfd);
         } else if constexpr (std::is_same_v<T, Chmod>) {
           st.op = Op::kChmod;
           st.path = r.path;

@@ -25,5 +25,57 @@ TEST(AclText, AnAclIsItsSortedEntries) {
   EXPECT_EQ(acl.ToText(), AclEntriesToText(acl.entries()));
 }
 
+TEST(AclXattr, RoundTripsAndRefusesAsLinuxDoes) {
+  const std::vector<AclEntry> e = {{AclTag::kUserObj, 6, 0}, {AclTag::kUser, 4, 2000},
+                                   {AclTag::kGroupObj, 4, 0}, {AclTag::kMask, 4, 0},
+                                   {AclTag::kOther, 0, 0}};
+  const std::string v = AclEntriesToXattr(e);
+  EXPECT_EQ(v.size(), 4u + 5 * 8);
+  EXPECT_EQ(v.substr(0, 4), std::string("\x02\0\0\0", 4));
+  auto back = AclEntriesFromXattr(v);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, e);
+  EXPECT_TRUE(AclEntriesFromXattr("")->empty());
+  EXPECT_TRUE(AclEntriesFromXattr(std::string("\x02\0\0\0", 4))->empty());
+  EXPECT_EQ(AclEntriesFromXattr("ab").error(), EINVAL);
+  EXPECT_EQ(AclEntriesFromXattr(std::string("\x01\0\0\0", 4)).error(), EOPNOTSUPP);
+  EXPECT_EQ(AclEntriesFromXattr(v.substr(0, v.size() - 1)).error(), EINVAL);
+  std::string bad_tag = v;
+  bad_tag[4] = 0x40;
+  EXPECT_EQ(AclEntriesFromXattr(bad_tag).error(), EINVAL);
+}
+
+TEST(AclXattr, ValidityIsPosixAclValid) {
+  auto acl = AclFromValidEntries({{AclTag::kUserObj, 6, 0}, {AclTag::kUser, 4, 2000},
+                                  {AclTag::kGroupObj, 4, 0}, {AclTag::kMask, 4, 0},
+                                  {AclTag::kOther, 0, 0}});
+  ASSERT_TRUE(acl);
+  EXPECT_EQ(acl->ToText(), "u::rw-,u:2000:r--,g::r--,m::r--,o::---");
+  // A mask alone is valid and kept.
+  EXPECT_TRUE(AclFromValidEntries({{AclTag::kUserObj, 6, 0}, {AclTag::kGroupObj, 4, 0},
+                                   {AclTag::kMask, 4, 0}, {AclTag::kOther, 0, 0}}));
+  // Named entries need a mask; every base entry must be there, in order.
+  EXPECT_EQ(AclFromValidEntries({{AclTag::kUserObj, 6, 0}, {AclTag::kUser, 4, 2000},
+                                 {AclTag::kGroupObj, 4, 0}, {AclTag::kOther, 0, 0}})
+                .error(),
+            EINVAL);
+  EXPECT_EQ(AclFromValidEntries({{AclTag::kUserObj, 6, 0}, {AclTag::kOther, 0, 0}}).error(),
+            EINVAL);
+  EXPECT_EQ(AclFromValidEntries({{AclTag::kGroupObj, 4, 0}, {AclTag::kUserObj, 6, 0},
+                                 {AclTag::kOther, 0, 0}})
+                .error(),
+            EINVAL);
+  EXPECT_EQ(AclFromValidEntries({{AclTag::kUserObj, 8, 0}, {AclTag::kGroupObj, 4, 0},
+                                 {AclTag::kOther, 0, 0}})
+                .error(),
+            EINVAL);
+  // Linux takes named entries out of order; this type cannot hold them.
+  EXPECT_EQ(AclFromValidEntries({{AclTag::kUserObj, 6, 0}, {AclTag::kUser, 4, 2000},
+                                 {AclTag::kUser, 4, 1000}, {AclTag::kGroupObj, 4, 0},
+                                 {AclTag::kMask, 4, 0}, {AclTag::kOther, 0, 0}})
+                .error(),
+            kAclOutsideModel);
+}
+
 }  // namespace
 }  // namespace pathwarden

@@ -139,7 +139,8 @@ Result<Query, std::string> ParseQuery(const std::vector<Token>& tokens) {
   const std::optional<Op> op = OpFromName(op_token.text);
   static constexpr std::string_view kOps =
       "open, stat, lstat, readlink, chdir, exec_check, access, mkdir, mknod, symlink, link, "
-      "rename, unlink, rmdir, truncate, chmod, chown, lchown, bind_tcp or connect_tcp";
+      "rename, unlink, rmdir, truncate, chmod, chown, lchown, getxattr, listxattr, setxattr, "
+      "removexattr, bind_tcp or connect_tcp";
   auto unknown_op = [&] {
     return At(op_token.col, fmt::format("unknown operation \"{}\" (one of {})", op_token.text, kOps));
   };
@@ -314,6 +315,34 @@ Result<Query, std::string> ParseQuery(const std::vector<Token>& tokens) {
       } else {
         q.request = Lchown{.path = q.path, .uid = *uid, .gid = *gid, .flags = flags};
       }
+      return q;
+    }
+    case Op::kGetxattr:
+    case Op::kRemovexattr: {
+      if (auto r = need(2, 2, "PATH NAME [FLAGS]"); !r) return Unexpected(r.error());
+      q.path = path(0);
+      if (*op == Op::kGetxattr) {
+        q.request = Getxattr{.path = q.path, .name = args[1]->text, .flags = flags};
+        q.read_only = true;
+      } else {
+        q.request = Removexattr{.path = q.path, .name = args[1]->text, .flags = flags};
+      }
+      return q;
+    }
+    case Op::kListxattr: {
+      if (auto r = need(1, 1, "PATH [FLAGS]"); !r) return Unexpected(r.error());
+      q.path = path(0);
+      q.request = Listxattr{.path = q.path, .flags = flags};
+      q.read_only = true;
+      return q;
+    }
+    case Op::kSetxattr: {
+      if (auto r = need(2, 3, "PATH NAME [VALUE] [FLAGS]"); !r) return Unexpected(r.error());
+      q.path = path(0);
+      q.request = Setxattr{.path = q.path,
+                           .name = args[1]->text,
+                           .value = args.size() == 3 ? args[2]->text : std::string(),
+                           .flags = flags};
       return q;
     }
     case Op::kBindTcp:

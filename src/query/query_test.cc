@@ -28,6 +28,25 @@ TEST(Tokenize, QuotesEscapesAndColumns) {
   EXPECT_EQ(Tokenize("stat \"a\"b").error(), "9: a closing quote must end the token");
 }
 
+TEST(ParseQuery, XattrOperations) {
+  auto q = ParseQueryLine("getxattr /etc/passwd user.a AT_SYMLINK_NOFOLLOW");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Getxattr>(q->request).name, "user.a");
+  EXPECT_EQ(std::get<Getxattr>(q->request).flags, static_cast<uint64_t>(AT_SYMLINK_NOFOLLOW));
+  EXPECT_TRUE(q->read_only);
+  q = ParseQueryLine("setxattr /tmp/x user.a \"a value\"");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Setxattr>(q->request).value, "a value");
+  EXPECT_FALSE(q->read_only);
+  q = ParseQueryLine("listxattr /tmp/x");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_TRUE(q->read_only);
+  q = ParseQueryLine("removexattr /tmp/x trusted.t");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<Removexattr>(q->request).name, "trusted.t");
+  EXPECT_FALSE(ParseQueryLine("getxattr /tmp/x"));
+}
+
 TEST(ParseQuery, EachOperation) {
   auto q = ParseQueryLine("open /tmp/x O_WRONLY|O_CREAT 0600");
   ASSERT_TRUE(q) << q.error();

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "pathwarden/acl.h"
+
 #include "pathwarden/scenario.h"
 
 namespace pathwarden {
@@ -252,6 +254,86 @@ TEST(ScenarioParse, StrictReaderToml) {
   auto big = Toml("format = 1\n[[node]]\npath = \"/a\"\nuid = 4294967295\n");
   ASSERT_FALSE(big.has_value());
   EXPECT_EQ(big.error(), "t.toml:4:7: \"uid\" = 4294967295 is out of range [0, 4294967294]");
+}
+
+// The xattr and fallocate keys: values as text, hex or ACL text (its
+// xattr form), the flags, the fallocate range bound; and the round trip
+// through the writer.
+TEST(ScenarioParse, XattrAndFallocateKeys) {
+  auto s = Toml(R"(format = 1
+[[step]]
+op = "setxattr"
+path = "/f"
+name = "user.a"
+value = "v"
+xattr_flags = "XATTR_CREATE|XATTR_REPLACE"
+expect = "ok"
+[[step]]
+op = "setxattr"
+path = "/f"
+name = "security.capability"
+value_hex = "0100000200"
+expect = "EINVAL"
+[[step]]
+op = "setxattr"
+path = "/f"
+name = "system.posix_acl_access"
+acl = "u::rw-,g::r--,o::---"
+expect = "ok"
+[[step]]
+op = "fallocate"
+fd = "x"
+flags = "FALLOC_FL_PUNCH_HOLE|FALLOC_FL_KEEP_SIZE"
+offset = 9223372036854775807
+len = 2
+expect = "EFBIG"
+)");
+  ASSERT_TRUE(s) << s.error();
+  ASSERT_EQ(s->steps.size(), 4u);
+  EXPECT_EQ(s->steps[0].xattr_value, "v");
+  EXPECT_EQ(s->steps[0].xattr_flags, 3u);
+  EXPECT_EQ(s->steps[1].xattr_value, std::string("\x01\0\0\x02\0", 5));
+  EXPECT_EQ(s->steps[2].xattr_value,
+            AclEntriesToXattr({{AclTag::kUserObj, 6, 0}, {AclTag::kGroupObj, 4, 0},
+                               {AclTag::kOther, 0, 0}}));
+  EXPECT_EQ(s->steps[3].flags, 3u);
+  EXPECT_EQ(s->steps[3].offset, INT64_MAX);
+  auto again = Toml(ScenarioToToml(*s));
+  ASSERT_TRUE(again) << again.error();
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(again->steps[i].xattr_value, s->steps[i].xattr_value) << i;
+    EXPECT_EQ(again->steps[i].xattr_flags, s->steps[i].xattr_flags) << i;
+    EXPECT_EQ(again->steps[i].offset, s->steps[i].offset) << i;
+    EXPECT_EQ(again->steps[i].len, s->steps[i].len) << i;
+  }
+
+  auto bad = Toml(R"(format = 1
+[[step]]
+op = "setxattr"
+path = "/f"
+name = "user.a"
+acl = "u::rw-"
+xattr_flags = "XATTR_NONE"
+expect = "ok"
+[[step]]
+op = "setxattr"
+path = "/f"
+name = "user.a"
+value_hex = "0g"
+expect = "ok"
+[[step]]
+op = "fallocate"
+fd = "x"
+offset = 1048576
+len = 1
+expect = "ok"
+)");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("\"acl\" is the value of system.posix_acl_access"), std::string::npos)
+      << bad.error();
+  EXPECT_NE(bad.error().find("XATTR_NONE is not XATTR_CREATE or XATTR_REPLACE"), std::string::npos);
+  EXPECT_NE(bad.error().find("\"value_hex\" holds pairs of hex digits"), std::string::npos);
+  EXPECT_NE(bad.error().find("fallocate: offset + len ends past 1048576"), std::string::npos);
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ const std::unordered_map<long, const char*>& Names() {
       {SYS_fchownat, "fchownat"}, {SYS_readlink, "readlink"}, {SYS_readlinkat, "readlinkat"},
       {SYS_chdir, "chdir"}, {SYS_fchdir, "fchdir"}, {SYS_chroot, "chroot"},
       {SYS_mount, "mount"}, {SYS_umount2, "umount2"}, {SYS_utimensat, "utimensat"},
+      {SYS_fallocate, "fallocate"},
       {SYS_ioctl, "ioctl"}, {SYS_bind, "bind"}, {SYS_connect, "connect"}, {SYS_kill, "kill"},
       {SYS_tgkill, "tgkill"}, {SYS_tkill, "tkill"}, {SYS_setuid, "setuid"},
       {SYS_setgid, "setgid"}, {SYS_setreuid, "setreuid"}, {SYS_setregid, "setregid"},
@@ -308,8 +309,14 @@ Decoded Decode(const Stop& s, const Memory& m) {
       break;
     }
     case SYS_fchmod:
-      Req(&d, Chmod{.path = "", .mode = static_cast<uint32_t>(a[1] & 07777)});
-      d.abs_fd = AsFd(a[0]);
+      // The fd's own file as the call sees it (an O_PATH one is EBADF).
+      Req(&d, Fchmod{.fd = Fd{AsFd(a[0])}, .mode = static_cast<uint32_t>(a[1] & 07777)});
+      d.fd = AsFd(a[0]);
+      break;
+    case SYS_fallocate:
+      Req(&d, Fallocate{.fd = Fd{AsFd(a[0])}, .mode = static_cast<uint32_t>(a[1]),
+                        .offset = a[2], .len = a[3]});
+      d.fd = AsFd(a[0]);
       break;
     case SYS_chown:
     case SYS_lchown:
@@ -324,9 +331,9 @@ Decoded Decode(const Stop& s, const Memory& m) {
       uint64_t flags = 0;
       int64_t uid, gid;
       if (s.nr == SYS_fchown) {
-        d.abs_fd = AsFd(a[0]);
-        uid = id(a[1]);
-        gid = id(a[2]);
+        Req(&d, Fchown{.fd = Fd{AsFd(a[0])}, .uid = id(a[1]), .gid = id(a[2])});
+        d.fd = AsFd(a[0]);
+        break;
       } else if (s.nr == SYS_fchownat) {
         dirfd = AsFd(a[0]);
         if (!ReadPath(m, a[1], &p, &d)) break;
@@ -414,9 +421,17 @@ Decoded Decode(const Stop& s, const Memory& m) {
       Utimensat r;
       const int dirfd = AsFd(a[0]);
       r.flags = a[3];
-      if (a[1] == 0) {
+      const bool by_fd = a[1] == 0 && dirfd != kAtFdcwdNum && r.flags == 0;
+      if (a[1] == 0 && !by_fd) {
+        // utimensat(AT_FDCWD, NULL, ...) or NULL with flags: EINVAL/EFAULT
+        // paths the model does not take.
+        d.kind = Decoded::Kind::kUnknown;
+        d.why = "utimensat() with a NULL path and AT_FDCWD or flags is not modelled";
+        break;
+      }
+      if (by_fd) {
         // futimens(fd): the fd's own file.
-        d.abs_fd = dirfd;
+        d.fd = dirfd;
       } else {
         r.dirfd = Fd{dirfd};
         if (!ReadPath(m, a[1], &r.path, &d)) break;
@@ -434,6 +449,10 @@ Decoded Decode(const Stop& s, const Memory& m) {
                  : ts[i].tv_nsec == UTIME_OMIT ? TimeSpec::kOmit
                                                : TimeSpec::kSet;
         r.times = t;
+      }
+      if (by_fd) {
+        Req(&d, Futimens{.fd = Fd{dirfd}, .times = r.times});
+        break;
       }
       const int df = r.dirfd.num;
       Req(&d, std::move(r), df);

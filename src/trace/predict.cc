@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "pathwarden/errno.h"
+#include "pathwarden/scenario.h"
 #include "src/identity/identity.h"
 
 namespace pathwarden::trace {
@@ -533,16 +534,7 @@ PathArgs PathsOf(Request& r) {
   return a;
 }
 
-std::string OpNameOf(const Request& r) {
-  static const char* const kNames[] = {
-      "open", "close", "stat", "lstat", "access", "mkdir", "mknod", "symlink", "link",
-      "unlink", "rmdir", "rename", "truncate", "ftruncate", "chmod", "chown", "lchown",
-      "readlink", "chdir", "exec_check", "ioctl", "bind_tcp", "connect_tcp", "signal",
-      "connect_abstract", "send_fd", "mount_tmpfs", "bind_mount", "umount", "restrict",
-      "utimensat", "chroot", "fchdir"};
-  const size_t i = static_cast<size_t>(OpOf(r));
-  return i < std::size(kNames) ? kNames[i] : "?";
-}
+std::string OpNameOf(const Request& r) { return std::string(OpName(OpOf(r))); }
 
 // The first layer (1-based) whose verdict misses a right.
 int DenyingLayer(const Decision& d) {

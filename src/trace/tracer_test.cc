@@ -150,6 +150,29 @@ TEST(Decode, UnlinkatWithRemovedirIsRmdirAndRenameat2KeepsItsFlagsAndSecondDirfd
   EXPECT_TRUE(d.abs_second);
 }
 
+TEST(Decode, SetattrByFdAndFallocateAreTheFdRequests) {
+  Decoded d = Decode(StopOf(SYS_fchmod, {5, 0640}), Memory(getpid()));
+  ASSERT_EQ(d.kind, Decoded::Kind::kRequest);
+  EXPECT_EQ(std::get<Fchmod>(d.request).mode, 0640u);
+  EXPECT_EQ(d.fd, 5);
+  d = Decode(StopOf(SYS_fchown, {5, 1000, 0xffffffffu}), Memory(getpid()));
+  ASSERT_EQ(d.kind, Decoded::Kind::kRequest);
+  EXPECT_EQ(std::get<Fchown>(d.request).uid, 1000);
+  EXPECT_EQ(std::get<Fchown>(d.request).gid, -1);
+  EXPECT_EQ(d.fd, 5);
+  d = Decode(StopOf(SYS_utimensat, {6, 0, 0, 0}), Memory(getpid()));
+  ASSERT_EQ(d.kind, Decoded::Kind::kRequest);
+  EXPECT_FALSE(std::get<Futimens>(d.request).times.has_value());
+  EXPECT_EQ(d.fd, 6);
+  d = Decode(StopOf(SYS_fallocate, {7, 1, 10, 20}), Memory(getpid()));
+  ASSERT_EQ(d.kind, Decoded::Kind::kRequest);
+  const Fallocate& f = std::get<Fallocate>(d.request);
+  EXPECT_EQ(f.mode, 1u);
+  EXPECT_EQ(f.offset, 10u);
+  EXPECT_EQ(f.len, 20u);
+  EXPECT_EQ(d.fd, 7);
+}
+
 TEST(Decode, APathOfPathMaxBytesStaysTooLongAndAnUnreadableOneIsEfault) {
   std::string longer(5000, 'x');
   Decoded d = Decode(StopOf(SYS_open, {Addr(longer.c_str()), O_RDONLY, 0}), Memory(getpid()));
