@@ -1023,7 +1023,9 @@ int Serve(const Options& o) {
     std::fprintf(stderr, "pathwarden-fs: %s\n", r.error().c_str());
     return 1;
   }
-  std::string opts = "allow_other,fsname=pathwarden-fs,subtype=pathwarden";
+  // dev and suid as a local filesystem mounted by root has them (libfuse
+  // defaults to nodev,nosuid); -o nodev,nosuid takes them away.
+  std::string opts = "allow_other,dev,suid,fsname=pathwarden-fs,subtype=pathwarden";
   if (!o.fuse_options.empty()) opts += "," + o.fuse_options;
   std::vector<std::string> argv_s = {"pathwarden-fs", "-o", opts};
   std::vector<char*> argv;
