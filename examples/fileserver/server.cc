@@ -33,9 +33,9 @@
 #include <fmt/format.h>
 
 #include "examples/fileserver/inodes.h"
+#include "examples/fileserver/proc_cred.h"
 #include "pathwarden/model.h"
 #include "pathwarden/request.h"
-#include "src/identity/identity.h"
 #include "src/policy/policy.h"
 
 namespace pathwarden::fileserver {
@@ -265,7 +265,7 @@ Result<Server::Caller, int> Server::CallerOf(fuse_req_t req, bool access, bool c
   // A caller whose credentials change while asked is read again; one
   // whose /proc cannot be read (it exited) is refused.
   for (int attempt = 0; attempt < 3; ++attempt) {
-    auto c = identity::ReadCred(fmt::format("/proc/{}/status", ctx->pid));
+    auto c = ReadCred(ctx->pid);
     if (!c) {
       Log(fmt::format("refused: pid {}: {}", ctx->pid, c.error()));
       return Unexpected(EACCES);
