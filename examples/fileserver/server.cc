@@ -64,6 +64,7 @@ struct OpenFile {
   int model_fd = -1;
   uint64_t flags = 0;
   uint64_t node = 0;
+  ino_t backing_ino = 0;
 };
 
 struct OpenDir {
@@ -155,7 +156,13 @@ class Server {
                 bool symlink);
   // Mode strip of a creation: mode_strip_sgid() for the caller.
   static uint32_t CreateMode(const Cred& c, uint32_t mode, const struct stat& parent_st);
-  // should_remove_suid() for the caller on `fd`/`rel`: write, truncate.
+  // setattr_should_drop_suidgid() for the caller: the mode a write or
+  // truncate leaves (setuid gone; setgid with group exec, or for a
+  // caller outside the group), nullopt when nothing changes.
+  static std::optional<uint32_t> KillPrivMode(const Cred& c, const struct stat& st);
+  // Whether some file open on the server writes the backing inode.
+  bool OpenForWriting(ino_t backing_ino) const;
+  // The kill made for the caller on `fd`/`rel`: write, truncate.
   void KillPriv(const Cred& c, const std::string& rel, int fd);
 
   void Log(const std::string& line);
@@ -275,7 +282,15 @@ Result<Server::Caller, int> Server::CallerOf(fuse_req_t req, bool access, bool c
     // the request carries; faccessat2(AT_EACCESS) with the fs ids.
     const bool ids_ok = cred.fsuid == ctx->uid && cred.fsgid == ctx->gid;
     const bool real_ok = cred.ruid == ctx->uid && cred.rgid == ctx->gid;
-    if (ids_ok || (access && real_ok)) {
+    if (ids_ok || real_ok) {
+      if (!ids_ok && !access) {
+        // A walk inside access() (access_override_creds()): the real ids,
+        // and a non-root caller's effective capabilities cleared (a real
+        // root's are its permitted ones).
+        cred.fsuid = cred.ruid;
+        cred.fsgid = cred.rgid;
+        cred.cap_effective = cred.ruid == 0 ? cred.cap_permitted : 0;
+      }
       if (creates) cred.umask = ctx->umask;
       if (!decide_) return Caller{cred, Process{}};
       return Caller{cred, ProcessFor(cred)};
@@ -377,14 +392,27 @@ int Server::NewObject(const Caller& c, const std::string& rel, const struct stat
   return 0;
 }
 
+std::optional<uint32_t> Server::KillPrivMode(const Cred& c, const struct stat& st) {
+  if (!S_ISREG(st.st_mode) || c.Capable(kCapFsetid)) return std::nullopt;
+  uint32_t m = st.st_mode & 07777;
+  m &= ~S_ISUID;
+  if ((m & S_ISGID) && ((m & S_IXGRP) || !c.InGroup(st.st_gid))) m &= ~S_ISGID;
+  if (m == (st.st_mode & 07777)) return std::nullopt;
+  return m;
+}
+
+bool Server::OpenForWriting(ino_t backing_ino) const {
+  for (const auto& [fh, f] : files_)
+    if (f.backing_ino == backing_ino && (f.flags & O_ACCMODE) != O_RDONLY) return true;
+  return false;
+}
+
 void Server::KillPriv(const Cred& c, const std::string& rel, int fd) {
-  if (c.Capable(kCapFsetid)) return;
   struct stat st;
-  if ((fd >= 0 ? fstat(fd, &st) : Fstatat(rel, &st)) != 0 || !S_ISREG(st.st_mode)) return;
-  mode_t m = st.st_mode & 07777;
-  if (m & S_ISUID) m &= ~S_ISUID;
-  if ((m & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) m &= ~S_ISGID;
-  if (m == (st.st_mode & 07777)) return;
+  if ((fd >= 0 ? fstat(fd, &st) : Fstatat(rel, &st)) != 0) return;
+  const std::optional<uint32_t> kill = KillPrivMode(c, st);
+  if (!kill) return;
+  const mode_t m = *kill;
   if (fd >= 0) {
     (void)fchmod(fd, m);
   } else {
@@ -434,7 +462,18 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
                    .gid = (to_set & FUSE_SET_ATTR_GID) ? int64_t{attr->st_gid} : -1};
     if (int err = Decide(*c, cwd, r, "chown", w->rel)) return (void)fuse_reply_err(req, err);
   }
-  if (to_set & FUSE_SET_ATTR_MODE) {
+  // The VFS's own kill of setuid and setgid before a write or with a
+  // truncate (file_remove_privs(), do_truncate()) reaches the server as a
+  // mode change like chmod's, even with FUSE_CAP_HANDLE_KILLPRIV on Linux
+  // 6.18: it is told from chmod by being exactly what the caller's write
+  // or truncate drops, with the size changed or the file open for writing
+  // (docs/fileserver.md).
+  const std::optional<uint32_t> kill = KillPrivMode(c->cred, st);
+  const bool killpriv = (to_set & FUSE_SET_ATTR_MODE) && kill &&
+                        (attr->st_mode & 07777) == *kill &&
+                        !(to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) &&
+                        ((to_set & FUSE_SET_ATTR_SIZE) || OpenForWriting(st.st_ino));
+  if ((to_set & FUSE_SET_ATTR_MODE) && !killpriv) {
     if (int err = Decide(*c, cwd, Chmod{.path = name, .mode = attr->st_mode & 07777}, "chmod",
                          w->rel))
       return (void)fuse_reply_err(req, err);
@@ -493,7 +532,8 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
     if (int err = Fstatat(w->rel, &now)) return (void)fuse_reply_err(req, err);
     uint32_t mode = attr->st_mode & 07777;
     // setattr_prepare(): a caller outside the group loses setgid.
-    if (!(c->cred.InGroup(now.st_gid) || c->cred.Capable(kCapFsetid))) mode &= ~S_ISGID;
+    if (!killpriv && !(c->cred.InGroup(now.st_gid) || c->cred.Capable(kCapFsetid)))
+      mode &= ~S_ISGID;
     if (fchmodat(bfd_, rel, mode, 0) != 0) return (void)fuse_reply_err(req, errno);
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -693,7 +733,8 @@ void Server::Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi, bool dir) 
   if (dir) {
     dirs_[fh] = OpenDir{fd, {}, false};
   } else {
-    OpenFile f{fd, c->p, -1, flags, ino};
+    struct stat fst;
+    OpenFile f{fd, c->p, -1, flags, ino, fstat(fd, &fst) == 0 ? fst.st_ino : 0};
     if (decide_) {
       auto n = ModelNode(w->rel);
       const int num = next_model_fd_++;
@@ -745,7 +786,7 @@ void Server::Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t 
   }
   e.ino = nodes_.Child(parent, name, e.attr.st_ino);
   const uint64_t fh = next_fh_++;
-  OpenFile f{fd, c->p, -1, flags, e.ino};
+  OpenFile f{fd, c->p, -1, flags, e.ino, e.attr.st_ino};
   if (decide_) {
     auto n = ModelNode(rel);
     const int num = next_model_fd_++;
@@ -849,7 +890,10 @@ void Server::Access(fuse_req_t req, fuse_ino_t ino, int mask) {
   // request says which ids it carries; the fs ids are faccessat2's
   // AT_EACCESS (and chdir's MAY_CHDIR, sent as X_OK).
   const fuse_ctx* ctx = fuse_req_ctx(req);
-  const bool real = c->cred.ruid == ctx->uid && c->cred.rgid == ctx->gid;
+  // With the same real and fs ids the request does not say which (the
+  // capabilities differ): it is taken as chdir()'s (docs/fileserver.md).
+  const bool real = (c->cred.ruid == ctx->uid && c->cred.rgid == ctx->gid) &&
+                    !(c->cred.fsuid == ctx->uid && c->cred.fsgid == ctx->gid);
   const pathwarden::Access r{.path = NameFor(*w),
                              .mode = static_cast<uint32_t>(mask),
                              .flags = uint64_t{AT_SYMLINK_NOFOLLOW} | (real ? 0 : AT_EACCESS)};
