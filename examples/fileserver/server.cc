@@ -109,6 +109,9 @@ class Server {
   void Xattr(fuse_req_t req, fuse_ino_t ino, const char* what);
 
  private:
+  // Whether every class may search directory `rel` and it has no ACL.
+  bool AnyoneMaySearch(const std::string& rel) const;
+
   // The caller: its credentials (/proc/TID/status, the FUSE context's
   // umask) and its model process.
   struct Caller {
@@ -170,6 +173,8 @@ class Server {
   Options o_;
   std::optional<Model> model_;
   Process template_;
+  Cred anyone_ = Cred::ForUser(65534, 65534);  // a caller without privilege
+  Process anyone_p_;
   Node backing_node_;
   std::unordered_map<std::string, Process> processes_;
   Inodes nodes_;
@@ -241,6 +246,7 @@ Result<void, std::string> Server::Start() {
     const Decision d = model_->Apply(template_, pathwarden::Restrict{l.ruleset});
     if (!d.allowed()) return Unexpected(fmt::format("{}: {}", file, d.ToText()));
   }
+  anyone_p_ = ProcessFor(anyone_);
   return {};
 }
 
@@ -293,6 +299,9 @@ Result<Server::Caller, int> Server::CallerOf(fuse_req_t req, bool access, bool c
       }
       if (creates) cred.umask = ctx->umask;
       if (!decide_) return Caller{cred, Process{}};
+      // default_permissions: the kernel made the Unix checks; the model
+      // asks the policy layers for root with every capability.
+      if (o_.default_permissions) return Caller{cred, ProcessFor(Cred::ForUser(0, 0))};
       return Caller{cred, ProcessFor(cred)};
     }
   }
@@ -423,11 +432,22 @@ void Server::KillPriv(const Cred& c, const std::string& rel, int fd) {
 
 // The operations.
 
+bool Server::AnyoneMaySearch(const std::string& rel) const {
+  struct stat st;
+  if (Fstatat(rel, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 0111) != 0111) return false;
+  const std::string path = Join(o_.backing, rel);
+  return lgetxattr(path.c_str(), "system.posix_acl_access", nullptr, 0) < 0 && errno == ENODATA;
+}
+
 void Server::Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  auto c = CallerOf(req);
-  if (!c) return (void)fuse_reply_err(req, c.error());
   auto pw = WhereOf(parent);
   if (!pw) return (void)fuse_reply_err(req, pw.error());
+  // A directory every class may search, with no ACL (the kernel's fast
+  // search check): no caller's credentials change the answer, and
+  // Landlock does not check a walk, so the model is asked for anyone.
+  auto c = decide_ && AnyoneMaySearch(pw->rel) ? Result<Caller, int>(Caller{anyone_, anyone_p_})
+                                              : CallerOf(req);
+  if (!c) return (void)fuse_reply_err(req, c.error());
   // may_lookup(): search permission on the parent, then the name.
   if (int err = Decide(*c, pw->rel, Lstat{.path = name}, "lookup", Join(pw->rel, name)))
     return (void)fuse_reply_err(req, err);
