@@ -108,7 +108,9 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
   r.Table("trace", {"workload", "runs", "plain_s", "strace_s", "trace_s", "ratio", "target", "met",
                     "overhead", "trace_rss_kib", "path"});
   r.Table("fileserver", {"workload", "as", "entries", "runs", "pathwarden_s",
-                         "default_permissions_s", "ratio", "target", "met", "loadavg", "path"});
+                         "default_permissions_s", "ratio", "target", "met",
+                         "pathwarden_server_cpu_s", "default_permissions_server_cpu_s",
+                         "loadavg", "path"});
   r.Table("threads", {"threads", "writer", "ops_per_s", "writes_per_s", "rounds"});
   const bool all = which == "all";
   if (all || which == "landlock") RunLandlock(o, r);
