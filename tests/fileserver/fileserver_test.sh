@@ -7,9 +7,10 @@
 #                       tmpfs exactly by divergences.txt (the checks the
 #                       kernel makes in the VFS without asking the server),
 #                       default_permissions not at all.
-#   policy PWFS PW      a --policy on the server against `pathwarden map`
-#                       of the backing directory under the same policy with
-#                       its paths moved there (probe.py).
+#   policy PWFS PW      a --policy on the server (and on the server under
+#                       default_permissions) against `pathwarden map` of the
+#                       backing directory under the same policy with its
+#                       paths moved there (probe.py).
 #   conformance PWFS CONF DIVERGENCES [REFUSED]
 #                       pathwarden-conformance on tmpfs, on pathwarden-fs
 #                       and on default_permissions: the FUSE log equals
@@ -126,8 +127,6 @@ for name, mode in [("ro/f", 0o644), ("ro/x", 0o755), ("ro/sub/g", 0o666), ("rw/f
     os.chmod(os.path.join(d, name), mode)
 os.chown(os.path.join(d, "rw/mine"), 1000, 1000)
 PY
-    mnt="$scratch/fuse"
-    mkdir -p "$mnt"
     policy() {  # policy ROOT: rules on ROOT's subtrees
       cat <<TOML
 abi = 7
@@ -144,21 +143,31 @@ allowed_access = ["read_dir"]
 parent = ["$1"]
 TOML
     }
-    policy "$mnt" >"$scratch/mount.toml"
     policy "$scratch/backing" >"$scratch/backing.toml"
-    serve "$scratch/backing" "$mnt" --policy "$scratch/mount.toml"
     status=0
-    for who in "1000 1000 1000,2000" "1001 1001 " "0 0 "; do
-      read -r uid gid groups <<<"$who"
-      "$pw" map "$scratch/backing" --policy "$scratch/backing.toml" --json --uid "$uid" \
-        --gid "$gid" --groups "${groups:-none}" >"$scratch/map.$uid.json"
-      if ! "$py" "$here/probe.py" "$scratch/backing" "$mnt" "$uid" "$gid" "$groups" \
-          <"$scratch/map.$uid.json" >"$scratch/probe.$uid.out"; then
-        echo "FAIL: uid $uid: what the mount allows is not what map says:" >&2
-        grep -v "	ok$" "$scratch/probe.$uid.out" >&2
-        status=1
+    # The same policy on the server, then on the server under
+    # default_permissions (the kernel's Unix checks, the model's layers).
+    for variant in fuse fuse-dp; do
+      mnt="$scratch/$variant"
+      mkdir -p "$mnt"
+      policy "$mnt" >"$scratch/$variant.toml"
+      if [ "$variant" = fuse ]; then
+        serve "$scratch/backing" "$mnt" --policy "$scratch/$variant.toml"
+      else
+        serve "$scratch/backing" "$mnt" --policy "$scratch/$variant.toml" -o default_permissions
       fi
-      echo "uid $uid: $(tail -1 "$scratch/probe.$uid.out")"
+      for who in "1000 1000 1000,2000" "1001 1001 " "0 0 "; do
+        read -r uid gid groups <<<"$who"
+        "$pw" map "$scratch/backing" --policy "$scratch/backing.toml" --json --uid "$uid" \
+          --gid "$gid" --groups "${groups:-none}" >"$scratch/map.$uid.json"
+        if ! "$py" "$here/probe.py" "$scratch/backing" "$mnt" "$uid" "$gid" "$groups" \
+            <"$scratch/map.$uid.json" >"$scratch/probe.$variant.$uid.out"; then
+          echo "FAIL: $variant, uid $uid: what the mount allows is not what map says:" >&2
+          grep -v "	ok$" "$scratch/probe.$variant.$uid.out" >&2
+          status=1
+        fi
+        echo "$variant, uid $uid: $(tail -1 "$scratch/probe.$variant.$uid.out")"
+      done
     done
     exit $status
     ;;
