@@ -110,7 +110,8 @@ class Server {
 
  private:
   // Whether every class may search directory `rel` and it has no ACL.
-  bool AnyoneMaySearch(const std::string& rel) const;
+  // Remembered until the server changes something.
+  bool AnyoneMaySearch(const std::string& rel);
 
   // The caller: its credentials (/proc/TID/status, the FUSE context's
   // umask) and its model process.
@@ -177,6 +178,10 @@ class Server {
   Process anyone_p_;
   Node backing_node_;
   std::unordered_map<std::string, Process> processes_;
+  // The model's node of a relative path, and whether anyone may search
+  // it, until the next change (Changed()).
+  std::unordered_map<std::string, Node> node_cache_;
+  std::unordered_map<std::string, bool> searchable_;
   Inodes nodes_;
   int bfd_ = -1;
   FILE* log_ = nullptr;
@@ -321,8 +326,11 @@ Result<Server::Where, int> Server::WhereOf(fuse_ino_t ino) {
 }
 
 Result<Node, int> Server::ModelNode(const std::string& rel) {
+  auto it = node_cache_.find(rel);
+  if (it != node_cache_.end()) return it->second;
   auto n = model_->Lookup(Join(o_.backing, rel), false);
   if (!n) return Unexpected(EACCES);
+  node_cache_.emplace(rel, *n);
   return *n;
 }
 
@@ -349,6 +357,10 @@ int Server::Decide(const Caller& c, const std::string& cwd_rel, const Request& r
 }
 
 void Server::Changed(const std::string& rel) {
+  // What the server remembers of the tree is forgotten at each change (a
+  // rename moves every path below it).
+  node_cache_.clear();
+  searchable_.clear();
   if (!model_) return;
   auto r = model_->Revalidate(model_->Init(), Join(o_.backing, rel));
   if (!r) Log(fmt::format("revalidating {}: {}", rel, r.error()));
@@ -432,11 +444,17 @@ void Server::KillPriv(const Cred& c, const std::string& rel, int fd) {
 
 // The operations.
 
-bool Server::AnyoneMaySearch(const std::string& rel) const {
+bool Server::AnyoneMaySearch(const std::string& rel) {
+  auto it = searchable_.find(rel);
+  if (it != searchable_.end()) return it->second;
   struct stat st;
-  if (Fstatat(rel, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 0111) != 0111) return false;
-  const std::string path = Join(o_.backing, rel);
-  return lgetxattr(path.c_str(), "system.posix_acl_access", nullptr, 0) < 0 && errno == ENODATA;
+  bool anyone = Fstatat(rel, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0111) == 0111;
+  if (anyone) {
+    const std::string path = Join(o_.backing, rel);
+    anyone = lgetxattr(path.c_str(), "system.posix_acl_access", nullptr, 0) < 0 && errno == ENODATA;
+  }
+  searchable_.emplace(rel, anyone);
+  return anyone;
 }
 
 void Server::Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
