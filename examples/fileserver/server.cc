@@ -1114,6 +1114,7 @@ int Serve(const Options& o) {
   for (std::string& s : argv_s) argv.push_back(s.data());
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
   fuse_session* se = fuse_session_new(&args, &kOps, sizeof(kOps), &server);
+  fuse_opt_free_args(&args);  // the session keeps what it parsed
   if (se == nullptr) return 1;
   int rc = 1;
   if (fuse_set_signal_handlers(se) == 0) {

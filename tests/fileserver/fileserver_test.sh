@@ -63,6 +63,21 @@ serve() {
   echo "pathwarden-fs did not mount $m" >&2
   exit 1
 }
+# stop: unmounts every server's mount and waits for it; fails (1) when a
+# server did not exit 0 (a sanitizer's report, a crash).
+stop() {
+  local rc=0 i
+  for i in "${!fuse_mounts[@]}"; do
+    fusermount3 -u "${fuse_mounts[$i]}" || umount -l "${fuse_mounts[$i]}"
+    if ! wait "${servers[$i]}"; then
+      echo "FAIL: pathwarden-fs on ${fuse_mounts[$i]} did not exit 0" >&2
+      rc=1
+    fi
+  done
+  fuse_mounts=()
+  servers=()
+  return $rc
+}
 # differences A B: the lines that differ, paired "A-line  =>  B-line".
 differences() {
   "$py" - "$1" "$2" <<'PY'
@@ -109,6 +124,7 @@ case "$mode" in
       grep "^refused: .*unknown" "$scratch/fuse.log" >&2
       status=1
     fi
+    stop || status=1
     exit $status
     ;;
   policy)
@@ -169,6 +185,7 @@ TOML
         echo "$variant, uid $uid: $(tail -1 "$scratch/probe.$variant.$uid.out")"
       done
     done
+    stop || status=1
     exit $status
     ;;
   conformance)
@@ -204,6 +221,7 @@ TOML
       grep "^refused: .*unknown" "$scratch/fuse.log" >&2
       status=1
     fi
+    stop || status=1
     exit $status
     ;;
   *)
