@@ -120,6 +120,14 @@ class Server {
     Process p;
   };
   Result<Caller, int> CallerOf(fuse_req_t req, bool access = false, bool creates = false);
+  // Asker()
+  //
+  // The caller for a request whose performing needs no credentials: none
+  // read when nothing is decided (default_permissions without a policy).
+  Result<Caller, int> Asker(fuse_req_t req, bool access = false) {
+    if (!decide_) return Caller{anyone_, Process{}};
+    return CallerOf(req, access);
+  }
   Process ProcessFor(const Cred& c);
 
   // Where a request acts: the node's relative path, or its parent's node
@@ -464,7 +472,7 @@ void Server::Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   // search check): no caller's credentials change the answer, and
   // Landlock does not check a walk, so the model is asked for anyone.
   auto c = decide_ && AnyoneMaySearch(pw->rel) ? Result<Caller, int>(Caller{anyone_, anyone_p_})
-                                              : CallerOf(req);
+                                              : Asker(req);
   if (!c) return (void)fuse_reply_err(req, c.error());
   // may_lookup(): search permission on the parent, then the name.
   if (int err = Decide(*c, pw->rel, Lstat{.path = name}, "lookup", Join(pw->rel, name)))
@@ -610,7 +618,7 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
 }
 
 void Server::Readlink(fuse_req_t req, fuse_ino_t ino) {
-  auto c = CallerOf(req);
+  auto c = Asker(req);
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto w = WhereOf(ino);
   if (!w) return (void)fuse_reply_err(req, w.error());
@@ -671,7 +679,7 @@ void Server::Mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t m
 }
 
 void Server::Unlink(fuse_req_t req, fuse_ino_t parent, const char* name, bool dir) {
-  auto c = CallerOf(req);
+  auto c = Asker(req);
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto pw = WhereOf(parent);
   if (!pw) return (void)fuse_reply_err(req, pw.error());
@@ -705,7 +713,7 @@ void Server::Symlink(fuse_req_t req, const char* target, fuse_ino_t parent, cons
 
 void Server::Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
                     const char* newname, unsigned flags) {
-  auto c = CallerOf(req);
+  auto c = Asker(req);
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto from = WhereOf(parent);
   auto to = WhereOf(newparent);
@@ -728,7 +736,7 @@ void Server::Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_in
 }
 
 void Server::Link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
-  auto c = CallerOf(req);
+  auto c = Asker(req);
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto w = WhereOf(ino);
   auto to = WhereOf(newparent);
@@ -736,6 +744,9 @@ void Server::Link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const ch
   if (w->parent == 0) return (void)fuse_reply_err(req, EPERM);  // the root: a directory
   const std::string newrel = Join(to->rel, newname);
   if (decide_) {
+    // protected_hardlinks as it is now (Model::Revalidate() reads the
+    // sysctls again): the VFS checks it too, with the current value.
+    Changed(w->rel);
     auto dir = ModelNode(*nodes_.RelPath(w->parent));
     if (!dir || !model_->Adopt(c->p, kDirFd, *dir, O_PATH)) return (void)fuse_reply_err(req, EACCES);
     const pathwarden::Link r{.dirfd = Fd{kDirFd}, .oldpath = w->name, .newpath = newname};
@@ -750,7 +761,7 @@ void Server::Link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const ch
 }
 
 void Server::Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi, bool dir) {
-  auto c = CallerOf(req);
+  auto c = (fi->flags & O_TRUNC) ? CallerOf(req) : Asker(req);
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto w = WhereOf(ino);
   if (!w) return (void)fuse_reply_err(req, w.error());
@@ -919,7 +930,7 @@ void Server::Statfs(fuse_req_t req) {
 }
 
 void Server::Access(fuse_req_t req, fuse_ino_t ino, int mask) {
-  auto c = CallerOf(req, true);
+  auto c = Asker(req, true);
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto w = WhereOf(ino);
   if (!w) return (void)fuse_reply_err(req, w.error());

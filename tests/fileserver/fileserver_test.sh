@@ -92,6 +92,34 @@ for x, y in zip(a, b):
 PY
 }
 
+# sysctls: the protected_* sysctls, which the kernel's checks and the
+# model's read and which other tests on this machine may change for a
+# while: a mode whose runs did not all see the same values runs again.
+sysctls() { cat /proc/sys/fs/protected_hardlinks /proc/sys/fs/protected_symlinks \
+  /proc/sys/fs/protected_regular /proc/sys/fs/protected_fifos | tr '\n' ' '; }
+if [ -z "${PATHWARDEN_FS_TEST_TRY:-}" ]; then
+  for try in 1 2 3 4 5; do
+    before=$(sysctls)
+    # A watcher notes any change while the mode runs.
+    changed="$scratch/sysctls-changed"
+    rm -f "$changed"
+    ( while :; do [ "$(sysctls)" = "$before" ] || { echo "$(sysctls)" >"$changed"; exit 0; }
+        sleep 0.01; done ) &
+    watcher=$!
+    set +e
+    PATHWARDEN_FS_TEST_TRY=$try "$0" "$@"
+    rc=$?
+    set -e
+    kill "$watcher" 2>/dev/null || true
+    wait "$watcher" 2>/dev/null || true
+    [ -e "$changed" ] || exit $rc
+    echo "the protected_* sysctls changed during the run ($before-> $(cat "$changed")): again" >&2
+    sleep 2
+  done
+  echo "FAIL: the protected_* sysctls kept changing (another process changes them)" >&2
+  exit 1
+fi
+
 case "$mode" in
   ops)
     tmpfs tmpfs

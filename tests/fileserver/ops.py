@@ -209,6 +209,26 @@ def divergences():
     # the directory's missing write permission first.
     run("u3", "unlink stick/f", lambda: os.unlink(p("stick/f")))
     run("u3", "rename stick/f", lambda: os.rename(p("stick/f"), p("tmp/stolen")))
+    # 4. The server's own reading: the setuid kill before a write reaches it
+    # as a mode change, which it tells from chmod() by a file open for
+    # writing: a non-owner's chmod() dropping only that bit then succeeds.
+    def suid_files():
+        for name in ("pub/suid666", "pub/suid666b"):
+            fd = os.open(p(name), os.O_CREAT | os.O_WRONLY, 0)
+            os.close(fd)
+            os.chown(p(name), 1000, 1000)
+            os.chmod(p(name), 0o4666)
+    run("root", "setup suid666", suid_files, ["pub/suid666", "pub/suid666b"])
+
+    def chmod_while_open():
+        fd = os.open(p("pub/suid666"), os.O_WRONLY)
+        try:
+            os.chmod(p("pub/suid666"), 0o666)
+        finally:
+            os.close(fd)
+    run("u2", "chmod -s pub/suid666 open", chmod_while_open, ["pub/suid666"])
+    run("u2", "chmod -s pub/suid666b", lambda: os.chmod(p("pub/suid666b"), 0o666),
+        ["pub/suid666b"])
 
 
 main()
