@@ -118,6 +118,30 @@ std::string PermString(uint32_t perm);
 //   AclEntriesToText({{AclTag::kUser, 5, 1001}})  // "u:1001:r-x"
 std::string AclEntriesToText(const std::vector<AclEntry>& entries);
 
+// AclEntriesFromXattr() / AclEntriesToXattr()
+//
+// The entries of a system.posix_acl_access or _default value, in the
+// binary form the xattr calls carry (include/uapi/linux/posix_acl_xattr.h:
+// a version word 2, then {tag, perm, id} per entry, little-endian), as they
+// are (not validated as an ACL), and back. The error is the errno Linux's
+// posix_acl_from_xattr() gives: EINVAL for a short or ragged value, an
+// unknown tag or the invalid id (uid_t)-1, EOPNOTSUPP for another version.
+// An empty value, or one with no entries, is an empty list: the call
+// removes the ACL.
+Result<std::vector<AclEntry>, int> AclEntriesFromXattr(std::string_view value);
+std::string AclEntriesToXattr(const std::vector<AclEntry>& entries);
+
+// AclFromValidEntries()
+//
+// The ACL of entries as Linux's posix_acl_valid() checks them (EINVAL
+// unless: one owner entry first, named users, the owning group, named
+// groups, then a mask, required with named entries, and other last;
+// permissions within rwx). Entries Linux accepts but this type cannot
+// hold (named entries out of order, or twice) are kAclOutsideModel, no
+// errno: the caller cannot know what Linux then decides.
+inline constexpr int kAclOutsideModel = -1;
+Result<PosixAcl, int> AclFromValidEntries(const std::vector<AclEntry>& entries);
+
 }  // namespace pathwarden
 
 #endif  // PATHWARDEN_ACL_H_

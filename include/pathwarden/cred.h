@@ -36,6 +36,7 @@ inline constexpr int kCapNetBindService = 10;
 inline constexpr int kCapSysChroot = 18;
 inline constexpr int kCapSysAdmin = 21;
 inline constexpr int kCapMknod = 27;
+inline constexpr int kCapSetfcap = 31;
 inline constexpr int kCapLast = 40;  // CAP_CHECKPOINT_RESTORE
 inline constexpr uint64_t kCapAll = (uint64_t{1} << (kCapLast + 1)) - 1;
 

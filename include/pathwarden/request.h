@@ -64,6 +64,14 @@ enum class Op : uint8_t {
   kUtimensat,
   kChroot,
   kFchdir,
+  kGetxattr,
+  kSetxattr,
+  kListxattr,
+  kRemovexattr,
+  kFallocate,
+  kFchmod,
+  kFchown,
+  kFutimens,
 };
 
 // One half of utimensat's `times` (absent: times is NULL).
@@ -199,6 +207,59 @@ struct Fchdir {
 struct Chroot {
   std::string path = {};
 };
+// getxattrat(dirfd, path, flags, name, ...) (getxattr; lgetxattr adds
+// AT_SYMLINK_NOFOLLOW; fgetxattr is dirfd fd, path "", AT_EMPTY_PATH), with
+// a buffer large enough for any value.
+struct Getxattr {
+  Fd dirfd = kAtFdcwd;
+  std::string path = {};
+  std::string name = {};
+  uint64_t flags = 0;
+};
+// setxattrat(dirfd, path, flags, name, {value, xattr_flags}): `value` as
+// the call passes it (system.posix_acl_* in the binary xattr form), and
+// xattr_flags XATTR_CREATE | XATTR_REPLACE. Apply() stores it.
+struct Setxattr {
+  Fd dirfd = kAtFdcwd;
+  std::string path = {};
+  std::string name = {};
+  std::string value = {};
+  uint32_t xattr_flags = 0;
+  uint64_t flags = 0;
+};
+// listxattrat(dirfd, path, flags, ...), with a buffer large enough.
+struct Listxattr {
+  Fd dirfd = kAtFdcwd;
+  std::string path = {};
+  uint64_t flags = 0;
+};
+// removexattrat(dirfd, path, flags, name). Apply() removes it.
+struct Removexattr {
+  Fd dirfd = kAtFdcwd;
+  std::string path = {};
+  std::string name = {};
+  uint64_t flags = 0;
+};
+// fallocate(fd, mode, offset, len): mode of FALLOC_FL_*.
+struct Fallocate {
+  Fd fd = {};
+  uint32_t mode = 0;
+  uint64_t offset = 0, len = 1;
+};
+// fchmod(fd, mode), fchown(fd, uid, gid) (-1 keeps an id), futimens(fd,
+// times).
+struct Fchmod {
+  Fd fd = {};
+  uint32_t mode = 0;
+};
+struct Fchown {
+  Fd fd = {};
+  int64_t uid = -1, gid = -1;
+};
+struct Futimens {
+  Fd fd = {};
+  std::optional<std::array<TimeSpec, 2>> times = std::nullopt;
+};
 // mount("tmpfs", path, "tmpfs", flags), mount(source, target, MS_BIND |
 // flags), umount2(path, flags).
 struct MountTmpfs {
@@ -249,7 +310,8 @@ using Request =
     std::variant<Open, Close, Stat, Lstat, Access, ExecCheck, Mkdir, Mknod, Symlink, Link, Unlink,
                  Rmdir, Rename, Truncate, Ftruncate, Chmod, Chown, Lchown, Utimensat, Readlink,
                  Chdir, Fchdir, Chroot, MountTmpfs, BindMount, Umount, Ioctl, BindTcp, ConnectTcp,
-                 Signal, ConnectAbstract, SendFd, Restrict>;
+                 Signal, ConnectAbstract, SendFd, Restrict, Getxattr, Setxattr, Listxattr,
+                 Removexattr, Fallocate, Fchmod, Fchown, Futimens>;
 
 // OpOf()
 //

@@ -13,7 +13,10 @@
 //
 // Extensions to the spec (documented in docs/scenario-format.md): node key
 // `attrs` (immutable, append), mount flag `nosymfollow`, operations
-// `utimensat` (step key `times`), `chroot` and `fchdir`.
+// `utimensat` (step key `times`), `chroot` and `fchdir`; the xattr calls
+// `getxattr`, `setxattr`, `listxattr`, `removexattr` (step keys `name`,
+// `value`, `acl`, `xattr_flags`), `fallocate` (`offset`, `len`, FALLOC_FL_*
+// in `flags`), `fchmod`, `fchown` and `futimens`.
 
 #ifndef PATHWARDEN_SCENARIO_H_
 #define PATHWARDEN_SCENARIO_H_
@@ -139,6 +142,14 @@ struct StepSpec {
   std::string target;
   std::optional<LayerSpec> layer;
   std::optional<std::array<TimeSpec, 2>> times;
+  // The xattr calls: `name`; `value` as bytes (for `acl`, its xattr form);
+  // `acl` as written (system.posix_acl_* values in setfacl's short form);
+  // `xattr_flags` (XATTR_CREATE|XATTR_REPLACE).
+  std::string xattr_name, xattr_value;
+  std::optional<std::string> xattr_acl;
+  uint32_t xattr_flags = 0;
+  // fallocate's range (its mode is `flags`).
+  int64_t offset = 0, len = 1;
   int expect = 0;
   std::string expect_text;
 };

@@ -32,6 +32,10 @@ struct TreeEntry {
   std::string target;                       // symlinks
   uint32_t rdev_major = 0, rdev_minor = 0;  // devices
   std::string acl, default_acl;
+  // The other extended attributes, as read back by root: `name="value"`
+  // by name, joined by ", " (bytes outside printable ASCII as \xHH); a
+  // value that reads as an error shows it: `security.capability=<EINVAL>`.
+  std::string xattrs;
   friend bool operator==(const TreeEntry&, const TreeEntry&) = default;
 };
 

@@ -14,6 +14,7 @@
 #include "src/landlock/memo.h"
 #include "src/ops/ops.h"
 #include "src/vfs/backend.h"
+#include "src/vfs/xattr.h"
 
 namespace pathwarden {
 
@@ -232,6 +233,14 @@ int Engine::Dispatch(OpCtx& ctx) {
     case Op::kUtimensat: return ops::DoUtimensat(ctx);
     case Op::kChroot: return ops::DoChroot(ctx);
     case Op::kFchdir: return ops::DoFchdir(ctx);
+    case Op::kGetxattr: return ops::DoGetxattr(ctx);
+    case Op::kSetxattr: return ops::DoSetxattr(ctx);
+    case Op::kListxattr: return ops::DoListxattr(ctx);
+    case Op::kRemovexattr: return ops::DoRemovexattr(ctx);
+    case Op::kFallocate: return ops::DoFallocate(ctx);
+    case Op::kFchmod: return ops::DoFchmod(ctx);
+    case Op::kFchown: return ops::DoFchown(ctx);
+    case Op::kFutimens: return ops::DoFutimens(ctx);
   }
   // An operation the engine does not know: fail closed.
   return internal::FailClosed("Dispatch: unknown operation");
@@ -273,6 +282,7 @@ std::vector<TreeEntry> Engine::Snapshot() const {
     if (const PosixAcl* a = w.acl(i.acl); a && i.acl != vfs::kNone) e.acl = a->ToText();
     if (const PosixAcl* a = w.acl(i.default_acl); a && i.default_acl != vfs::kNone)
       e.default_acl = a->ToText();
+    e.xattrs = vfs::SnapshotXattrs(w.xattrs(ino));
     out.push_back(std::move(e));
     if (type != S_IFDIR) continue;
     auto c = children.find(it.pos.dentry);

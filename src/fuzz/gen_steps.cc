@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "pathwarden/acl.h"
 #include "pathwarden/uapi.h"
 #include "src/fuzz/gen_internal.h"
 #include "src/scenario/names.h"
@@ -32,8 +33,31 @@ constexpr OpWeight kOps[] = {
     {Op::kExecCheck, 3}, {Op::kIoctl, 2},       {Op::kBindTcp, 1},       {Op::kConnectTcp, 1},
     {Op::kSignal, 2},    {Op::kConnectAbstract, 2}, {Op::kSendFd, 1},    {Op::kMountTmpfs, 1},
     {Op::kBindMount, 1}, {Op::kUmount, 1},      {Op::kRestrict, 3},      {Op::kUtimensat, 2},
-    {Op::kChroot, 1},
+    {Op::kChroot, 1},    {Op::kGetxattr, 2},    {Op::kSetxattr, 3},      {Op::kListxattr, 1},
+    {Op::kRemovexattr, 2}, {Op::kFallocate, 2}, {Op::kFchmod, 2},        {Op::kFchown, 2},
+    {Op::kFutimens, 1},
 };
+
+// Attribute names of every namespace, the ACL names, and names the calls
+// refuse (no namespace, no suffix, empty).
+constexpr std::string_view kXattrNames[] = {
+    "user.a", "user.b", "user.a", "trusted.t", "security.s", "security.capability",
+    "system.posix_acl_access", "system.posix_acl_default", "system.x", "foo.bar", "user.", ""};
+// ACLs in setfacl's short form, valid and not.
+constexpr std::string_view kAcls[] = {
+    "u::rw-,g::r--,o::---", "u::rwx,u:1000:r-x,g::r-x,m::r-x,o::---",
+    "u::rwx,g::rwx,g:50:rw-,m::rwx,o::r--", "u::rw-,u:2000:rw-,g::---,m::r--,o::---",
+    "u::rw-,o::---", ""};
+
+// A security.capability value: a v2 one (revision 2, effective, no
+// capabilities), or bytes that are not one.
+std::string FileCapsValue(Rng& rng) {
+  if (rng.Percent(40)) return rng.Percent(50) ? "" : "junk";
+  std::string v(20, '\0');
+  v[0] = 1;  // VFS_CAP_FLAGS_EFFECTIVE
+  v[3] = 2;  // VFS_CAP_REVISION_2
+  return v;
+}
 
 // Harmless commands only: nothing that freezes or changes a filesystem.
 constexpr std::string_view kIoctls[] = {"FIONREAD", "FIOCLEX", "FIONCLEX", "FIONBIO",
@@ -81,6 +105,29 @@ uint64_t OpenFlags(Rng& rng) {
   if (rng.Percent(3)) f |= O_NOATIME;
   if (rng.Percent(5)) f |= O_CLOEXEC;
   return f;
+}
+
+// Most fds the generator names are closed or failed to open by the time
+// an fd operation runs: half the time, the operation gets a fresh one,
+// opened just before it (`acc` O_RDONLY, O_RDWR or O_PATH) on a known
+// regular file. Else, or without a file, any fd name.
+std::string FreshFileFd(GenState& g, ProcInfo& actor, uint64_t acc) {
+  if (!g.rng.Percent(50)) return FdName(g, actor);
+  std::vector<const Known*> files;
+  for (const Known& k : g.tree)
+    if (k.type == "file") files.push_back(&k);
+  if (files.empty()) return FdName(g, actor);
+  StepSpec open;
+  open.op = Op::kOpen;
+  open.as = actor.name;
+  open.path = files[g.rng.Below(files.size())]->path;
+  open.flags = acc;
+  open.mode = 0644;
+  open.fd = "fd" + std::to_string(g.next_fd++);
+  actor.fds.push_back({open.fd, open.path, false});
+  std::string name = open.fd;
+  g.s->steps.push_back(std::move(open));
+  return name;
 }
 
 }  // namespace
@@ -261,6 +308,60 @@ void GenerateSteps(GenState& g) {
         if (rng.Percent(4)) st.flags |= MNT_FORCE;
         break;
       case Op::kRestrict: st.layer = RandomLayer(g, actor, true); break;
+      case Op::kGetxattr:
+      case Op::kSetxattr:
+      case Op::kListxattr:
+      case Op::kRemovexattr: {
+        st.path = PickPath(g, actor, Want::kExisting, &st);
+        if (rng.Percent(15)) st.flags |= AT_SYMLINK_NOFOLLOW;
+        if (rng.Percent(6) && !actor.fds.empty()) {
+          st.flags |= AT_EMPTY_PATH;
+          st.path = "";
+          st.dirfd = actor.fds[rng.Below(actor.fds.size())].name;
+        }
+        if (st.op == Op::kListxattr) break;
+        st.xattr_name = std::string(rng.Pick(kXattrNames));
+        if (st.op != Op::kSetxattr) break;
+        if (st.xattr_name == "system.posix_acl_access" || st.xattr_name == "system.posix_acl_default") {
+          st.xattr_acl = std::string(rng.Pick(kAcls));
+          auto entries = PosixAcl::ParseEntries(*st.xattr_acl);
+          st.xattr_value = entries && !entries->empty() ? AclEntriesToXattr(*entries) : "";
+        } else if (st.xattr_name == "security.capability") {
+          st.xattr_value = FileCapsValue(rng);
+        } else {
+          static constexpr std::string_view kValues[] = {"", "v", "value 2"};
+          st.xattr_value = std::string(rng.Pick(kValues));
+        }
+        if (rng.Percent(15)) st.xattr_flags |= 0x1;  // XATTR_CREATE
+        if (rng.Percent(15)) st.xattr_flags |= 0x2;  // XATTR_REPLACE
+        break;
+      }
+      case Op::kFallocate: {
+        st.fd = FreshFileFd(g, actor, rng.Percent(70) ? O_RDWR : O_RDONLY);
+        static constexpr uint64_t kModes[] = {0, 0, 0x01, 0x03, 0x02, 0x10, 0x40, 0x08, 0x09, 0x80};
+        st.flags = rng.Pick(kModes);
+        static constexpr int64_t kOffsets[] = {0, 0, 7, 4096, -1};
+        static constexpr int64_t kLens[] = {1, 10, 100, 8192, 0};
+        st.offset = rng.Pick(kOffsets);
+        st.len = rng.Pick(kLens);
+        break;
+      }
+      case Op::kFchmod:
+        st.fd = FreshFileFd(g, actor, rng.Percent(60) ? O_RDONLY : O_PATH);
+        st.mode = CreateMode(rng);
+        break;
+      case Op::kFchown:
+        st.fd = FreshFileFd(g, actor, rng.Percent(60) ? O_RDONLY : O_PATH);
+        st.uid = Owner(rng, kUids);
+        st.gid = Owner(rng, kGids);
+        break;
+      case Op::kFutimens:
+        st.fd = FreshFileFd(g, actor, rng.Percent(60) ? O_RDONLY : O_PATH);
+        if (rng.Percent(65)) {
+          static constexpr TimeSpec kTimes[] = {TimeSpec::kNow, TimeSpec::kOmit, TimeSpec::kSet};
+          st.times = std::array<TimeSpec, 2>{rng.Pick(kTimes), rng.Pick(kTimes)};
+        }
+        break;
     }
     if (st.op == Op::kChdir && st.path.size() < 300) actor.cwd = abs.empty() ? actor.cwd : abs;
     if (st.op == Op::kIoctl) st.cmd = scenario_internal::IoctlFromName(st.cmd_text).value_or(0);

@@ -17,9 +17,9 @@ static_assert(sizeof(NodeSpec) == 280, "NodeSpec changed: update Fields(NodeSpec
 static_assert(sizeof(ProcessSpec) == 224, "ProcessSpec changed: update Fields(ProcessSpec)");
 static_assert(sizeof(LayerSpec) == 80, "LayerSpec changed: update Fields(LayerSpec)");
 static_assert(sizeof(RuleSpec) == 104, "RuleSpec changed: update Fields(RuleSpec)");
-static_assert(sizeof(StepSpec) == 496, "StepSpec changed: update Fields(StepSpec)");
+static_assert(sizeof(StepSpec) == 632, "StepSpec changed: update Fields(StepSpec)");
 static_assert(sizeof(Scenario) == 168, "Scenario changed: update Fields(Scenario)");
-static_assert(sizeof(TreeEntry) == 192, "TreeEntry changed: update Fields(TreeEntry)");
+static_assert(sizeof(TreeEntry) == 224, "TreeEntry changed: update Fields(TreeEntry)");
 
 template <typename T>
 struct IsOptional : std::false_type {};
@@ -69,7 +69,9 @@ bool Fields(IO& io, StepSpec& s) {
          io(s.flags_text) && io(s.flags) && io(s.access_mode) && io(s.mode) &&
          io(s.mknod_type) && io(s.rdev_major) && io(s.rdev_minor) && io(s.uid) && io(s.gid) &&
          io(s.port) && io(s.fd) && io(s.cmd_text) && io(s.cmd) && io(s.target) &&
-         io(s.layer) && io(s.times) && io(s.expect) && io(s.expect_text);
+         io(s.layer) && io(s.times) && io(s.xattr_name) && io(s.xattr_value) &&
+         io(s.xattr_acl) && io(s.xattr_flags) && io(s.offset) && io(s.len) && io(s.expect) &&
+         io(s.expect_text);
 }
 template <typename IO>
 bool Fields(IO& io, Sysctls& s) {
@@ -90,7 +92,7 @@ template <typename IO>
 bool Fields(IO& io, TreeEntry& e) {
   return io(e.path) && io(e.type) && io(e.mode) && io(e.uid) && io(e.gid) && io(e.nlink) &&
          io(e.size) && io(e.target) && io(e.rdev_major) && io(e.rdev_minor) && io(e.acl) &&
-         io(e.default_acl);
+         io(e.default_acl) && io(e.xattrs);
 }
 template <typename IO>
 bool Fields(IO& io, RunResult& r) {

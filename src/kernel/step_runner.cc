@@ -28,6 +28,19 @@ namespace pathwarden::kernel_internal {
 namespace {
 
 constexpr long kSysFchmodat2 = 452;        // Linux 6.6; glibc 2.36 lacks it
+// Linux 6.13 (x86-64 numbers; Debian's 6.1 headers lack them).
+constexpr long kSysSetxattrat = 463;
+constexpr long kSysGetxattrat = 464;
+constexpr long kSysListxattrat = 465;
+constexpr long kSysRemovexattrat = 466;
+static_assert(sizeof(long) == 8 && __x86_64__, "the *xattrat numbers are x86-64's");
+
+// struct xattr_args (include/uapi/linux/xattr.h, 6.13).
+struct XattrArgs {
+  uint64_t value;
+  uint32_t size;
+  uint32_t flags;
+};
 
 int Err(long r) { return r < 0 ? errno : 0; }
 
@@ -84,7 +97,36 @@ int ConnectAbstract(const std::string& name) {
   return err;
 }
 
-int Utimensat(int dirfd, const StepSpec& step) {
+// The xattr calls as their *at forms (which getxattr(), lgetxattr() and
+// fgetxattr() are in 6.18: path_getxattrat() and its siblings), with
+// buffers large enough for any value or list.
+int Xattr(int dirfd, const StepSpec& step) {
+  const char* path = step.path.c_str();
+  const char* name = step.xattr_name.c_str();
+  const unsigned flags = static_cast<unsigned>(step.flags);
+  switch (step.op) {
+    case Op::kGetxattr: {
+      static char buf[65536];
+      XattrArgs args{reinterpret_cast<uint64_t>(buf), sizeof(buf), 0};
+      return Err(syscall(kSysGetxattrat, dirfd, path, flags, name, &args, sizeof(args)));
+    }
+    case Op::kSetxattr: {
+      XattrArgs args{reinterpret_cast<uint64_t>(step.xattr_value.data()),
+                     static_cast<uint32_t>(step.xattr_value.size()), step.xattr_flags};
+      return Err(syscall(kSysSetxattrat, dirfd, path, flags, name, &args, sizeof(args)));
+    }
+    case Op::kListxattr: {
+      static char buf[65536];
+      return Err(syscall(kSysListxattrat, dirfd, path, flags, buf, sizeof(buf)));
+    }
+    case Op::kRemovexattr:
+      return Err(syscall(kSysRemovexattrat, dirfd, path, flags, name));
+    default: return EINVAL;
+  }
+}
+
+// utimensat()'s times; futimens(fd, times) is utimensat(fd, NULL, times, 0).
+int Utimens(int dirfd, const char* path, const StepSpec& step, int flags) {
   timespec times[2] = {};
   timespec* arg = nullptr;
   if (step.times) {
@@ -97,7 +139,7 @@ int Utimensat(int dirfd, const StepSpec& step) {
     }
     arg = times;
   }
-  return Err(syscall(SYS_utimensat, dirfd, step.path.c_str(), arg, step.flags));
+  return Err(syscall(SYS_utimensat, dirfd, path, arg, flags));
 }
 
 int Open(const StepSpec& step, int dirfd, FdTable* fds) {
@@ -213,7 +255,24 @@ int RunStep(const ProcessTable& table, const StepSpec& step, const Request& req,
       return EnforceLayer(*step.layer, {}, &failure);
     }
     case Op::kUtimensat:
-      return Utimensat(dirfd, step);
+      return Utimens(dirfd, path, step, flags);
+    case Op::kGetxattr:
+    case Op::kSetxattr:
+    case Op::kListxattr:
+    case Op::kRemovexattr:
+      return Xattr(dirfd, step);
+    // A named fd that is not open is -1: the kernel answers EBADF where
+    // it looks at the fd (futimens() with both times UTIME_OMIT does not).
+    case Op::kFallocate:
+      return Err(syscall(SYS_fallocate, fds->Find(step.fd), static_cast<int>(step.flags),
+                         step.offset, step.len));
+    case Op::kFchmod:
+      return Err(syscall(SYS_fchmod, fds->Find(step.fd), step.mode));
+    case Op::kFchown:
+      return Err(syscall(SYS_fchown, fds->Find(step.fd), static_cast<uid_t>(step.uid),
+                         static_cast<gid_t>(step.gid)));
+    case Op::kFutimens:
+      return Utimens(fds->Find(step.fd), nullptr, step, 0);
     case Op::kSendFd:
       break;  // the supervisor carries it (RequestKind::kSendFd)
   }

@@ -18,6 +18,7 @@
 #include "pathwarden/acl.h"
 #include "pathwarden/errno.h"
 #include "src/kernel/tree_builder.h"
+#include "src/vfs/xattr.h"
 
 namespace pathwarden::kernel_internal {
 namespace {
@@ -71,6 +72,7 @@ class Walker {
       e.acl = *acl;
       e.default_acl = *def;
     }
+    if (std::string err = Xattrs(real, path, &e.xattrs); !err.empty()) return err;
     entries_.push_back(std::move(e));
     if (!S_ISDIR(st.st_mode)) return "";
     DIR* dir = opendir(real.c_str());
@@ -98,6 +100,30 @@ class Walker {
   std::string Real(const std::string& path) const {
     if (root_ == "/") return path;
     return path == "/" ? root_ : root_ + path;
+  }
+
+  // Every attribute but the ACLs, as getxattr() reads it back.
+  static std::string Xattrs(const std::string& real, const std::string& path, std::string* out) {
+    std::vector<char> names(65536);
+    ssize_t n = llistxattr(real.c_str(), names.data(), names.size());
+    if (n < 0) return fmt::format("llistxattr {}: {}", path, ErrnoName(errno));
+    std::vector<vfs::XattrRead> reads;
+    std::vector<char> value(65536);
+    for (ssize_t at = 0; at < n;) {
+      std::string name(names.data() + at);
+      at += static_cast<ssize_t>(name.size()) + 1;
+      if (vfs::IsPosixAclName(name)) continue;
+      ssize_t v = lgetxattr(real.c_str(), name.c_str(), value.data(), value.size());
+      vfs::XattrRead r{name, {}, {}};
+      if (v < 0) {
+        r.err = std::string(ErrnoName(errno));
+      } else {
+        r.value.assign(value.data(), static_cast<size_t>(v));
+      }
+      reads.push_back(std::move(r));
+    }
+    *out = vfs::XattrsText(std::move(reads));
+    return "";
   }
 
   std::string root_;

@@ -1,8 +1,11 @@
-// chmod(2) (fchmodat2), chown(2)/lchown(2), truncate(2), utimensat(2).
+// chmod(2) (fchmodat2), chown(2)/lchown(2), truncate(2), utimensat(2),
+// and by fd: fchmod(2), fchown(2), futimens(3), fallocate(2).
 // Linux: fs/open.c @6.18 do_fchmodat(), chmod_common(), do_fchownat(),
-// chown_common(), do_sys_truncate(), vfs_truncate(); fs/attr.c
-// notify_change(), may_setattr(), setattr_prepare(), chown_ok(),
-// chgrp_ok(), setattr_should_drop_sgid(); fs/utimes.c
+// chown_common(), do_sys_truncate(), vfs_truncate(), vfs_fchmod(),
+// vfs_fchown(), vfs_fallocate(); fs/attr.c notify_change(),
+// may_setattr(), setattr_prepare(), chown_ok(), chgrp_ok(),
+// setattr_should_drop_sgid(); fs/utimes.c do_utimes_fd(), vfs_utimes();
+// mm/shmem.c shmem_fallocate(); fs/inode.c file_modified()
 
 #include <fcntl.h>
 
@@ -12,6 +15,7 @@
 #include "src/vfs/backend.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
+#include "src/vfs/xattr.h"
 
 namespace pathwarden::ops {
 namespace {
@@ -25,6 +29,7 @@ struct Iattr {
   bool kill_suid = false, kill_sgid = false;
   bool times_set = false;  // ATTR_TIMES_SET (or *_SET)
   bool touch = false;      // ATTR_TOUCH
+  bool kill_priv = false;  // ATTR_KILL_PRIV
   uint32_t mode = 0, uid = 0, gid = 0;
 };
 
@@ -135,21 +140,16 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
     return EPERM;
   }
   if (!ctx.apply) return 0;
+  if (a.kill_priv) KillPriv(ctx, ino);
   if (a.set_uid || a.set_gid)
     w.SetOwner(ino, a.set_uid ? a.uid : i.uid.get(), a.set_gid ? a.gid : i.gid.get());
   if (a.set_mode) SetMode(ctx, ino, (old_mode & S_IFMT) | (a.mode & 07777));
   return 0;
 }
 
-}  // namespace
-
-int DoChmod(OpCtx& ctx) {
+// chmod_common().
+int ChmodCommon(OpCtx& ctx, PathPos at) {
   const OpArgs& st = ctx.a;
-  const uint32_t flags = static_cast<uint32_t>(st.flags);
-  PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
-                                     LookupFlagsFor(flags, true), &at))
-    return err;
   if (int err = MntWantWrite(ctx, at)) return err;
   const vfs::Inode& i = ctx.w.inode_at(at.dentry);
   Iattr a;
@@ -163,15 +163,9 @@ int DoChmod(OpCtx& ctx) {
   return 0;
 }
 
-int DoChown(OpCtx& ctx, bool nofollow) {
+// chown_common(), after the mount's write access.
+int ChownCommon(OpCtx& ctx, PathPos at) {
   const OpArgs& st = ctx.a;
-  uint32_t flags = static_cast<uint32_t>(st.flags);
-  if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
-  PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
-                                     LookupFlagsFor(flags, true), &at))
-    return err;
-  if (int err = MntWantWrite(ctx, at)) return err;
   const InodeId ino = ctx.w.inode_of(at.dentry);
   const vfs::Inode& i = ctx.w.inode(ino);
   Iattr a;
@@ -185,6 +179,7 @@ int DoChown(OpCtx& ctx, bool nofollow) {
   }
   if (!S_ISDIR(i.mode)) {
     a.kill_suid = true;
+    a.kill_priv = true;
     // setattr_should_drop_sgid(), on the current group.
     if ((i.mode & S_ISGID) &&
         ((i.mode & S_IXGRP) || !perm::InGroupOrCapable(ctx.cred(), i.gid)))
@@ -194,6 +189,51 @@ int DoChown(OpCtx& ctx, bool nofollow) {
   ctx.Ok(Stage::kDac, [&] { return fmt::format("ownership of {} may change", ctx.PathOf(at)); });
   return 0;
 }
+
+// The times a request asks for, and whether both are UTIME_OMIT (the
+// call returns at once).
+const std::optional<std::array<TimeSpec, 2>>& TimesOf(const OpArgs& st) {
+  static const std::optional<std::array<TimeSpec, 2>> kNull;
+  return st.times ? *st.times : kNull;
+}
+bool BothOmitted(const OpCtx& ctx) {
+  const auto& times = TimesOf(ctx.a);
+  if (times && (*times)[0] == TimeSpec::kOmit && (*times)[1] == TimeSpec::kOmit) {
+    ctx.Ok(Stage::kArgs, "both times are UTIME_OMIT: nothing to do, the file is not even looked up");
+    return true;
+  }
+  return false;
+}
+
+// vfs_utimes().
+int Utimes(OpCtx& ctx, PathPos at) {
+  const auto& times = TimesOf(ctx.a);
+  bool touch = !times || ((*times)[0] == TimeSpec::kNow && (*times)[1] == TimeSpec::kNow);
+  if (int err = MntWantWrite(ctx, at)) return err;
+  Iattr a;
+  if (touch) {
+    a.touch = true;
+  } else {
+    a.times_set = true;
+  }
+  if (int err = NotifyChange(ctx, at, a)) return err;
+  ctx.Ok(Stage::kDac, [&] { return fmt::format("the times of {} may change", ctx.PathOf(at)); });
+  return 0;
+}
+
+// fdget() of the f* calls: an open fd, not an O_PATH one.
+OpenFile* FdGet(const OpCtx& ctx) {
+  OpenFile* f = ctx.File(ctx.a.fd);
+  if (!f || (f->f_mode & kFmodePath)) {
+    ctx.Fail(Stage::kFd, [&] {
+      return fmt::format("{} is {}", ctx.FdText(ctx.a.fd), f ? "an O_PATH file" : "not open");
+    });
+    return nullptr;
+  }
+  return f;
+}
+
+}  // namespace
 
 int DoTruncate(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
@@ -223,29 +263,151 @@ int DoTruncate(OpCtx& ctx) {
   return 0;
 }
 
-int DoUtimensat(OpCtx& ctx) {
+int DoChmod(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
-  const uint32_t flags = static_cast<uint32_t>(st.flags);
-  static const std::optional<std::array<TimeSpec, 2>> kNull;
-  const std::optional<std::array<TimeSpec, 2>>& times = st.times ? *st.times : kNull;
-  if (times && (*times)[0] == TimeSpec::kOmit && (*times)[1] == TimeSpec::kOmit) {
-    ctx.Ok(Stage::kArgs, "both times are UTIME_OMIT: nothing to do, the path is not even looked up");
-    return 0;
-  }
+  PathPos at;
+  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
+                                     LookupFlagsFor(static_cast<uint32_t>(st.flags), true), &at))
+    return err;
+  return ChmodCommon(ctx, at);
+}
+
+int DoFchmod(OpCtx& ctx) {
+  OpenFile* f = FdGet(ctx);
+  if (!f) return EBADF;
+  return ChmodCommon(ctx, f->path);
+}
+
+int DoChown(OpCtx& ctx, bool nofollow) {
+  const OpArgs& st = ctx.a;
+  uint32_t flags = static_cast<uint32_t>(st.flags);
+  if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
                                      LookupFlagsFor(flags, true), &at))
     return err;
-  bool touch = !times || ((*times)[0] == TimeSpec::kNow && (*times)[1] == TimeSpec::kNow);
   if (int err = MntWantWrite(ctx, at)) return err;
-  Iattr a;
-  if (touch) {
-    a.touch = true;
-  } else {
-    a.times_set = true;
+  return ChownCommon(ctx, at);
+}
+
+int DoFchown(OpCtx& ctx) {
+  OpenFile* f = FdGet(ctx);
+  if (!f) return EBADF;
+  if (int err = MntWantWrite(ctx, f->path)) return err;
+  return ChownCommon(ctx, f->path);
+}
+
+int DoUtimensat(OpCtx& ctx) {
+  const OpArgs& st = ctx.a;
+  if (BothOmitted(ctx)) return 0;
+  PathPos at;
+  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
+                                     LookupFlagsFor(static_cast<uint32_t>(st.flags), true), &at))
+    return err;
+  return Utimes(ctx, at);
+}
+
+int DoFutimens(OpCtx& ctx) {
+  if (BothOmitted(ctx)) return 0;
+  OpenFile* f = FdGet(ctx);
+  if (!f) return EBADF;
+  return Utimes(ctx, f->path);
+}
+
+// The largest file content the model holds: a fallocate that would make
+// a file larger is outside it (the content is kept as a string).
+constexpr uint64_t kModelMaxFileSize = uint64_t{64} << 20;
+
+int DoFallocate(OpCtx& ctx) {
+  const OpArgs& st = ctx.a;
+  const int64_t offset = static_cast<int64_t>(st.offset), len = static_cast<int64_t>(st.len);
+  const uint32_t mode = st.mode;
+  constexpr uint32_t kKeepSize = 0x01, kPunchHole = 0x02, kCollapse = 0x08, kZero = 0x10,
+                     kInsert = 0x20, kUnshare = 0x40, kWriteZeroes = 0x80;
+  constexpr uint32_t kModeMask = kPunchHole | kCollapse | kZero | kInsert | kUnshare | kWriteZeroes;
+  // ksys_fallocate(): the fd first.
+  OpenFile* f = FdGet(ctx);
+  if (!f) return EBADF;
+  if (offset < 0 || len <= 0) {
+    ctx.Fail(Stage::kArgs, "a negative offset or a length that is not positive");
+    return EINVAL;
   }
-  if (int err = NotifyChange(ctx, at, a)) return err;
-  ctx.Ok(Stage::kDac, [&] { return fmt::format("the times of {} may change", ctx.PathOf(at)); });
+  auto unsupported = [&](const char* why) {
+    ctx.Fail(Stage::kArgs, why);
+    return EOPNOTSUPP;
+  };
+  if (mode & ~(kModeMask | kKeepSize)) return unsupported("unknown fallocate mode bits");
+  switch (mode & kModeMask) {
+    case 0:
+    case kUnshare:
+    case kZero: break;
+    case kPunchHole:
+      if (!(mode & kKeepSize)) return unsupported("FALLOC_FL_PUNCH_HOLE needs FALLOC_FL_KEEP_SIZE");
+      break;
+    case kCollapse:
+    case kInsert:
+    case kWriteZeroes:
+      if (mode & kKeepSize) return unsupported("this fallocate mode takes no FALLOC_FL_KEEP_SIZE");
+      break;
+    default: return unsupported("fallocate modes are exclusive");
+  }
+  if (!(f->f_mode & kFmodeWrite)) {
+    ctx.Fail(Stage::kFd, [&] { return fmt::format("{} is not open for writing", ctx.FdText(st.fd)); });
+    return EBADF;
+  }
+  const InodeId ino = f->inode;
+  const vfs::Inode& i = ctx.w.inode(ino);
+  if ((mode & ~kKeepSize) && (i.flags & vfs::kInodeAppend)) {
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is append-only: only plain allocation", ctx.PathOf(f->path));
+    });
+    return EPERM;
+  }
+  if (i.flags & vfs::kInodeImmutable) {
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is immutable", ctx.PathOf(f->path)); });
+    return EPERM;
+  }
+  if (S_ISFIFO(i.mode)) {
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a fifo", ctx.PathOf(f->path)); });
+    return ESPIPE;
+  }
+  if (S_ISDIR(i.mode)) {
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a directory", ctx.PathOf(f->path)); });
+    return EISDIR;
+  }
+  if (!S_ISREG(i.mode) && !S_ISBLK(i.mode)) {
+    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is neither a file nor a block device", ctx.PathOf(f->path)); });
+    return ENODEV;
+  }
+  if (len > INT64_MAX - offset) {
+    ctx.Fail(Stage::kArgs, "offset + length is past the largest file size");
+    return EFBIG;
+  }
+  if (S_ISBLK(i.mode)) {
+    // blkdev_fallocate() of a device the model does not have.
+    return vfs::Unknown("fallocate on a block device: the device decides");
+  }
+  // shmem_fallocate(): only FALLOC_FL_KEEP_SIZE and FALLOC_FL_PUNCH_HOLE.
+  if (mode & ~(kKeepSize | kPunchHole)) return unsupported("tmpfs allocates and punches holes only");
+  const uint64_t end = static_cast<uint64_t>(offset) + static_cast<uint64_t>(len);
+  const uint64_t size = ctx.w.str(i.data).size();
+  if (!(mode & kKeepSize) && end > size && end > kModelMaxFileSize)
+    return vfs::Unknown("a file larger than the model holds (64 MiB)");
+  ctx.Ok(Stage::kFd, [&] { return fmt::format("{} is open for writing", ctx.FdText(st.fd)); });
+  if (!ctx.apply) return 0;
+  std::string content(ctx.w.str(i.data));
+  if (mode & kPunchHole) {
+    if (static_cast<uint64_t>(offset) < size)
+      std::fill(content.begin() + offset, content.begin() + static_cast<int64_t>(std::min(end, size)), '\0');
+  } else if (!(mode & kKeepSize) && end > size) {
+    content.resize(end, '\0');
+  }
+  if (content != ctx.w.str(i.data)) ctx.w.SetData(ino, ctx.w.Intern(content));
+  // file_modified(): setuid and setgid as a write drops them, and a file
+  // capability.
+  KillPriv(ctx, ino);
+  const uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
+  if (m != i.mode) SetMode(ctx, ino, m);
   return 0;
 }
 

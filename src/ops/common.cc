@@ -6,6 +6,7 @@
 // posix_acl_chmod()
 
 #include "src/ops/common.h"
+#include "src/vfs/xattr.h"
 #include "src/vfs/backend.h"
 
 #include <fcntl.h>
@@ -273,9 +274,19 @@ uint32_t KillSuidMode(const Cred& cred, uint32_t mode, uint32_t gid) {
   return mode;
 }
 
+void KillPriv(OpCtx& ctx, InodeId ino) {
+  const std::string_view set = ctx.w.xattrs(ino);
+  auto caps = vfs::FindXattr(set, vfs::kXattrNameCaps);
+  if (!caps || caps->empty()) return;
+  vfs::XattrMap m = vfs::DecodeXattrs(set);
+  m.erase(std::string(vfs::kXattrNameCaps));
+  ctx.w.SetXattrs(ino, vfs::EncodeXattrs(m));
+}
+
 void Truncate(OpCtx& ctx, InodeId ino) {
   const vfs::Inode& i = ctx.w.inode(ino);
   ctx.w.SetData(ino, 0);
+  KillPriv(ctx, ino);
   const uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
   if (m != i.mode) SetMode(ctx, ino, m);
 }

@@ -137,6 +137,12 @@ uint32_t KillSuidMode(const Cred& cred, uint32_t mode, uint32_t gid);
 // and setuid/setgid as KillSuidMode() says.
 void Truncate(OpCtx& ctx, vfs::InodeId ino);
 
+// KillPriv()
+//
+// cap_inode_killpriv(), when a write, truncation or chown drops
+// privileges: a non-empty security.capability goes.
+void KillPriv(OpCtx& ctx, vfs::InodeId ino);
+
 // SetMode()
 //
 // Changes the mode (keeping the type) and updates an access ACL to match

@@ -3,7 +3,7 @@
 // the filesystem's own errors) and, when ctx.apply, changes the world as
 // the call does.
 // Linux: fs/namei.c, fs/open.c, fs/attr.c, fs/stat.c, fs/utimes.c,
-// fs/namespace.c, fs/exec.c, fs/ioctl.c, kernel/signal.c
+// fs/namespace.c, fs/exec.c, fs/ioctl.c, kernel/signal.c, fs/xattr.c
 
 #ifndef PATHWARDEN_SRC_OPS_OPS_H_
 #define PATHWARDEN_SRC_OPS_OPS_H_
@@ -43,6 +43,14 @@ int DoConnectAbstract(OpCtx& ctx);
 int DoBindTcp(OpCtx& ctx);
 int DoConnectTcp(OpCtx& ctx);
 int DoRestrict(OpCtx& ctx);
+int DoGetxattr(OpCtx& ctx);
+int DoSetxattr(OpCtx& ctx);
+int DoListxattr(OpCtx& ctx);
+int DoRemovexattr(OpCtx& ctx);
+int DoFallocate(OpCtx& ctx);
+int DoFchmod(OpCtx& ctx);
+int DoFchown(OpCtx& ctx);
+int DoFutimens(OpCtx& ctx);
 
 }  // namespace pathwarden::ops
 

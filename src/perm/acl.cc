@@ -4,6 +4,7 @@
 #include "pathwarden/acl.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -253,6 +254,109 @@ std::string AclEntriesToText(const std::vector<AclEntry>& entries) {
     s += PermString(e.perm);
   }
   return s;
+}
+
+// Linux: fs/posix_acl.c posix_acl_from_xattr(), posix_acl_to_xattr(),
+// posix_acl_valid()
+Result<std::vector<AclEntry>, int> AclEntriesFromXattr(std::string_view value) {
+  std::vector<AclEntry> out;
+  if (value.empty()) return out;
+  constexpr size_t kHeader = 4, kEntry = 8;
+  auto le16 = [&](size_t at) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(value[at])) |
+           static_cast<uint32_t>(static_cast<unsigned char>(value[at + 1])) << 8;
+  };
+  auto le32 = [&](size_t at) { return le16(at) | le16(at + 2) << 16; };
+  if (value.size() < kHeader) return Unexpected(EINVAL);
+  if (le32(0) != 2) return Unexpected(EOPNOTSUPP);
+  if ((value.size() - kHeader) % kEntry != 0) return Unexpected(EINVAL);
+  for (size_t at = kHeader; at < value.size(); at += kEntry) {
+    const uint32_t tag = le16(at), perm = le16(at + 2), id = le32(at + 4);
+    AclEntry e{AclTag::kUserObj, 0, 0};
+    switch (tag) {
+      case 0x01: e.tag = AclTag::kUserObj; break;
+      case 0x04: e.tag = AclTag::kGroupObj; break;
+      case 0x10: e.tag = AclTag::kMask; break;
+      case 0x20: e.tag = AclTag::kOther; break;
+      case 0x02:
+      case 0x08:
+        e.tag = tag == 0x02 ? AclTag::kUser : AclTag::kGroup;
+        if (id == 0xffffffffu) return Unexpected(EINVAL);
+        e.id = id;
+        break;
+      default: return Unexpected(EINVAL);
+    }
+    // posix_acl_valid() refuses other bits; keep them visible to it.
+    e.perm = static_cast<uint8_t>(perm > 0xff ? 0xff : perm);
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::string AclEntriesToXattr(const std::vector<AclEntry>& entries) {
+  std::string out;
+  auto put16 = [&](uint32_t v) {
+    out += static_cast<char>(v & 0xff);
+    out += static_cast<char>((v >> 8) & 0xff);
+  };
+  auto put32 = [&](uint32_t v) {
+    put16(v & 0xffff);
+    put16(v >> 16);
+  };
+  put32(2);
+  for (const AclEntry& e : entries) {
+    put16(static_cast<uint32_t>(e.tag));
+    put16(e.perm);
+    const bool named = e.tag == AclTag::kUser || e.tag == AclTag::kGroup;
+    put32(named ? e.id : 0xffffffffu);
+  }
+  return out;
+}
+
+Result<PosixAcl, int> AclFromValidEntries(const std::vector<AclEntry>& entries) {
+  // posix_acl_valid()'s states.
+  enum { kUserObj, kUsers, kGroups, kOther, kDone } state = kUserObj;
+  bool needs_mask = false, in_order = true;
+  const AclEntry* prev = nullptr;
+  for (const AclEntry& e : entries) {
+    if (e.perm & ~7u) return Unexpected(EINVAL);
+    switch (e.tag) {
+      case AclTag::kUserObj:
+        if (state != kUserObj) return Unexpected(EINVAL);
+        state = kUsers;
+        break;
+      case AclTag::kUser:
+        if (state != kUsers) return Unexpected(EINVAL);
+        needs_mask = true;
+        break;
+      case AclTag::kGroupObj:
+        if (state != kUsers) return Unexpected(EINVAL);
+        state = kGroups;
+        break;
+      case AclTag::kGroup:
+        if (state != kGroups) return Unexpected(EINVAL);
+        needs_mask = true;
+        break;
+      case AclTag::kMask:
+        if (state != kGroups) return Unexpected(EINVAL);
+        state = kOther;
+        break;
+      case AclTag::kOther:
+        if (state != kOther && !(state == kGroups && !needs_mask)) return Unexpected(EINVAL);
+        state = kDone;
+        break;
+      default: return Unexpected(EINVAL);
+    }
+    if (prev && prev->tag == e.tag && (e.tag == AclTag::kUser || e.tag == AclTag::kGroup) &&
+        prev->id >= e.id)
+      in_order = false;
+    prev = &e;
+  }
+  if (state != kDone) return Unexpected(EINVAL);
+  if (!in_order) return Unexpected(kAclOutsideModel);
+  PosixAcl acl = PosixAcl::FromMode(0);
+  acl.Modify(entries);
+  return acl;
 }
 
 }  // namespace pathwarden

@@ -40,6 +40,17 @@ std::string DescribeStep(const StepSpec& step, size_t max_path) {
     case Op::kClose:
     case Op::kFtruncate:
     case Op::kFchdir: return fmt::format("{} fd {}", op, st.fd);
+    case Op::kFchmod: return fmt::format("fchmod fd {} 0o{:o}", st.fd, st.mode);
+    case Op::kFchown: return fmt::format("fchown fd {} {}:{}", st.fd, st.uid, st.gid);
+    case Op::kFutimens: return fmt::format("futimens fd {}", st.fd);
+    case Op::kFallocate:
+      return with_flags(fmt::format("fallocate fd {} {}+{}", st.fd, st.offset, st.len));
+    case Op::kGetxattr:
+    case Op::kRemovexattr:
+      return with_flags(fmt::format("{} {}{} {}", op, st.path, at, st.xattr_name));
+    case Op::kSetxattr:
+      return with_flags(fmt::format("setxattr {}{} {} ({} bytes)", st.path, at, st.xattr_name,
+                                    st.xattr_value.size()));
     case Op::kIoctl: return fmt::format("ioctl fd {} {}", st.fd, st.cmd_text);
     case Op::kSymlink: return fmt::format("symlink {}{} -> \"{}\"", st.path, at, st.target);
     case Op::kLink:

@@ -58,6 +58,14 @@ constexpr Name<Op> kOps[] = {
     {"utimensat", Op::kUtimensat},
     {"chroot", Op::kChroot},
     {"fchdir", Op::kFchdir},
+    {"getxattr", Op::kGetxattr},
+    {"setxattr", Op::kSetxattr},
+    {"listxattr", Op::kListxattr},
+    {"removexattr", Op::kRemovexattr},
+    {"fallocate", Op::kFallocate},
+    {"fchmod", Op::kFchmod},
+    {"fchown", Op::kFchown},
+    {"futimens", Op::kFutimens},
 };
 
 StepKeys MakeStepKeys(Op op) {
@@ -95,6 +103,15 @@ StepKeys MakeStepKeys(Op op) {
     case Op::kRestrict: return {{"layer"}, {}};
     case Op::kUtimensat: return {{"path"}, {"dirfd", "flags", "times"}};
     case Op::kFchdir: return {{"fd"}, {}};
+    case Op::kGetxattr:
+    case Op::kRemovexattr: return {{"path", "name"}, {"dirfd", "flags"}};
+    case Op::kSetxattr:
+      return {{"path", "name"}, {"dirfd", "flags", "value", "value_hex", "acl", "xattr_flags"}};
+    case Op::kListxattr: return {{"path"}, {"dirfd", "flags"}};
+    case Op::kFallocate: return {{"fd"}, {"flags", "offset", "len"}};
+    case Op::kFchmod: return {{"fd", "mode"}, {}};
+    case Op::kFchown: return {{"fd"}, {"uid", "gid"}};
+    case Op::kFutimens: return {{"fd"}, {"times"}};
   }
   return {{}, {}};
 }
@@ -180,6 +197,17 @@ constexpr std::array kUmountFlags = {
     FlagName{"UMOUNT_NOFOLLOW", UMOUNT_NOFOLLOW},
 };
 
+constexpr std::array kFallocateFlags = {
+    FlagName{"FALLOC_FL_KEEP_SIZE", 0x01},      FlagName{"FALLOC_FL_PUNCH_HOLE", 0x02},
+    FlagName{"FALLOC_FL_NO_HIDE_STALE", 0x04},  FlagName{"FALLOC_FL_COLLAPSE_RANGE", 0x08},
+    FlagName{"FALLOC_FL_ZERO_RANGE", 0x10},     FlagName{"FALLOC_FL_INSERT_RANGE", 0x20},
+    FlagName{"FALLOC_FL_UNSHARE_RANGE", 0x40},  FlagName{"FALLOC_FL_WRITE_ZEROES", 0x80},
+};
+constexpr std::array kXattrFlags = {
+    FlagName{"XATTR_CREATE", 0x1},
+    FlagName{"XATTR_REPLACE", 0x2},
+};
+
 constexpr std::array kIoctls = {
     FlagName{"FIOCLEX", FIOCLEX},
     FlagName{"FIONCLEX", FIONCLEX},
@@ -214,7 +242,12 @@ FlagFamily FamilyFor(Op op) {
     case Op::kChown:
     case Op::kLchown:
     case Op::kExecCheck:
-    case Op::kUtimensat: return FlagFamily::kAtNofollow;
+    case Op::kUtimensat:
+    case Op::kGetxattr:
+    case Op::kSetxattr:
+    case Op::kListxattr:
+    case Op::kRemovexattr: return FlagFamily::kAtNofollow;
+    case Op::kFallocate: return FlagFamily::kFallocate;
     case Op::kLink: return FlagFamily::kLink;
     case Op::kUnlink: return FlagFamily::kUnlink;
     case Op::kRename: return FlagFamily::kRename;
@@ -236,10 +269,13 @@ std::span<const FlagName> FlagsOf(FlagFamily f) {
     case FlagFamily::kMount: return kMountFlags;
     case FlagFamily::kBind: return kBindFlags;
     case FlagFamily::kUmount: return kUmountFlags;
+    case FlagFamily::kFallocate: return kFallocateFlags;
     case FlagFamily::kNone: break;
   }
   return {};
 }
+
+std::span<const FlagName> XattrFlagNames() { return kXattrFlags; }
 
 std::span<const FlagName> AccessModeNames() { return kAccessModes; }
 

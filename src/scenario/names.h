@@ -37,11 +37,15 @@ enum class FlagFamily {
   kMount,     // MS_* (mount_tmpfs)
   kBind,      // MS_REC (bind_mount)
   kUmount,    // MNT_DETACH|MNT_FORCE|UMOUNT_NOFOLLOW
+  kFallocate, // FALLOC_FL_* (fallocate's mode)
 };
 FlagFamily FamilyFor(Op op);
 // The open flags begin with the access modes O_RDONLY, O_WRONLY, O_RDWR
 // (values 0, 1, 2).
 std::span<const FlagName> FlagsOf(FlagFamily f);
+
+// `xattr_flags`: XATTR_CREATE, XATTR_REPLACE.
+std::span<const FlagName> XattrFlagNames();
 
 // Access modes of access(): R_OK, W_OK, X_OK, F_OK.
 std::span<const FlagName> AccessModeNames();

@@ -4,11 +4,15 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <climits>
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 
 #include <fmt/format.h>
 
+#include "pathwarden/acl.h"
 #include "pathwarden/cred.h"
 #include "pathwarden/errno.h"
 #include "pathwarden/scenario.h"
@@ -28,6 +32,27 @@ constexpr auto kSysctlKeys = [] {
   for (size_t i = 0; i < keys.size(); ++i) keys[i] = kSysctlFields[i].name;
   return keys;
 }();
+
+// Where a fallocate step's range may end (see ParseStep()).
+constexpr int64_t kMaxFallocateEnd = int64_t{1} << 20;
+
+// "0a1b" to its bytes.
+std::optional<std::string> FromHex(std::string_view h) {
+  if (h.size() % 2) return std::nullopt;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < h.size(); i += 2) {
+    const int hi = digit(h[i]), lo = digit(h[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi << 4 | lo);
+  }
+  return out;
+}
 
 SourceLoc ToSourceLoc(const input::Loc& l) { return SourceLoc{l.line, l.col, l.key_path}; }
 
@@ -623,6 +648,16 @@ class Parser {
         st.times = times;
       }
     }
+    ParseXattrKeys(d, st);
+    if (auto o = Int(d.Get("offset"), "offset", INT64_MIN, INT64_MAX)) st.offset = *o;
+    if (auto l = Int(d.Get("len"), "len", INT64_MIN, INT64_MAX)) st.len = *l;
+    // Both executors keep a fallocated file small: a range the calls
+    // refuse before allocating anything, or one ending within 1 MiB.
+    if (st.op == Op::kFallocate && st.offset > 0 && st.len > 0 &&
+        st.len <= INT64_MAX - st.offset && st.offset + st.len > kMaxFallocateEnd)
+      Error(d.loc, fmt::format("fallocate: offset + len ends past {} (1 MiB); a range past "
+                               "the largest file size (2^63 - 1) is allowed",
+                               kMaxFallocateEnd));
     if (auto e = Str(d.Get("expect"), "expect")) {
       auto err = ErrnoFromName(*e);
       if (!err) Error(d.Get("expect")->loc, fmt::format("\"{}\" is neither ok nor an errno name", *e));
@@ -632,6 +667,54 @@ class Parser {
       Error(d.loc, "[[step]] needs \"expect\" (ok or an errno name)");
     }
     s.steps.push_back(std::move(st));
+  }
+
+  // `name`, `value`, `acl` and `xattr_flags` of the xattr calls.
+  void ParseXattrKeys(const Doc& d, StepSpec& st) {
+    if (auto n = Str(d.Get("name"), "name")) st.xattr_name = *n;
+    if (auto v = Str(d.Get("value"), "value")) st.xattr_value = *v;
+    if (auto h = Str(d.Get("value_hex"), "value_hex")) {
+      if (d.Get("value")) Error(d.Get("value_hex")->loc, "\"value_hex\" and \"value\" exclude each other");
+      auto bytes = FromHex(*h);
+      if (!bytes) Error(d.Get("value_hex")->loc, "\"value_hex\" holds pairs of hex digits");
+      else st.xattr_value = *bytes;
+    }
+    if (auto a = Str(d.Get("acl"), "acl")) {
+      if (d.Get("value") || d.Get("value_hex"))
+        Error(d.Get("acl")->loc, "\"acl\" excludes \"value\" and \"value_hex\"");
+      if (st.xattr_name != "system.posix_acl_access" && st.xattr_name != "system.posix_acl_default")
+        Error(d.Get("acl")->loc,
+              "\"acl\" is the value of system.posix_acl_access or system.posix_acl_default");
+      std::vector<AclEntry> entries;
+      if (!a->empty()) {
+        auto e = PosixAcl::ParseEntries(*a);
+        if (!e) Error(d.Get("acl")->loc, fmt::format("\"acl\": {}", e.error()));
+        else entries = *e;
+      }
+      // An empty `acl` is the empty value (it removes the ACL).
+      st.xattr_value = entries.empty() ? std::string() : AclEntriesToXattr(entries);
+      st.xattr_acl = *a;
+    }
+    auto text = Str(d.Get("xattr_flags"), "xattr_flags");
+    if (!text) return;
+    std::string_view rest = *text;
+    while (true) {
+      size_t bar = rest.find('|');
+      std::string_view name = rest.substr(0, bar);
+      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+      bool found = false;
+      for (const auto& f : scenario_internal::XattrFlagNames())
+        if (f.name == name) {
+          st.xattr_flags |= static_cast<uint32_t>(f.value);
+          found = true;
+        }
+      if (!found)
+        Error(d.Get("xattr_flags")->loc,
+              fmt::format("\"xattr_flags\": {} is not XATTR_CREATE or XATTR_REPLACE", name));
+      if (bar == std::string_view::npos) break;
+      rest.remove_prefix(bar + 1);
+    }
   }
 
   void ParseFlags(const Doc& d, StepSpec& st) {

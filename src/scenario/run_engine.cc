@@ -390,6 +390,23 @@ pathwarden::Request ScenarioModel::RequestOf(const StepSpec& st) {
       return SendFd{fd(), ProcessOf(st.target)};
     case Op::kRestrict:
       return Restrict{st.layer ? RulesetOf(*st.layer) : LandlockRuleset{}};
+    case Op::kGetxattr:
+      return Getxattr{dirfd(), st.path, st.xattr_name, st.flags};
+    case Op::kSetxattr:
+      return Setxattr{dirfd(), st.path, st.xattr_name, st.xattr_value, st.xattr_flags, st.flags};
+    case Op::kListxattr:
+      return Listxattr{dirfd(), st.path, st.flags};
+    case Op::kRemovexattr:
+      return Removexattr{dirfd(), st.path, st.xattr_name, st.flags};
+    case Op::kFallocate:
+      return Fallocate{fd(), static_cast<uint32_t>(st.flags), static_cast<uint64_t>(st.offset),
+                       static_cast<uint64_t>(st.len)};
+    case Op::kFchmod:
+      return Fchmod{fd(), st.mode};
+    case Op::kFchown:
+      return Fchown{fd(), st.uid, st.gid};
+    case Op::kFutimens:
+      return Futimens{fd(), st.times};
   }
   return Stat{};
 }

@@ -14,6 +14,7 @@ std::string DescribeTreeEntry(const TreeEntry& e) {
   if (e.type == "char" || e.type == "block") s += fmt::format(" {}:{}", e.rdev_major, e.rdev_minor);
   if (!e.acl.empty()) s += " acl " + e.acl;
   if (!e.default_acl.empty()) s += " default " + e.default_acl;
+  if (!e.xattrs.empty()) s += " xattrs " + e.xattrs;
   return s;
 }
 

@@ -145,6 +145,28 @@ std::string ScenarioToToml(const Scenario& s) {
       out += "cmd = " + Quote(st.cmd_text.empty() ? scenario_internal::IoctlName(st.cmd) : st.cmd_text) + "\n";
     if (takes("target")) out += "target = " + Quote(st.target) + "\n";
     if (st.layer) out += "layer = " + LayerInline(*st.layer) + "\n";
+    if (takes("name")) out += "name = " + Quote(st.xattr_name) + "\n";
+    if (st.xattr_acl) {
+      out += "acl = " + Quote(*st.xattr_acl) + "\n";
+    } else if (takes("value") && !st.xattr_value.empty()) {
+      // Bytes a TOML string cannot hold (NUL) or that are not text go in hex.
+      bool text = true;
+      for (unsigned char c : st.xattr_value) text = text && c >= 0x20 && c < 0x7f;
+      if (text) {
+        out += "value = " + Quote(st.xattr_value) + "\n";
+      } else {
+        std::string hex;
+        for (unsigned char c : st.xattr_value) hex += fmt::format("{:02x}", c);
+        out += "value_hex = " + Quote(hex) + "\n";
+      }
+    }
+    if (st.xattr_flags) {
+      std::string f;
+      for (const auto& n : scenario_internal::XattrFlagNames())
+        if (st.xattr_flags & n.value) f += (f.empty() ? "" : "|") + std::string(n.name);
+      out += "xattr_flags = " + Quote(f) + "\n";
+    }
+    if (takes("offset")) out += fmt::format("offset = {}\nlen = {}\n", st.offset, st.len);
     if (st.times)
       out += fmt::format("times = [\"{}\", \"{}\"]\n", scenario_internal::TimeSpecName((*st.times)[0]),
                          scenario_internal::TimeSpecName((*st.times)[1]));

@@ -296,6 +296,58 @@ struct ArgsVisitor {
     a.op = Op::kRestrict;
     a.ruleset = &r.ruleset;
   }
+  void operator()(const Getxattr& r) {
+    a.op = Op::kGetxattr;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.xattr_name = r.name;
+    a.flags = r.flags;
+  }
+  void operator()(const Setxattr& r) {
+    a.op = Op::kSetxattr;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.xattr_name = r.name;
+    a.xattr_value = r.value;
+    a.xattr_flags = r.xattr_flags;
+    a.flags = r.flags;
+  }
+  void operator()(const Listxattr& r) {
+    a.op = Op::kListxattr;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.flags = r.flags;
+  }
+  void operator()(const Removexattr& r) {
+    a.op = Op::kRemovexattr;
+    a.dirfd = r.dirfd;
+    a.path = r.path;
+    a.xattr_name = r.name;
+    a.flags = r.flags;
+  }
+  void operator()(const Fallocate& r) {
+    a.op = Op::kFallocate;
+    a.fd = r.fd;
+    a.mode = r.mode;
+    a.offset = r.offset;
+    a.len = r.len;
+  }
+  void operator()(const Fchmod& r) {
+    a.op = Op::kFchmod;
+    a.fd = r.fd;
+    a.mode = r.mode;
+  }
+  void operator()(const Fchown& r) {
+    a.op = Op::kFchown;
+    a.fd = r.fd;
+    a.uid = r.uid;
+    a.gid = r.gid;
+  }
+  void operator()(const Futimens& r) {
+    a.op = Op::kFutimens;
+    a.fd = r.fd;
+    a.times = &r.times;
+  }
 };
 
 }  // namespace

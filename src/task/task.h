@@ -175,6 +175,11 @@ struct OpArgs {
   int peer = -1;  // the target task of signal, connect_abstract, send_fd
   const LandlockRuleset* ruleset = nullptr;
   const std::optional<std::array<TimeSpec, 2>>* times = nullptr;
+  // The xattr calls: the attribute's name and value, XATTR_CREATE |
+  // XATTR_REPLACE; fallocate's range (its mode is `mode`).
+  std::string_view xattr_name, xattr_value;
+  uint32_t xattr_flags = 0;
+  uint64_t offset = 0, len = 0;
 };
 
 // ArgsOf()

@@ -386,6 +386,7 @@ void World::InodePut(InodeId ino) {
   if (refs != 0) return;
   if (on_inode_free_ != nullptr) on_inode_free_(on_inode_free_arg_, ino);
   if (backend_ != nullptr) backend_->Forgotten(ino);
+  SetXattrs(ino, {});
   i.mode = 0;
   i.acl = kNone;
   i.default_acl = kNone;
@@ -393,6 +394,34 @@ void World::InodePut(InodeId ino) {
   i.data = 0;
   i.landlock_object = kNone;
   inodes_.Free(ino);
+}
+
+std::string_view World::xattrs(InodeId ino) const noexcept {
+  const uint32_t slot = XattrSlotOf(ino);
+  if (slot == kNone) return {};
+  return strings_.Get(xattr_slots_[slot].set);
+}
+
+void World::SetXattrs(InodeId ino, std::string_view encoded) {
+  WriteGuard g(*this);
+  uint32_t slot = XattrSlotOf(ino);
+  if (encoded.empty()) {
+    if (slot == kNone) return;
+    xattr_hash_.Erase(XattrHash(ino), slot);
+    xattr_slots_[slot].inode = kNone;
+    xattr_slots_[slot].set = 0;
+    xattr_slots_.Free(slot);
+    return;
+  }
+  const StrId id = strings_.Intern(encoded);
+  if (slot == kNone) {
+    slot = xattr_slots_.Alloc();
+    xattr_slots_[slot].set = id;
+    xattr_slots_[slot].inode = ino;
+    xattr_hash_.Insert(XattrHash(ino), slot);
+    return;
+  }
+  xattr_slots_[slot].set = id;
 }
 
 void World::PinInode(InodeId ino) { inodes_[ino].refs = inodes_[ino].refs + 1; }

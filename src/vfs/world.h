@@ -304,6 +304,13 @@ class World {
   // handle to a removed, replaced or unmounted object is not.
   bool IsCurrent(PathPos p, InodeId ino) const noexcept;
 
+  // xattrs()
+  //
+  // The extended attributes of inode `ino` other than its POSIX ACLs
+  // (user.*, trusted.*, security.*), encoded (src/vfs/xattr.h); "" when
+  // it has none. Kept beside the inodes, for the few that have any.
+  std::string_view xattrs(InodeId ino) const noexcept;
+
   // PathOf()
   //
   // The absolute path of a position as seen from `root` (d_path()), for
@@ -398,6 +405,10 @@ class World {
   // False (and no change) when a count would leave 0..65535.
   bool AddOpenCounts(InodeId ino, int readers, int writers);
   void SetLandlockObject(InodeId ino, uint32_t object);
+  // SetXattrs()
+  //
+  // Replaces the xattr set of `ino` (encoded; "" for none).
+  void SetXattrs(InodeId ino, std::string_view encoded);
 
   // Link()
   //
@@ -499,6 +510,16 @@ class World {
   struct AclSlot {
     std::unique_ptr<const PosixAcl> ptr;
   };
+  // The xattr set of one inode (XattrSlotOf() finds it by inode).
+  struct XattrSlot {
+    SeqField<uint32_t> inode;
+    Published<StrId> set;
+  };
+  static uint32_t XattrHash(InodeId ino) { return internal::MixHash(ino, 0x78617474u); }
+  uint32_t XattrSlotOf(InodeId ino) const noexcept {
+    return xattr_hash_.Find(XattrHash(ino),
+                            [&](uint32_t id) { return xattr_slots_[id].inode == ino; });
+  }
 
   uint32_t HashOf(DentryId d) const {
     return internal::SaltHash(dentries_[d].parent, strings_.Hash(dentries_[d].name));
@@ -547,6 +568,8 @@ class World {
   internal::IdHashTable dhash_;
   internal::IdHashTable mhash_;
   internal::IdHashTable neg_hash_;  // negative entries
+  internal::StableArena<XattrSlot> xattr_slots_;
+  internal::IdHashTable xattr_hash_;  // XattrSlot ids by inode
   Backend* backend_ = nullptr;
   std::unordered_map<std::string, AclId> acl_index_;
   MountId root_mnt_ = kNone;
