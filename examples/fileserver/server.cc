@@ -106,7 +106,11 @@ class Server {
   void Fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
                  fuse_file_info* fi);
   void Fsync(fuse_req_t req, int datasync, fuse_file_info* fi);
-  void Xattr(fuse_req_t req, fuse_ino_t ino, const char* what);
+  void Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size);
+  void Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size,
+                int flags);
+  void Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+  void Removexattr(fuse_req_t req, fuse_ino_t ino, const char* name);
 
  private:
   // Whether every class may search directory `rel` and it has no ACL.
@@ -146,6 +150,17 @@ class Server {
   // parent the request's relative path starts from): 0 or the errno.
   int Decide(const Caller& c, const std::string& cwd_rel, const Request& r, const char* op,
              const std::string& what);
+  // DecideXattr()
+  //
+  // Decide() for an xattr request: a host model holds no attribute
+  // values but the ACLs, and answers unknown for what only the values
+  // decide (ENODATA, EEXIST, ERANGE) once every permission check passed;
+  // that part is the backing filesystem's answer.
+  int DecideXattr(const Caller& c, const std::string& cwd_rel, const Request& r, const char* op,
+                  const std::string& what);
+  // The fd of open file `f` in the caller's model process (the opener's,
+  // or `f` borrowed by another process), for a request through it.
+  Result<Fd, int> ModelFdOf(const Caller& c, const OpenFile& f, const std::string& rel);
   // The path a request names for the node at `w` from the caller's
   // working directory (its parent), "/" for the root.
   static std::string NameFor(const Where& w) { return w.parent == 0 ? "/" : w.name; }
@@ -364,6 +379,34 @@ int Server::Decide(const Caller& c, const std::string& cwd_rel, const Request& r
   return d.err();
 }
 
+int Server::DecideXattr(const Caller& c, const std::string& cwd_rel, const Request& r,
+                        const char* op, const std::string& what) {
+  if (!decide_) return 0;
+  auto cwd = ModelNode(cwd_rel);
+  if (!cwd || !model_->SetCwd(c.p, *cwd)) {
+    Log(fmt::format("refused: {} {}: the model has no {}", op, what, cwd_rel));
+    return EACCES;
+  }
+  const Decision d = model_->Evaluate(c.p, r, Model::Detail::kVerdictOnly);
+  if (d.unknown() &&
+      d.reason().unknown_why.find("does not hold the host's extended attributes") !=
+          std::string::npos)
+    return 0;
+  return Decide(c, cwd_rel, r, op, what);
+}
+
+Result<Fd, int> Server::ModelFdOf(const Caller& c, const OpenFile& f, const std::string& rel) {
+  if (c.p == f.opener) {
+    if (f.model_fd < 0) return Unexpected(EACCES);
+    return Fd{f.model_fd};
+  }
+  auto n = ModelNode(rel);
+  if (!n) return Unexpected(EACCES);
+  auto a = model_->Adopt(c.p, kBorrowedFd, *n, f.flags, f.opener);
+  if (!a) return Unexpected(EACCES);
+  return *a;
+}
+
 void Server::Changed(const std::string& rel) {
   // What the server remembers of the tree is forgotten at each change (a
   // rename moves every path below it).
@@ -530,15 +573,9 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
       auto f = files_.find(fi->fh);
       if (f == files_.end()) return (void)fuse_reply_err(req, EBADF);
       if (decide_) {
-        Fd fd{f->second.model_fd};
-        if (!(c->p == f->second.opener)) {
-          auto n = ModelNode(w->rel);
-          auto a = n ? model_->Adopt(c->p, kBorrowedFd, *n, f->second.flags, f->second.opener)
-                     : Result<Fd, int>(Unexpected(EACCES));
-          if (!a) return (void)fuse_reply_err(req, EACCES);
-          fd = *a;
-        }
-        err = Decide(*c, cwd, Ftruncate{.fd = fd}, "ftruncate", w->rel);
+        auto fd = ModelFdOf(*c, f->second, w->rel);
+        if (!fd) return (void)fuse_reply_err(req, fd.error());
+        err = Decide(*c, cwd, Ftruncate{.fd = *fd}, "ftruncate", w->rel);
       }
     } else {
       err = Decide(*c, cwd, Truncate{.path = name}, "truncate", w->rel);
@@ -949,11 +986,25 @@ void Server::Access(fuse_req_t req, fuse_ino_t ino, int mask) {
   fuse_reply_err(req, Decide(*c, cwd, r, "access", w->rel));
 }
 
-void Server::Fallocate(fuse_req_t req, fuse_ino_t, int mode, off_t off, off_t len,
+void Server::Fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
                        fuse_file_info* fi) {
   auto f = files_.find(fi->fh);
   if (f == files_.end()) return (void)fuse_reply_err(req, EBADF);
-  // The open decided the fd's mode; fallocate() checks it in the VFS.
+  if (decide_) {
+    auto c = CallerOf(req);
+    if (!c) return (void)fuse_reply_err(req, c.error());
+    auto w = WhereOf(ino);
+    if (!w) return (void)fuse_reply_err(req, w.error());
+    auto fd = ModelFdOf(*c, f->second, w->rel);
+    if (!fd) return (void)fuse_reply_err(req, fd.error());
+    const pathwarden::Fallocate r{.fd = *fd,
+                                  .mode = static_cast<uint32_t>(mode),
+                                  .offset = static_cast<uint64_t>(off),
+                                  .len = static_cast<uint64_t>(len)};
+    if (int err = Decide(*c, w->parent == 0 ? "." : *nodes_.RelPath(w->parent), r, "fallocate",
+                         w->rel))
+      return (void)fuse_reply_err(req, err);
+  }
   if (fallocate(f->second.fd, mode, off, len) != 0) return (void)fuse_reply_err(req, errno);
   fuse_reply_err(req, 0);
 }
@@ -964,11 +1015,89 @@ void Server::Fsync(fuse_req_t req, int datasync, fuse_file_info* fi) {
   fuse_reply_err(req, (datasync ? fdatasync(f->second.fd) : fsync(f->second.fd)) == 0 ? 0 : errno);
 }
 
-void Server::Xattr(fuse_req_t req, fuse_ino_t ino, const char* what) {
-  // The model decides no extended attribute yet: refused, never
-  // performed unchecked.
-  Log(fmt::format("refused: {} on node {}: the model does not decide xattrs", what, ino));
-  fuse_reply_err(req, EOPNOTSUPP);
+void Server::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  auto c = CallerOf(req);
+  if (!c) return (void)fuse_reply_err(req, c.error());
+  auto w = WhereOf(ino);
+  if (!w) return (void)fuse_reply_err(req, w.error());
+  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
+  const pathwarden::Getxattr r{.path = NameFor(*w), .name = name, .flags = AT_SYMLINK_NOFOLLOW};
+  if (int err = DecideXattr(*c, cwd, r, "getxattr", w->rel)) return (void)fuse_reply_err(req, err);
+  const std::string path = Join(o_.backing, w->rel);
+  std::vector<char> buf(size);
+  const ssize_t n = lgetxattr(path.c_str(), name, size ? buf.data() : nullptr, size);
+  if (n < 0) return (void)fuse_reply_err(req, errno);
+  if (size == 0) return (void)fuse_reply_xattr(req, static_cast<size_t>(n));
+  fuse_reply_buf(req, buf.data(), static_cast<size_t>(n));
+}
+
+void Server::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value,
+                      size_t size, int flags) {
+  auto c = CallerOf(req);
+  if (!c) return (void)fuse_reply_err(req, c.error());
+  auto w = WhereOf(ino);
+  if (!w) return (void)fuse_reply_err(req, w.error());
+  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
+  const pathwarden::Setxattr r{.path = NameFor(*w),
+                               .name = name,
+                               .value = std::string(value, size),
+                               .xattr_flags = static_cast<uint32_t>(flags),
+                               .flags = AT_SYMLINK_NOFOLLOW};
+  if (int err = DecideXattr(*c, cwd, r, "setxattr", w->rel)) return (void)fuse_reply_err(req, err);
+  const std::string path = Join(o_.backing, w->rel);
+  if (lsetxattr(path.c_str(), name, value, size, flags) != 0) return (void)fuse_reply_err(req, errno);
+  // posix_acl_update_mode(): a caller outside the group loses setgid,
+  // which root setting the ACL kept.
+  struct stat st;
+  if (std::strcmp(name, "system.posix_acl_access") == 0 && Fstatat(w->rel, &st) == 0 &&
+      (st.st_mode & S_ISGID) && !(c->cred.InGroup(st.st_gid) || c->cred.Capable(kCapFsetid)))
+    (void)fchmodat(bfd_, w->rel.c_str(), st.st_mode & 07777 & ~S_ISGID, 0);
+  Changed(w->rel);
+  fuse_reply_err(req, 0);
+}
+
+void Server::Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
+  auto c = CallerOf(req);
+  if (!c) return (void)fuse_reply_err(req, c.error());
+  auto w = WhereOf(ino);
+  if (!w) return (void)fuse_reply_err(req, w.error());
+  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
+  const pathwarden::Listxattr r{.path = NameFor(*w), .flags = AT_SYMLINK_NOFOLLOW};
+  if (int err = DecideXattr(*c, cwd, r, "listxattr", w->rel)) return (void)fuse_reply_err(req, err);
+  const std::string path = Join(o_.backing, w->rel);
+  const ssize_t need = llistxattr(path.c_str(), nullptr, 0);
+  if (need < 0) return (void)fuse_reply_err(req, errno);
+  std::vector<char> all(static_cast<size_t>(need) + 1);
+  const ssize_t n = llistxattr(path.c_str(), all.data(), all.size());
+  if (n < 0) return (void)fuse_reply_err(req, errno);
+  // simple_xattr_list(): trusted.* only for CAP_SYS_ADMIN, which root's
+  // list on the backing directory shows.
+  std::string out;
+  for (size_t i = 0; i < static_cast<size_t>(n);) {
+    const std::string one(all.data() + i);
+    i += one.size() + 1;
+    if (one.starts_with("trusted.") && !c->cred.Capable(kCapSysAdmin)) continue;
+    out += one;
+    out += '\0';
+  }
+  if (size == 0) return (void)fuse_reply_xattr(req, out.size());
+  if (out.size() > size) return (void)fuse_reply_err(req, ERANGE);
+  fuse_reply_buf(req, out.data(), out.size());
+}
+
+void Server::Removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
+  auto c = CallerOf(req);
+  if (!c) return (void)fuse_reply_err(req, c.error());
+  auto w = WhereOf(ino);
+  if (!w) return (void)fuse_reply_err(req, w.error());
+  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
+  const pathwarden::Removexattr r{.path = NameFor(*w), .name = name, .flags = AT_SYMLINK_NOFOLLOW};
+  if (int err = DecideXattr(*c, cwd, r, "removexattr", w->rel))
+    return (void)fuse_reply_err(req, err);
+  const std::string path = Join(o_.backing, w->rel);
+  if (lremovexattr(path.c_str(), name) != 0) return (void)fuse_reply_err(req, errno);
+  Changed(w->rel);
+  fuse_reply_err(req, 0);
 }
 
 // The C callbacks.
@@ -1032,16 +1161,14 @@ const fuse_lowlevel_ops kOps = [] {
   ops.releasedir = [](fuse_req_t r, fuse_ino_t, fuse_file_info* fi) { S(r).Releasedir(r, fi); };
   ops.fsyncdir = [](fuse_req_t r, fuse_ino_t, int, fuse_file_info*) { fuse_reply_err(r, 0); };
   ops.statfs = [](fuse_req_t r, fuse_ino_t) { S(r).Statfs(r); };
-  ops.setxattr = [](fuse_req_t r, fuse_ino_t i, const char*, const char*, size_t, int) {
-    S(r).Xattr(r, i, "setxattr");
+  ops.setxattr = [](fuse_req_t r, fuse_ino_t i, const char* n, const char* v, size_t s, int f) {
+    S(r).Setxattr(r, i, n, v, s, f);
   };
-  ops.getxattr = [](fuse_req_t r, fuse_ino_t i, const char*, size_t) {
-    S(r).Xattr(r, i, "getxattr");
+  ops.getxattr = [](fuse_req_t r, fuse_ino_t i, const char* n, size_t s) {
+    S(r).Getxattr(r, i, n, s);
   };
-  ops.listxattr = [](fuse_req_t r, fuse_ino_t i, size_t) { S(r).Xattr(r, i, "listxattr"); };
-  ops.removexattr = [](fuse_req_t r, fuse_ino_t i, const char*) {
-    S(r).Xattr(r, i, "removexattr");
-  };
+  ops.listxattr = [](fuse_req_t r, fuse_ino_t i, size_t s) { S(r).Listxattr(r, i, s); };
+  ops.removexattr = [](fuse_req_t r, fuse_ino_t i, const char* n) { S(r).Removexattr(r, i, n); };
   ops.access = [](fuse_req_t r, fuse_ino_t i, int m) { S(r).Access(r, i, m); };
   ops.fallocate = [](fuse_req_t r, fuse_ino_t i, int m, off_t o, off_t l, fuse_file_info* fi) {
     S(r).Fallocate(r, i, m, o, l, fi);
