@@ -58,7 +58,7 @@ double NsPerOp(const std::function<void()>& fn, double min_seconds, int rounds =
 // RunSelected()
 //
 // Runs the benchmarks `which` names ("landlock", "lookup", "import",
-// "host", "threads", "commands", "trace" or "all") into `r`, and draws the charts when o.plot_dir is
+// "host", "threads", "commands", "trace", "fileserver" or "all") into `r`, and draws the charts when o.plot_dir is
 // set. With o.smoke, returns what the run was asked for and did not
 // measure ("landlock by-layer", "the Landlock chart"), so that a benchmark
 // that stops working fails the test that runs it; else nothing.
@@ -74,6 +74,8 @@ void RunThreads(const Options& o, Reporter& r);
 void RunCommands(const Options& o, Reporter& r);
 // Issue 12: trace against strace and the untraced run (bench/trace_bench.cc).
 void RunTraceBench(const Options& o, Reporter& r);
+// Issue 13: pathwarden-fs against -o default_permissions (bench/fileserver_bench.cc).
+void RunFileserverBench(const Options& o, Reporter& r);
 
 // Instruction counts (bench/instructions.cc): InstructionsPerCheck()
 // runs `pathwarden bench-probe <probe...>` under callgrind and returns the

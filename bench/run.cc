@@ -81,6 +81,9 @@ std::vector<std::string> Missing(const std::string& which, const Options& o,
     need(Has(r, "trace", "", {"plain_s", "trace_s", "overhead"}), "trace");
     if (o.kernel) need(Has(r, "trace", "", {"strace_s", "ratio"}), "trace against strace");
   }
+  if ((all || which == "fileserver") && o.kernel && KernelUnavailableReason().empty())
+    need(Has(r, "fileserver", "", {"pathwarden_s", "default_permissions_s", "ratio"}),
+         "fileserver");
   return missing;
 }
 
@@ -104,6 +107,10 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
                        "map_rss_bytes_per_entry", "map_rss_kib", "find_rss_kib", "path"});
   r.Table("trace", {"workload", "runs", "plain_s", "strace_s", "trace_s", "ratio", "target", "met",
                     "overhead", "trace_rss_kib", "path"});
+  r.Table("fileserver", {"workload", "as", "entries", "runs", "pathwarden_s",
+                         "default_permissions_s", "ratio", "target", "met",
+                         "pathwarden_server_cpu_s", "default_permissions_server_cpu_s",
+                         "loadavg", "path"});
   r.Table("threads", {"threads", "writer", "ops_per_s", "writes_per_s", "rounds"});
   const bool all = which == "all";
   if (all || which == "landlock") RunLandlock(o, r);
@@ -113,6 +120,7 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
   if (all || which == "threads") RunThreads(o, r);
   if (all || which == "commands") RunCommands(o, r);
   if (all || which == "trace") RunTraceBench(o, r);
+  if (all || which == "fileserver") RunFileserverBench(o, r);
   std::string made;
   if (!o.plot_dir.empty()) {
     made = Plot(r, o.plot_dir);

@@ -52,9 +52,9 @@ int main(int argc, char** argv) {
   pathwarden::bench::Options bench;
   std::string which = "all";
   auto* bcmd = app.add_subcommand("bench", "benchmarks: the seed experiments, engine against kernel");
-  bcmd->add_option("WHICH", which, "landlock, lookup, import, host, threads, commands or all")
+  bcmd->add_option("WHICH", which, "landlock, lookup, import, host, threads, commands, trace, fileserver or all")
       ->check(CLI::IsMember(
-          {"landlock", "lookup", "import", "host", "threads", "commands", "trace", "all"}));
+          {"landlock", "lookup", "import", "host", "threads", "commands", "trace", "fileserver", "all"}));
   bcmd->add_flag("--kernel", bench.kernel, "measure the real kernel in the same run");
   bcmd->add_flag("--quick", bench.quick, "small sizes, short timings (under a minute)");
   bcmd->add_flag("--smoke", bench.smoke, "tiny sizes: only that it works");

@@ -1,0 +1,78 @@
+#include "examples/fileserver/proc_cred.h"
+
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "src/identity/identity.h"
+
+namespace pathwarden::fileserver {
+namespace {
+
+void ExpectSame(const Cred& a, const Cred& b) {
+  EXPECT_EQ(a.ruid, b.ruid);
+  EXPECT_EQ(a.euid, b.euid);
+  EXPECT_EQ(a.suid, b.suid);
+  EXPECT_EQ(a.fsuid, b.fsuid);
+  EXPECT_EQ(a.rgid, b.rgid);
+  EXPECT_EQ(a.egid, b.egid);
+  EXPECT_EQ(a.sgid, b.sgid);
+  EXPECT_EQ(a.fsgid, b.fsgid);
+  EXPECT_EQ(a.cap_effective, b.cap_effective);
+  EXPECT_EQ(a.cap_permitted, b.cap_permitted);
+  EXPECT_EQ(a.umask, b.umask);
+  EXPECT_EQ(std::vector<uint32_t>(a.groups().begin(), a.groups().end()),
+            std::vector<uint32_t>(b.groups().begin(), b.groups().end()));
+}
+
+TEST(ProcCred, ReadsWhatIdentityReads) {
+  auto fast = ReadCred(gettid());
+  auto slow = identity::ReadCred("/proc/self/status");
+  ASSERT_TRUE(fast) << fast.error();
+  ASSERT_TRUE(slow) << slow.error();
+  ExpectSame(*fast, *slow);
+}
+
+// A child with other ids, groups, no capabilities and another umask:
+// both readers agree on it too (as root; else skipped).
+TEST(ProcCred, ReadsAnotherTask) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to change ids";
+  int go[2], done[2];
+  ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe(done), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const gid_t groups[] = {2000, 27, 100};
+    umask(027);
+    if (setgroups(3, groups) != 0 || setresgid(1000, 1001, 1002) != 0 ||
+        setresuid(1003, 1004, 1005) != 0)
+      _exit(1);
+    char c = 1;
+    (void)!write(go[1], &c, 1);
+    (void)!read(done[0], &c, 1);
+    _exit(0);
+  }
+  char c;
+  ASSERT_EQ(read(go[0], &c, 1), 1);
+  auto fast = ReadCred(pid);
+  auto slow = identity::ReadCred("/proc/" + std::to_string(pid) + "/status");
+  (void)!write(done[1], &c, 1);
+  int status;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(fast) << fast.error();
+  ASSERT_TRUE(slow) << slow.error();
+  ExpectSame(*fast, *slow);
+  EXPECT_EQ(fast->euid, 1004u);
+  EXPECT_EQ(fast->fsgid, 1001u);  // setresgid() sets the fs id to the effective
+  EXPECT_EQ(fast->fsuid, 1004u);
+  EXPECT_EQ(fast->umask, 027u);
+  EXPECT_EQ(fast->groups().size(), 3u);
+  EXPECT_EQ(fast->cap_effective, 0u);
+}
+
+TEST(ProcCred, NoSuchTask) { EXPECT_FALSE(ReadCred(0x3fffffff)); }
+
+}  // namespace
+}  // namespace pathwarden::fileserver
