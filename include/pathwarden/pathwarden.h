@@ -37,9 +37,12 @@
  * model's processes and decisions at once, while at most one thread calls
  * everything else that takes that model (building the tree, making or
  * restricting processes, pathwarden_apply()); a writer does not race the
- * readers' answers (an evaluation that races a change retries). Decisions
- * are immutable: their accessors may be called from any thread. Strings a
- * handle returns live as long as that handle.
+ * readers' answers (an evaluation that races a change retries), provided
+ * it does not change a process being asked (its cwd, fds or layers:
+ * pathwarden_process_chdir(), _restrict(), an apply by it). Decisions are
+ * immutable: their accessors may be called from any thread. Strings a
+ * handle returns live as long as that handle. pathwarden_last_error() is
+ * the calling thread's own.
  *
  * Example (error checks left out; tests/capi/consumer.c has them):
  *   pathwarden_model *m;

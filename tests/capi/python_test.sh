@@ -17,7 +17,7 @@ if [ -n "$san" ]; then
   rt=$("$cxx" -print-file-name=libclang_rt.asan-x86_64.so)
   [ -f "$rt" ] || { echo "python_test: no ASan runtime at $rt" >&2; exit 1; }
   export LD_PRELOAD=$rt
-  export ASAN_OPTIONS=detect_leaks=0
+  export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 fi
 case $mode in
   build)
