@@ -10,7 +10,8 @@
 # (PATHWARDEN_EXPORT), every one of them and nothing else without C++
 # mangling; (2) C++ symbols (demangled; typeinfo and vtables of classes
 # included) of namespace pathwarden whose first name after pathwarden::
-# (or pathwarden::landlock::) is declared in the C++ public headers
+# (or pathwarden::landlock::, or pathwarden::internal:: of result.h's
+# inline helper, which clang exports) is declared in the C++ public headers
 # (include/pathwarden/*.h): a class, struct, enum, function or constant.
 # Nothing of the engine's own namespaces (pathwarden::vfs::, ::walk::,
 # ::query::, ...), nothing of std:: or of the libraries linked in.
@@ -19,8 +20,10 @@
 # (SANITIZE: the build's -fsanitize= value, given to the consumers too).
 set -euo pipefail
 build=$1 src=$2 cc=$3 cxx=$4 san=${5:-}
-flags=()
-[ -n "$san" ] && flags=("-fsanitize=$san")
+flags=() c_link=()
+# A sanitized library needs the sanitizers' runtime from the program,
+# C++'s too (UBSan's vptr checks) when the program is C.
+[ -n "$san" ] && flags=("-fsanitize=$san") && c_link=(-fsanitize-link-c++-runtime -lstdc++)
 tmp=$(mktemp -d /tmp/pathwarden-install-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -55,7 +58,7 @@ git -C "$src" cat-file -e "${BASH_REMATCH[1]}^{commit}" ||
 cmake -S "$src/tests/capi/consumer" -B "$tmp/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_C_FLAGS="${flags[*]}" -DCMAKE_CXX_FLAGS="${flags[*]}" \
-  -DCMAKE_EXE_LINKER_FLAGS="${flags[*]}" >/dev/null
+  -DCMAKE_EXE_LINKER_FLAGS="${flags[*]} ${c_link[*]}" >/dev/null
 cmake --build "$tmp/cmake" >/dev/null
 "$tmp/cmake/consumer_c"
 "$tmp/cmake/consumer_cxx"
@@ -71,7 +74,8 @@ export PKG_CONFIG_PATH=$lib/pkgconfig
 read -r -a pc_cflags <<<"$(pkg-config --cflags pathwarden)"
 read -r -a pc_libs <<<"$(pkg-config --libs pathwarden)"
 "$cc" -std=c99 -pedantic -Wall -Wextra -Werror "${flags[@]}" "${pc_cflags[@]}" \
-  "$src/tests/capi/consumer/consumer.c" -o "$tmp/c_pc" "${pc_libs[@]}" -Wl,-rpath,"$lib"
+  "$src/tests/capi/consumer/consumer.c" -o "$tmp/c_pc" "${pc_libs[@]}" -Wl,-rpath,"$lib" \
+  "${c_link[@]}"
 "$cxx" -std=c++20 -Wall -Wextra -Werror "${flags[@]}" "${pc_cflags[@]}" \
   "$src/tests/capi/consumer/consumer.cc" -o "$tmp/cxx_pc" "${pc_libs[@]}" -Wl,-rpath,"$lib"
 "$tmp/c_pc"
@@ -92,17 +96,17 @@ fi
 public=$(cat $(ls "$hdr"/*.h | grep -v '/pathwarden\.h$') |
          grep -oE '(\b(class|struct|enum class|enum)\s+(\[\[nodiscard\]\]\s+)?[A-Za-z_][A-Za-z0-9_]*|\b[A-Za-z_][A-Za-z0-9_]*\(|\bk[A-Z][A-Za-z0-9]*\b|\boperator\b)' |
          sed -E 's/^(class|struct|enum class|enum)\s+(\[\[nodiscard\]\]\s+)?//; s/\($//' | sort -u)
-internal='vfs|walk|perm|ops|engine|security|task|explain|query|policy|identity|scenario_internal|kernel_internal|sandbox|trace|fuzz|bench|capi|cli|base|input|internal|identity'
+internal='vfs|walk|perm|ops|engine|security|task|explain|query|policy|identity|scenario_internal|kernel_internal|sandbox|trace|fuzz|bench|capi|cli|base|input'
 bad=0
 while IFS= read -r sym; do
   s=${sym#typeinfo name for }
   s=${s#typeinfo for }
   s=${s#vtable for }
   s=${s#guard variable for }
-  if [[ ! $s =~ ^pathwarden::(landlock::)?([A-Za-z_][A-Za-z0-9_]*) ]]; then
+  if [[ ! $s =~ ^pathwarden::((landlock|internal)::)?([A-Za-z_][A-Za-z0-9_]*) ]]; then
     echo "install_test: exported, not the API: $sym" >&2; bad=1; continue
   fi
-  name=${BASH_REMATCH[2]}
+  name=${BASH_REMATCH[3]}
   if [[ $s =~ ^pathwarden::($internal):: ]] || ! grep -qx "$name" <<<"$public"; then
     echo "install_test: exported, not the API: $sym" >&2; bad=1
   fi
