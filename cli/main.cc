@@ -9,6 +9,7 @@
 #include "cli/check_command.h"
 #include "cli/explain_command.h"
 #include "cli/fuzz_command.h"
+#include "cli/help_command.h"
 #include "cli/map_command.h"
 #include "cli/memory_budget.h"
 #include "cli/policy_command.h"
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
                  "stop with a message and exit 2 (before the command; default: the machine's "
                  "memory)")
       ->check(CLI::PositiveNumber);
+  app.set_version_flag("--version", pathwarden::cli::VersionText(),
+                       "print the version and the git commit it was built from, and exit");
 
   pathwarden::cli::CheckOptions check;
   std::string layout = "by-layer";
@@ -125,6 +128,14 @@ int main(int argc, char** argv) {
   CLI::App* trace_cmd = nullptr;
   pathwarden::cli::AddTrace(app, &trace, &trace_cmd);
 
+  std::vector<std::string> help_words;
+  auto* hcmd = app.add_subcommand("help", "print a command's help (pathwarden help policy check), "
+                                          "or the overview");
+  hcmd->add_option("COMMAND", help_words, "the command (and its subcommand)");
+  std::string shell;
+  auto* ccmd = app.add_subcommand("completion", "print a shell completion script");
+  ccmd->add_option("SHELL", shell, "the shell (bash)")->required()->check(CLI::IsMember({"bash"}));
+
   // run's command after "--" is set aside before CLI11 sees it (CLI11
   // would call it extras); without "--", prefix_command() ends the options
   // at the command. A "--" after the command starts is the command's own.
@@ -166,6 +177,11 @@ int main(int argc, char** argv) {
       std::cerr << "pathwarden: " << err << "\n";
       return 2;
     }
+  }
+  if (hcmd->parsed()) return pathwarden::cli::RunHelp(app, help_words);
+  if (ccmd->parsed()) {
+    std::cout << pathwarden::cli::BashCompletion(app);
+    return 0;
   }
   if (policy.policy->parsed()) return pathwarden::cli::RunPolicyCommand(policy);
   if (explain_cmd->parsed()) return pathwarden::cli::RunExplain(explain);

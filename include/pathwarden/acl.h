@@ -17,7 +17,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // Tags, ordered as Linux sorts them (include/uapi/linux/posix_acl.h values).
@@ -143,5 +145,6 @@ inline constexpr int kAclOutsideModel = -1;
 Result<PosixAcl, int> AclFromValidEntries(const std::vector<AclEntry>& entries);
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_ACL_H_

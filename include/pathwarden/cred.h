@@ -19,7 +19,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // Capability numbers are Linux's (<linux/capability.h>): CAP_CHOWN is 0.
@@ -92,5 +94,6 @@ struct Cred {
 };
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_CRED_H_

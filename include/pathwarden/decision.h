@@ -28,7 +28,9 @@
 
 #include "pathwarden/handles.h"
 #include "pathwarden/landlock.h"
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // Stage
@@ -220,5 +222,6 @@ class [[nodiscard]] Decision {
 };
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_DECISION_H_

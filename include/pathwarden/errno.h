@@ -11,7 +11,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // ErrnoName()
@@ -25,5 +27,6 @@ std::string ErrnoName(int err);
 std::optional<int> ErrnoFromName(std::string_view name);
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_ERRNO_H_

@@ -19,7 +19,9 @@
 
 #include "pathwarden/scenario.h"
 #include "pathwarden/tree.h"
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // StepResult
@@ -87,5 +89,6 @@ int KernelAbi();
 RunResult RunInKernel(const Scenario& s, const KernelOptions& options);
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_EXECUTOR_H_

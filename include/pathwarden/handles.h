@@ -15,7 +15,9 @@
 #define PATHWARDEN_HANDLES_H_
 
 #include <cstdint>
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // Node
@@ -51,5 +53,6 @@ struct Fd {
 inline constexpr Fd kAtFdcwd{-100};
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_HANDLES_H_

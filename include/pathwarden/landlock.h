@@ -15,7 +15,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden::landlock {
 
 using AccessMask = uint32_t;
@@ -105,5 +107,6 @@ std::string NetAuditNames(AccessMask net);
 std::string ScopeAuditNames(AccessMask scoped);
 
 }  // namespace pathwarden::landlock
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_LANDLOCK_H_

@@ -52,7 +52,9 @@
 #include "pathwarden/result.h"
 #include "pathwarden/ruleset.h"
 #include "pathwarden/sysctls.h"
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 struct TreeEntry;
@@ -350,5 +352,6 @@ class Model {
 };
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_MODEL_H_

@@ -23,7 +23,9 @@
 
 #include "pathwarden/handles.h"
 #include "pathwarden/ruleset.h"
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // Op
@@ -319,5 +321,6 @@ using Request =
 Op OpOf(const Request& r);
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_REQUEST_H_

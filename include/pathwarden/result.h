@@ -26,7 +26,9 @@
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // Unexpected
@@ -123,5 +125,6 @@ class [[nodiscard]] Result<void, E> {
 };
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_RESULT_H_

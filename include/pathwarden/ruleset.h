@@ -26,7 +26,9 @@
 
 #include "pathwarden/handles.h"
 #include "pathwarden/landlock.h"
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // LandlockRule
@@ -68,5 +70,6 @@ struct LandlockRuleset {
 };
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_RULESET_H_

@@ -34,7 +34,9 @@
 #include "pathwarden/model.h"
 #include "pathwarden/request.h"
 #include "pathwarden/sysctls.h"
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // SourceLoc
@@ -205,5 +207,6 @@ std::string ShownStepFlags(const StepSpec& step);
 std::string DescribeStep(const StepSpec& st, size_t max_path = 0);
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_SCENARIO_H_

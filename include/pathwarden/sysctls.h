@@ -16,7 +16,9 @@
 
 #include <compare>
 #include <string_view>
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // Sysctls
@@ -57,5 +59,6 @@ static_assert(sizeof(Sysctls) == sizeof(kSysctlFields) / sizeof(SysctlField) * s
               "a field of Sysctls is missing from kSysctlFields");
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_SYSCTLS_H_

@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <string>
+#include "pathwarden/export.h"
 
+PATHWARDEN_API_BEGIN
 namespace pathwarden {
 
 // TreeEntry
@@ -40,5 +42,6 @@ struct TreeEntry {
 };
 
 }  // namespace pathwarden
+PATHWARDEN_API_END
 
 #endif  // PATHWARDEN_TREE_H_

@@ -37,26 +37,29 @@ std::string ModeText(const PermVerdict& v) {
   return ModeString(v.mode) + (v.has_acl ? "+" : "");
 }
 
-// The origins of the rule on `path` in built layer `layer` (1-based).
-std::string OriginOf(const Session& s, int layer, const std::string& path) {
-  if (layer < 1 || static_cast<size_t>(layer) > s.layers().size()) return "";
-  const policy::HostLayer& l = s.layers()[static_cast<size_t>(layer) - 1];
+}  // namespace
+
+std::string OriginOf(const LayerOrigins& o, int layer, const std::string& path) {
+  if (layer < 1 || static_cast<size_t>(layer) > o.layers.size()) return "";
+  const policy::HostLayer& l = o.layers[static_cast<size_t>(layer) - 1];
   for (size_t i = 0; i < l.ruleset.rules.size() && i < l.origins.size(); ++i) {
     if (l.ruleset.rules[i].path != path) continue;
     std::string out;
-    for (const policy::Origin& o : l.origins[i]) {
+    for (const policy::Origin& og : l.origins[i]) {
       if (!out.empty()) out += ", ";
-      out += o.line > 0 ? fmt::format("{}:{}", o.file, o.line) : o.file;
+      out += og.line > 0 ? fmt::format("{}:{}", og.file, og.line) : og.file;
     }
     return out;
   }
   return "";
 }
 
-std::string LayerSource(const Session& s, int layer) {
-  if (layer < 1 || static_cast<size_t>(layer) > s.policies().size()) return "";
-  return s.policies()[static_cast<size_t>(layer) - 1].source;
+std::string LayerSource(const LayerOrigins& o, int layer) {
+  if (layer < 1 || static_cast<size_t>(layer) > o.policies.size()) return "";
+  return o.policies[static_cast<size_t>(layer) - 1].source;
 }
+
+namespace {
 
 std::vector<std::string> Names(const LayerVerdict& v, landlock::AccessMask m, bool audit) {
   std::vector<std::string> out;
@@ -273,6 +276,7 @@ Decision Session::AskQuiet(const Query& q) {
 }
 
 std::string RenderText(const Session& s, const Answer& a, bool colour) {
+  const LayerOrigins origins{s.policies(), s.layers()};
   const Decision& d = a.decision;
   std::string out;
   std::string what = a.query.op + " " + a.query.path;
@@ -315,12 +319,12 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
   // Landlock, per layer.
   auto layers = [&](const std::vector<LayerVerdict>& lv, const std::string& side) {
     for (const LayerVerdict& v : lv) {
-      std::string src = LayerSource(s, v.layer);
+      std::string src = LayerSource(origins, v.layer);
       std::string l = fmt::format("  landlock layer {}{}{}: asked {}", v.layer,
                                   src.empty() ? "" : " (" + src + ")", side,
                                   Join(Names(v, v.requested, false)));
       for (const RuleGrant& g : v.grants) {
-        std::string origin = OriginOf(s, g.layer, g.path);
+        std::string origin = OriginOf(origins, g.layer, g.path);
         l += fmt::format("; {} granted by the rule on {}{}",
                          Join(Names(v, g.granted, false)), g.path,
                          origin.empty() ? "" : " (" + origin + ")");
@@ -348,6 +352,10 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
 }
 
 nlohmann::json RenderJson(const Session& s, const Answer& a) {
+  return RenderJson(LayerOrigins{s.policies(), s.layers()}, a);
+}
+
+nlohmann::json RenderJson(const LayerOrigins& s, const Answer& a) {
   using nlohmann::json;
   const Decision& d = a.decision;
   json j;

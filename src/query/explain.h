@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -110,11 +111,29 @@ std::string ResultName(const Decision& d);
 // kernel's verdict when verified. `colour`: ANSI colours.
 std::string RenderText(const Session& s, const Answer& a, bool colour);
 
+// LayerOrigins
+//
+// Where the asker's layers came from, in order: the policies and the
+// layers built of them (the policy named for a layer, the file:line of a
+// rule). Layers past the end are named "".
+struct LayerOrigins {
+  std::span<const policy::Policy> policies;
+  std::span<const policy::HostLayer> layers;
+};
+
+// LayerSource() / OriginOf()
+//
+// The policy of layer `layer` (1-based); where the rule on `path` in it
+// was written ("policy.toml:4, other.toml:2"); "" when not known.
+std::string LayerSource(const LayerOrigins& o, int layer);
+std::string OriginOf(const LayerOrigins& o, int layer, const std::string& path);
+
 // RenderJson()
 //
 // {"op", "path", "path2" (when given), "result", "errno", "reason",
 // "walk": [...], "dac": {...}, "layers": [...], "verified": ...}.
 nlohmann::json RenderJson(const Session& s, const Answer& a);
+nlohmann::json RenderJson(const LayerOrigins& o, const Answer& a);
 
 // BlockerNames()
 //

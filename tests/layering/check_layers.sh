@@ -9,7 +9,7 @@ set -euo pipefail
 root="${1:-$(cd "$(dirname "$0")/../.." && pwd)}"
 cd "$root"
 
-layers=(base vfs perm explain walk task security landlock ops engine api input policy identity scenario kernel query sandbox trace fuzz bench cli)
+layers=(base vfs perm explain walk task security landlock ops engine api input policy identity scenario kernel query sandbox trace fuzz bench capi cli)
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 
