@@ -1,6 +1,6 @@
 // Readers evaluate every kind of request while one writer does everything
 // a writer does (create, remove, rename, chmod, chown, setfacl, symlinks,
-// links, tmpfs mounts, binds, unmounts, new processes confined by
+// links, xattrs, tmpfs mounts, binds, unmounts, new processes confined by
 // Landlock): each reader's answer must be the answer of one state that
 // existed during its call (linearizability). The writer's operations are
 // counted: a reader that read `done` = a before its call and `started` = b
@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -50,7 +51,7 @@ const std::vector<std::string>& Names() {
 struct WriteOp {
   enum Kind {
     kMkdir, kCreate, kUnlink, kRmdir, kRename, kChmod, kChown, kSetfacl, kSymlink,
-    kLink, kMountTmpfs, kBind, kUmount, kRestrict, kKinds
+    kLink, kMountTmpfs, kBind, kUmount, kRestrict, kSetxattr, kRemovexattr, kKinds
   };
   Kind kind;
   std::string path, path2;
@@ -126,6 +127,10 @@ int Apply(Model& m, const WriteOp& op) {
       rs.AllowPath(op.path, landlock::kFsReadFile | landlock::kFsWriteFile);
       return m.Apply(p, Restrict{.ruleset = rs}, kQuiet).err();
     }
+    case WriteOp::kSetxattr:
+      return m.Apply(root, Setxattr{.path = op.path, .name = "user.k", .value = "v"}, kQuiet).err();
+    case WriteOp::kRemovexattr:
+      return m.Apply(root, Removexattr{.path = op.path, .name = "user.k"}, kQuiet).err();
     case WriteOp::kKinds:
       break;
   }
@@ -180,6 +185,10 @@ std::vector<Request> Questions() {
     q.push_back(Truncate{.path = p});
     q.push_back(Readlink{.path = p});
     q.push_back(Utimensat{.path = p});
+    q.push_back(Getxattr{.path = p, .name = "user.k"});
+    q.push_back(Setxattr{.path = p, .name = "user.k", .value = "w", .xattr_flags = XATTR_CREATE});
+    q.push_back(Listxattr{.path = p});
+    q.push_back(Removexattr{.path = p, .name = "user.k"});
   }
   return q;
 }
