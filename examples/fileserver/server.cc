@@ -161,6 +161,14 @@ class Server {
   // The fd of open file `f` in the caller's model process (the opener's,
   // or `f` borrowed by another process), for a request through it.
   Result<Fd, int> ModelFdOf(const Caller& c, const OpenFile& f, const std::string& rel);
+  // SetattrRemoved()
+  //
+  // Setattr() of a node whose name was removed while a file is open on
+  // it (fchmod(), fchown(), futimens(), ftruncate() through that file):
+  // decided as the fd requests on the caller's fd of the open file, and
+  // performed through the server's own fd of it.
+  void SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, struct stat* attr,
+                      int to_set, fuse_file_info* fi);
   // The path a request names for the node at `w` from the caller's
   // working directory (its parent), "/" for the root.
   static std::string NameFor(const Where& w) { return w.parent == 0 ? "/" : w.name; }
@@ -526,8 +534,18 @@ void Server::Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
 void Server::Getattr(fuse_req_t req, fuse_ino_t ino) {
   // stat() checks nothing but the walk, which the lookups made.
   auto w = WhereOf(ino);
-  if (!w) return (void)fuse_reply_err(req, w.error());
   struct stat st;
+  if (!w) {
+    // A name removed while a file is open on it: fstat() through the
+    // file (the kernel asks for it to check permissions, too).
+    if (w.error() == ESTALE && nodes_.Get(ino) != nullptr)
+      for (const auto& [fh, f] : files_)
+        if (f.node == ino) {
+          if (fstat(f.fd, &st) != 0) return (void)fuse_reply_err(req, errno);
+          return (void)fuse_reply_attr(req, &st, 0);
+        }
+    return (void)fuse_reply_err(req, w.error());
+  }
   if (int err = Fstatat(w->rel, &st)) return (void)fuse_reply_err(req, err);
   fuse_reply_attr(req, &st, 0);
 }
@@ -537,7 +555,11 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
   auto c = CallerOf(req);
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto w = WhereOf(ino);
-  if (!w) return (void)fuse_reply_err(req, w.error());
+  if (!w) {
+    if (w.error() == ESTALE && nodes_.Get(ino) != nullptr)
+      return SetattrRemoved(req, ino, *c, attr, to_set, fi);
+    return (void)fuse_reply_err(req, w.error());
+  }
   const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
   const std::string name = NameFor(*w);
   struct stat st;
@@ -651,6 +673,141 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
   Changed(w->rel);
   struct stat out;
   if (int err = Fstatat(w->rel, &out)) return (void)fuse_reply_err(req, err);
+  fuse_reply_attr(req, &out, 0);
+}
+
+void Server::SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, struct stat* attr,
+                            int to_set, fuse_file_info* fi) {
+  // The open file the call goes through: the one FUSE names (ftruncate()
+  // sets FATTR_FH), else one open on the node, the caller's own first
+  // (fchmod(), fchown() and futimens() reach the server without the file:
+  // Linux: fs/fuse/dir.c fuse_do_setattr() sets FATTR_FH only with
+  // ATTR_FILE). None: the server cannot tell what was asked: ESTALE.
+  const OpenFile* f = nullptr;
+  if (fi != nullptr) {
+    auto it = files_.find(fi->fh);
+    if (it == files_.end()) return (void)fuse_reply_err(req, EBADF);
+    f = &it->second;
+  } else {
+    for (const auto& [fh, of] : files_) {
+      if (of.node != ino) continue;
+      if (f == nullptr || (of.opener == c.p && f->opener != c.p)) f = &of;
+    }
+  }
+  if (f == nullptr || f->node != ino) return (void)fuse_reply_err(req, ESTALE);
+  const std::string what = fmt::format("node {} (removed)", ino);
+  struct stat st;
+  if (fstat(f->fd, &st) != 0) return (void)fuse_reply_err(req, errno);
+  // The caller's fd of the file: the opener's own, or the opener's passed
+  // to the caller (the model holds no name to adopt it by) and closed
+  // after. Without one nothing is decided: refused.
+  Fd fd{};
+  bool sent = false;
+  if (decide_) {
+    if (f->model_fd < 0) {
+      Log(fmt::format("refused: setattr {}: the model has no fd of it", what));
+      return (void)fuse_reply_err(req, EACCES);
+    }
+    if (c.p == f->opener) {
+      fd = Fd{f->model_fd};
+    } else {
+      const Decision d =
+          model_->Apply(f->opener, SendFd{.fd = Fd{f->model_fd}, .target = c.p},
+                        Model::Detail::kVerdictOnly);
+      if (!d.allowed()) {
+        Log(fmt::format("refused: setattr {}: the model could not pass the fd", what));
+        return (void)fuse_reply_err(req, EACCES);
+      }
+      fd = d.fd();
+      sent = true;
+    }
+  }
+  struct Closer {
+    Model* m;
+    Process p;
+    Fd fd;
+    bool on;
+    ~Closer() {
+      if (on) (void)m->CloseFd(p, fd);
+    }
+  } closer{sent ? &*model_ : nullptr, c.p, fd, sent};
+  // The requests, each decided before any change is made.
+  std::vector<Request> asked;
+  if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))
+    asked.push_back(Fchown{.fd = fd,
+                           .uid = (to_set & FUSE_SET_ATTR_UID) ? int64_t{attr->st_uid} : -1,
+                           .gid = (to_set & FUSE_SET_ATTR_GID) ? int64_t{attr->st_gid} : -1});
+  // The VFS's setuid kill before a write through the file, told as in
+  // Setattr().
+  const std::optional<uint32_t> kill = KillPrivMode(c.cred, st);
+  const bool killpriv = (to_set & FUSE_SET_ATTR_MODE) && kill &&
+                        (attr->st_mode & 07777) == *kill &&
+                        !(to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) &&
+                        ((to_set & FUSE_SET_ATTR_SIZE) || OpenForWriting(st.st_ino));
+  if ((to_set & FUSE_SET_ATTR_MODE) && !killpriv)
+    asked.push_back(Fchmod{.fd = fd, .mode = attr->st_mode & 07777});
+  if (to_set & FUSE_SET_ATTR_SIZE) asked.push_back(Ftruncate{.fd = fd});
+  if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
+    auto half = [&](int set, int now) {
+      if (!(to_set & set)) return TimeSpec::kOmit;
+      return (to_set & now) ? TimeSpec::kNow : TimeSpec::kSet;
+    };
+    std::optional<std::array<TimeSpec, 2>> times =
+        std::array<TimeSpec, 2>{half(FUSE_SET_ATTR_ATIME, FUSE_SET_ATTR_ATIME_NOW),
+                                half(FUSE_SET_ATTR_MTIME, FUSE_SET_ATTR_MTIME_NOW)};
+    if ((*times)[0] == TimeSpec::kNow && (*times)[1] == TimeSpec::kNow) times = std::nullopt;
+    asked.push_back(Futimens{.fd = fd, .times = times});
+  }
+  for (const Request& r : asked)
+    if (int err = Decide(c, ".", r, "setattr", what)) return (void)fuse_reply_err(req, err);
+  // Performed as root through the server's fd, then made what the
+  // caller's call makes (as in Setattr()).
+  if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+    const uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : uid_t(-1);
+    const gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : gid_t(-1);
+    if (fchown(f->fd, uid, gid) != 0) return (void)fuse_reply_err(req, errno);
+    if (!S_ISDIR(st.st_mode) && (st.st_mode & S_ISGID) &&
+        !(c.cred.InGroup(st.st_gid) || c.cred.Capable(kCapFsetid))) {
+      struct stat now;
+      if (fstat(f->fd, &now) == 0 && (now.st_mode & S_ISGID))
+        (void)fchmod(f->fd, now.st_mode & 07777 & ~S_ISGID);
+    }
+  }
+  if (to_set & FUSE_SET_ATTR_MODE) {
+    struct stat now;
+    if (fstat(f->fd, &now) != 0) return (void)fuse_reply_err(req, errno);
+    uint32_t mode = attr->st_mode & 07777;
+    if (!killpriv && !(c.cred.InGroup(now.st_gid) || c.cred.Capable(kCapFsetid)))
+      mode &= ~S_ISGID;
+    if (fchmod(f->fd, mode) != 0) return (void)fuse_reply_err(req, errno);
+  }
+  if (to_set & FUSE_SET_ATTR_SIZE) {
+    // ftruncate() on the server's fd, whatever it was opened for: the
+    // caller's fd's mode was checked (by the VFS, and by Ftruncate).
+    if (ftruncate(f->fd, attr->st_size) != 0) return (void)fuse_reply_err(req, errno);
+    KillPriv(c.cred, "", f->fd);
+  }
+  if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
+    struct timespec ts[2];
+    ts[0].tv_nsec = UTIME_OMIT;
+    ts[1].tv_nsec = UTIME_OMIT;
+    if (to_set & FUSE_SET_ATTR_ATIME) {
+      if (to_set & FUSE_SET_ATTR_ATIME_NOW) ts[0].tv_nsec = UTIME_NOW;
+      else ts[0] = attr->st_atim;
+    }
+    if (to_set & FUSE_SET_ATTR_MTIME) {
+      if (to_set & FUSE_SET_ATTR_MTIME_NOW) ts[1].tv_nsec = UTIME_NOW;
+      else ts[1] = attr->st_mtim;
+    }
+    if (futimens(f->fd, ts) != 0) return (void)fuse_reply_err(req, errno);
+  }
+  // The model's inode, which no name reaches to revalidate, made the same.
+  if (decide_)
+    for (const Request& r : asked)
+      if (!model_->Apply(c.p, r, Model::Detail::kVerdictOnly).allowed())
+        Log(fmt::format("setattr {}: the model did not follow", what));
+  struct stat out;
+  if (fstat(f->fd, &out) != 0) return (void)fuse_reply_err(req, errno);
   fuse_reply_attr(req, &out, 0);
 }
 

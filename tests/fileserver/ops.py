@@ -31,6 +31,10 @@ def describe(rel):
                               st.st_uid, st.st_gid)
 
 
+class Shown(str):
+    """What an operation returns to be printed after its "ok"."""
+
+
 def run(user, what, fn, shows=(), mask=0o022):
     uid, gid, groups = USERS[user]
     r, w = os.pipe()
@@ -42,14 +46,20 @@ def run(user, what, fn, shows=(), mask=0o022):
             os.setgroups(groups)
             os.setresgid(gid, gid, gid)
             os.setresuid(uid, uid, uid)
-            fn()
-            res = "ok"
+            out = fn()
+            res = "ok" + (" " + out if isinstance(out, Shown) else "")
         except OSError as e:
             res = errno.errorcode.get(e.errno, str(e.errno))
         os.write(w, res.encode())
         os._exit(0)
     os.close(w)
-    res = os.read(r, 100).decode()
+    res = b""
+    while True:
+        chunk = os.read(r, 4096)
+        if not chunk:
+            break
+        res += chunk
+    res = res.decode()
     os.close(r)
     os.waitpid(pid, 0)
     after = " ".join("%s=%s" % (s or "/", describe(s)) for s in shows)
@@ -181,7 +191,70 @@ def main():
     run("root", "truncate pub/suid", lambda: os.truncate(p("pub/suid"), 0), ["pub/suid"])
     run("u1", "chown pub/sgidnx -1:1000", lambda: os.chown(p("pub/sgidnx"), -1, 1000),
         ["pub/sgidnx"])
+    removed_while_open()
     divergences()
+
+
+def removed_while_open():
+    """fchmod(), fchown(), futimens() and ftruncate() through a file whose
+    name was removed while it is open: the owner's, and a non-owner's."""
+    def files():
+        os.mkdir(p("open"))
+        os.chmod(p("open"), 0o777)
+        for name in ("open/own", "open/other"):
+            fd = os.open(p(name), os.O_CREAT | os.O_WRONLY, 0)
+            os.write(fd, b"data")
+            os.close(fd)
+            os.chown(p(name), 1000, 1000)
+            os.chmod(p(name), 0o2666)
+    run("root", "setup removed while open", files, ["open/own", "open/other"])
+
+    def files_passed():
+        fd = os.open(p("open/passed"), os.O_CREAT | os.O_WRONLY, 0)
+        os.write(fd, b"data")
+        os.close(fd)
+        os.chown(p("open/passed"), 1000, 1000)
+        os.chmod(p("open/passed"), 0o2666)
+
+    def steps(fd):
+        res = []
+        for what, step in [("fchown-1:2000", lambda: os.fchown(fd, -1, 2000)),
+                           ("fchmod2640", lambda: os.fchmod(fd, 0o2640)),
+                           ("fchown-1:1001", lambda: os.fchown(fd, -1, 1001)),
+                           ("fchmod0644", lambda: os.fchmod(fd, 0o644)),
+                           ("futimens-set", lambda: os.utime(fd, (1, 2))),
+                           ("futimens-now", lambda: os.utime(fd)),
+                           ("ftruncate", lambda: os.ftruncate(fd, 1))]:
+            try:
+                step()
+                res.append(what + "=ok")
+            except OSError as e:
+                res.append(what + "=" + errno.errorcode[e.errno])
+        st = os.fstat(fd)
+        res.append("%04o %d:%d size %d" % (stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid,
+                                           st.st_size))
+        return Shown(" ".join(res))
+
+    def through(rel):
+        def f():
+            fd = os.open(p(rel), os.O_RDWR)
+            try:
+                os.unlink(p(rel))
+                return steps(fd)
+            finally:
+                os.close(fd)
+        return f
+    run("u1", "open+unlink+f* open/own", through("open/own"))
+    run("u2", "open+unlink+f* open/other", through("open/other"))
+    # Opened by root, inherited by the users' children: another opener.
+    for u in ("u1", "u2"):
+        run("root", "setup open/passed", files_passed, ["open/passed"])
+        fd = os.open(p("open/passed"), os.O_RDWR)
+        os.unlink(p("open/passed"))
+        try:
+            run(u, "inherited fd, unlinked: f*", lambda: steps(fd))
+        finally:
+            os.close(fd)
 
 
 def divergences():
