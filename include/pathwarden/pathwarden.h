@@ -285,6 +285,14 @@ enum pathwarden_op {
   PATHWARDEN_OP_UTIMENSAT,     /* utimensat(dirfd, path, times, flags) */
   PATHWARDEN_OP_CHROOT,        /* chroot(path) */
   PATHWARDEN_OP_FCHDIR,        /* fchdir(fd) */
+  PATHWARDEN_OP_GETXATTR,      /* getxattrat(dirfd, path, flags, name) */
+  PATHWARDEN_OP_SETXATTR,      /* setxattrat(dirfd, path, flags, name, value, xattr_flags) */
+  PATHWARDEN_OP_LISTXATTR,     /* listxattrat(dirfd, path, flags) */
+  PATHWARDEN_OP_REMOVEXATTR,   /* removexattrat(dirfd, path, flags, name) */
+  PATHWARDEN_OP_FALLOCATE,     /* fallocate(fd, mode, offset, len) */
+  PATHWARDEN_OP_FCHMOD,        /* fchmod(fd, mode) */
+  PATHWARDEN_OP_FCHOWN,        /* fchown(fd, uid, gid) */
+  PATHWARDEN_OP_FUTIMENS,      /* futimens(fd, times) */
 };
 
 /* utimensat's times[i].tv_nsec. */
@@ -298,7 +306,7 @@ enum pathwarden_time { PATHWARDEN_TIME_NOW = 0, PATHWARDEN_TIME_OMIT = 1, PATHWA
  * each field the default of the C++ request: dirfd PATHWARDEN_AT_FDCWD,
  * mode 0644 (open, mknod) or 0755 (mkdir) or 0 (access: F_OK; chmod),
  * mknod type S_IFREG and rdev 1:3, uid and gid -1 (chown keeps),
- * times NULL. */
+ * times NULL, fallocate's len 1. */
 struct pathwarden_request {
   int op;
   int dirfd;          /* the *at() calls' dirfd: an fd of the process, or AT_FDCWD */
@@ -316,6 +324,11 @@ struct pathwarden_request {
   int times[2];       /* utimensat: PATHWARDEN_TIME_* for atime, mtime */
   const pathwarden_process *target; /* signal, connect_abstract, send_fd */
   const pathwarden_ruleset *ruleset; /* restrict */
+  const char *name;   /* the xattr calls: the attribute's name ("user.k") */
+  const void *value;  /* setxattr: the value (system.posix_acl_*: the binary xattr form) */
+  size_t value_len;
+  uint32_t xattr_flags; /* setxattr: XATTR_CREATE | XATTR_REPLACE */
+  uint64_t offset, len; /* fallocate (its mode in `mode`) */
 };
 
 /* The defaults above for `op`; -EINVAL for an unknown op. */

@@ -85,6 +85,14 @@ class Op(enum.IntEnum):
     UTIMENSAT = 30
     CHROOT = 31
     FCHDIR = 32
+    GETXATTR = 33
+    SETXATTR = 34
+    LISTXATTR = 35
+    REMOVEXATTR = 36
+    FALLOCATE = 37
+    FCHMOD = 38
+    FCHOWN = 39
+    FUTIMENS = 40
 
 
 class Verdict(enum.IntEnum):
@@ -122,7 +130,10 @@ class _Request(ctypes.Structure):
                 ("uid", ctypes.c_int64), ("gid", ctypes.c_int64), ("fd", ctypes.c_int),
                 ("cmd", ctypes.c_uint32), ("port", ctypes.c_uint32), ("has_times", ctypes.c_int),
                 ("times", ctypes.c_int * 2), ("target", ctypes.c_void_p),
-                ("ruleset", ctypes.c_void_p)]
+                ("ruleset", ctypes.c_void_p), ("name", ctypes.c_char_p),
+                ("value", ctypes.c_void_p), ("value_len", ctypes.c_size_t),
+                ("xattr_flags", ctypes.c_uint32), ("offset", ctypes.c_uint64),
+                ("len", ctypes.c_uint64)]
 
 
 class _Check(ctypes.Structure):
@@ -363,6 +374,13 @@ class Process:
             elif k == "times":
                 r.has_times = 1
                 r.times[0], r.times[1] = v
+            elif k == "name":
+                r.name = _b(v)
+            elif k == "value":
+                buf = ctypes.create_string_buffer(bytes(v), len(v))
+                r.value = ctypes.cast(buf, ctypes.c_void_p)
+                r.value_len = len(v)
+                keep.append(buf)
             elif hasattr(r, k) and k not in ("op", "path", "path2"):
                 setattr(r, k, v)
             else:
@@ -372,7 +390,8 @@ class Process:
     def ask(self, op, path=None, path2=None, verdict_only=False, **args):
         """What `op` on `path` gives, changing nothing. Arguments as in
         struct pathwarden_request: flags, mode, type, uid, gid, fd, cmd,
-        port, dirfd, times=(atime, mtime), target=Process, ruleset=Ruleset."""
+        port, dirfd, times=(atime, mtime), target=Process, ruleset=Ruleset,
+        name, value (bytes), xattr_flags, offset, len."""
         r, _keep = self._request(op, path, path2, **args)
         h = ctypes.c_void_p()
         _check(_lib.pathwarden_ask(self._h, ctypes.byref(r), 1 if verdict_only else 0,

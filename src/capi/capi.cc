@@ -34,6 +34,7 @@ namespace pathwarden::capi {
 namespace {
 
 static_assert(PATHWARDEN_OP_FCHDIR == static_cast<int>(Op::kFchdir), "pathwarden_op follows Op");
+static_assert(PATHWARDEN_OP_FUTIMENS == static_cast<int>(Op::kFutimens), "pathwarden_op follows Op");
 static_assert(PATHWARDEN_OP_RESTRICT == static_cast<int>(Op::kRestrict));
 static_assert(PATHWARDEN_OP_UTIMENSAT == static_cast<int>(Op::kUtimensat));
 static_assert(PATHWARDEN_FILE_BLOCK == static_cast<int>(FileType::kBlock));
@@ -217,7 +218,7 @@ std::pair<policy::Policy, policy::HostLayer> BuildOn(const pathwarden_ruleset& r
 // The C request as a Request of `p`'s model; the query's words for JSON.
 int ToRequest(const pathwarden_process& p, const pathwarden_request* r, query::Query* q) {
   if (r == nullptr) return Fail(EINVAL, "request is NULL");
-  if (r->op < 0 || r->op > PATHWARDEN_OP_FCHDIR)
+  if (r->op < 0 || r->op > PATHWARDEN_OP_FUTIMENS)
     return Fail(EINVAL, fmt::format("request: unknown op {}", r->op));
   const Op op = static_cast<Op>(r->op);
   const Fd dirfd{r->dirfd};
@@ -402,6 +403,50 @@ int ToRequest(const pathwarden_process& p, const pathwarden_request* r, query::Q
       break;
     }
     case Op::kFchdir: q->request = Fchdir{fd}; break;
+    case Op::kGetxattr: {
+      PW_PATH(s, path, "path");
+      PW_PATH(n, name, "name");
+      q->request = Getxattr{dirfd, s, n, r->flags};
+      break;
+    }
+    case Op::kSetxattr: {
+      PW_PATH(s, path, "path");
+      PW_PATH(n, name, "name");
+      if (r->value == nullptr && r->value_len != 0)
+        return Fail(EINVAL, "request: setxattr's value is NULL but value_len is not 0");
+      std::string v(static_cast<const char*>(r->value), r->value == nullptr ? 0 : r->value_len);
+      q->request = Setxattr{dirfd, s, n, std::move(v), r->xattr_flags, r->flags};
+      break;
+    }
+    case Op::kListxattr: {
+      PW_PATH(s, path, "path");
+      q->request = Listxattr{dirfd, s, r->flags};
+      break;
+    }
+    case Op::kRemovexattr: {
+      PW_PATH(s, path, "path");
+      PW_PATH(n, name, "name");
+      q->request = Removexattr{dirfd, s, n, r->flags};
+      break;
+    }
+    case Op::kFallocate: q->request = Fallocate{fd, r->mode, r->offset, r->len}; break;
+    case Op::kFchmod: q->request = Fchmod{fd, r->mode}; break;
+    case Op::kFchown: q->request = Fchown{fd, r->uid, r->gid}; break;
+    case Op::kFutimens: {
+      Futimens u{fd, std::nullopt};
+      if (r->has_times) {
+        std::array<TimeSpec, 2> t{};
+        for (int i = 0; i < 2; ++i) {
+          if (r->times[i] < PATHWARDEN_TIME_NOW || r->times[i] > PATHWARDEN_TIME_SET)
+            return Fail(EINVAL, fmt::format("request: times[{}] is {}, not a PATHWARDEN_TIME_*",
+                                            i, r->times[i]));
+          t[static_cast<size_t>(i)] = static_cast<TimeSpec>(r->times[i]);
+        }
+        u.times = t;
+      }
+      q->request = u;
+      break;
+    }
   }
 #undef PW_PATH
 #undef PW_TARGET
@@ -859,7 +904,7 @@ int pathwarden_process_restrict(pathwarden_process* p, const pathwarden_ruleset*
 int pathwarden_request_init(pathwarden_request* r, int op) {
   return Guard([&] {
     if (r == nullptr) return Fail(EINVAL, "request is NULL");
-    if (op < 0 || op > PATHWARDEN_OP_FCHDIR) return Fail(EINVAL, fmt::format("unknown op {}", op));
+    if (op < 0 || op > PATHWARDEN_OP_FUTIMENS) return Fail(EINVAL, fmt::format("unknown op {}", op));
     std::memset(r, 0, sizeof *r);
     r->op = op;
     r->dirfd = PATHWARDEN_AT_FDCWD;
@@ -871,6 +916,7 @@ int pathwarden_request_init(pathwarden_request* r, int op) {
     r->rdev_minor = 3;
     r->uid = r->gid = -1;
     r->fd = -1;
+    r->len = 1;
     return 0;
   });
 }

@@ -392,7 +392,7 @@ TEST_F(CapiTest, BuilderChmodChownSetfaclMountSysctl) {
 TEST_F(CapiTest, EveryOpIsAsked) {
   pathwarden_ruleset* rs = nullptr;
   ASSERT_EQ(pathwarden_ruleset_new(&rs, kFsReadFile, 0, 0, 0), 0);
-  for (int op = PATHWARDEN_OP_OPEN; op <= PATHWARDEN_OP_FCHDIR; ++op) {
+  for (int op = PATHWARDEN_OP_OPEN; op <= PATHWARDEN_OP_FUTIMENS; ++op) {
     pathwarden_request r;
     ASSERT_EQ(pathwarden_request_init(&r, op), 0);
     r.path = "/srv/a";
@@ -400,6 +400,9 @@ TEST_F(CapiTest, EveryOpIsAsked) {
     r.target = backup_;
     r.ruleset = rs;
     r.fd = 0;
+    r.name = "user.k";
+    r.value = "v";
+    r.value_len = 1;
     pathwarden_decision* d = nullptr;
     ASSERT_EQ(pathwarden_ask(alice_, &r, PATHWARDEN_DETAIL_TRACE, &d, 0), 0)
         << "op " << op << ": " << LastError();
@@ -412,7 +415,7 @@ TEST_F(CapiTest, EveryOpIsAsked) {
   // Requests the ops cannot take.
   pathwarden_request r;
   EXPECT_EQ(pathwarden_request_init(&r, -1), -EINVAL);
-  EXPECT_EQ(pathwarden_request_init(&r, PATHWARDEN_OP_FCHDIR + 1), -EINVAL);
+  EXPECT_EQ(pathwarden_request_init(&r, PATHWARDEN_OP_FUTIMENS + 1), -EINVAL);
   EXPECT_EQ(pathwarden_request_init(nullptr, 0), -EINVAL);
   ASSERT_EQ(pathwarden_request_init(&r, PATHWARDEN_OP_OPEN), 0);
   EXPECT_EQ(r.dirfd, PATHWARDEN_AT_FDCWD);

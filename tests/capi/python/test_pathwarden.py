@@ -153,13 +153,33 @@ def test_every_op(model):
     other = model.process(uid=34, gid=34)
     rs = pathwarden.Ruleset(handled_fs=READ_FILE)
     for op in pathwarden.Op:
-        d = alice.ask(op, "/tmp/a", "/tmp/b", target=other, ruleset=rs, fd=0)
+        d = alice.ask(op, "/tmp/a", "/tmp/b", target=other, ruleset=rs, fd=0, name="user.k",
+                      value=b"v")
         assert d.verdict in (pathwarden.Verdict.ALLOWED, pathwarden.Verdict.DENIED), op
     with pytest.raises(pathwarden.Error) as e:
         alice.ask(pathwarden.Op.RENAME, "/tmp/a")
     assert e.value.errno == errno.EINVAL and "rename needs path2" in e.value.strerror
     with pytest.raises(TypeError):
         alice.ask(pathwarden.Op.OPEN, "/tmp/a", colour=1)
+
+
+def test_xattrs(model):
+    alice = model.process(uid=1000, gid=1000)
+    root = model.process(uid=0, gid=0)
+    assert alice.ask(pathwarden.Op.SETXATTR, "/home/alice/key", name="user.k",
+                     value=b"\x00v").allowed
+    d = alice.ask(pathwarden.Op.SETXATTR, "/home/alice/key", name="trusted.k", value=b"v")
+    assert d.errno == errno.EPERM
+    assert root.ask(pathwarden.Op.SETXATTR, "/home/alice/key", name="trusted.k",
+                    value=b"v").allowed
+    assert root.apply(pathwarden.Op.SETXATTR, "/home/alice/key", name="user.k",
+                      value=b"v").allowed
+    assert alice.ask(pathwarden.Op.GETXATTR, "/home/alice/key", name="user.k").allowed
+    assert alice.ask(pathwarden.Op.GETXATTR, "/home/alice/key",
+                     name="user.none").errno == errno.ENODATA
+    with pytest.raises(pathwarden.Error) as e:
+        alice.ask(pathwarden.Op.GETXATTR, "/home/alice/key")
+    assert e.value.errno == errno.EINVAL and "getxattr needs name" in e.value.strerror
 
 
 def test_ask_line_errors(model):
