@@ -923,6 +923,16 @@ void Server::Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_in
   }
   if (renameat2(bfd_, rel.c_str(), bfd_, newrel.c_str(), flags) != 0)
     return (void)fuse_reply_err(req, errno);
+  if (flags & RENAME_WHITEOUT) {
+    // The whiteout left at the old name is the caller's new object
+    // (shmem_whiteout(): made with the caller's credentials), not root's.
+    struct stat pst;
+    if (int err = Fstatat(from->rel, &pst); err == 0) {
+      if (int e = NewObject(*c, rel, pst, false)) return (void)fuse_reply_err(req, e);
+    } else {
+      return (void)fuse_reply_err(req, err);
+    }
+  }
   nodes_.Moved(parent, name, newparent, newname, flags & RENAME_EXCHANGE);
   Changed(rel);
   Changed(newrel);
