@@ -2,6 +2,9 @@
 
 #include "src/task/task.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 namespace pathwarden {
@@ -11,16 +14,29 @@ using vfs::PathPos;
 TaskTable::~TaskTable() {
   // Files first: releasing them touches the world, and the tasks'
   // domains release Landlock objects.
-  for (auto& p : tasks_) p->fds.clear();
-  tasks_.clear();
+  const int n = count();
+  for (int i = 0; i < n; ++i) Slot(i)->fds.clear();
+  for (auto& c : chunks_) {
+    delete[] c.load();
+    c.store(nullptr);
+  }
 }
 
 Task& TaskTable::NewTask(std::string name, const Task* parent) {
+  const int index = count();
+  if (index >= kTaskChunk * kTaskChunks) {
+    // 4,194,304 tasks: no model gets here; not a silent wrong answer.
+    fprintf(stderr, "pathwarden: internal: more than %d tasks\n", kTaskChunk * kTaskChunks);
+    abort();
+  }
   auto t = std::make_unique<Task>();
   t->name = std::move(name);
-  t->index = count();
+  t->index = index;
   Task& task = *t;
-  tasks_.push_back(std::move(t));
+  std::atomic<std::unique_ptr<Task>*>& chunk = chunks_[static_cast<size_t>(index / kTaskChunk)];
+  if (chunk.load(std::memory_order_relaxed) == nullptr)
+    chunk.store(new std::unique_ptr<Task>[kTaskChunk], std::memory_order_release);
+  chunk.load(std::memory_order_relaxed)[index % kTaskChunk] = std::move(t);
   if (parent) {
     task.parent = parent->index;
     task.cred = parent->cred;
@@ -35,6 +51,8 @@ Task& TaskTable::NewTask(std::string name, const Task* parent) {
     SetRoot(task, w_.root());
     SetCwd(task, w_.root());
   }
+  // Whole: readers may see it now.
+  count_.store(index + 1, std::memory_order_release);
   return task;
 }
 

@@ -9,6 +9,7 @@
 #define PATHWARDEN_SRC_TASK_TASK_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -106,9 +107,12 @@ class TaskTable {
   // root and fd table), or, without one, root's credentials at the
   // world's root.
   Task& NewTask(std::string name, const Task* parent);
-  Task& task(int i) { return *tasks_[static_cast<size_t>(i)]; }
-  const Task& task(int i) const { return *tasks_[static_cast<size_t>(i)]; }
-  int count() const { return static_cast<int>(tasks_.size()); }
+  Task& task(int i) { return *Slot(i); }
+  const Task& task(int i) const { return *Slot(i); }
+  // Readers may call count() and task() while the writer adds a task: a
+  // task is published (count() moves) only once it is whole, and the
+  // slots never move.
+  int count() const { return count_.load(std::memory_order_acquire); }
 
   // NewFile()
   //
@@ -145,7 +149,17 @@ class TaskTable {
 
  private:
   vfs::World& w_;
-  std::vector<std::unique_ptr<Task>> tasks_;  // by index
+  // The tasks by index, in chunks of kTaskChunk that never move (a
+  // vector's growth would move them under a reader).
+  static constexpr int kTaskChunk = 1024;
+  static constexpr int kTaskChunks = 4096;
+  Task* Slot(int i) const {
+    return chunks_[static_cast<size_t>(i / kTaskChunk)]
+        .load(std::memory_order_acquire)[i % kTaskChunk]
+        .get();
+  }
+  std::array<std::atomic<std::unique_ptr<Task>*>, kTaskChunks> chunks_{};
+  std::atomic<int> count_{0};
   Sysctls sysctl_;
   int abi_ = landlock::kAbiLatest;
   landlock::Landlock* landlock_ = nullptr;
