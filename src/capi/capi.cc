@@ -234,6 +234,19 @@ int ToRequest(const pathwarden_process& p, const pathwarden_request* r, query::Q
       return Unexpected(Fail(EINVAL, "request: the target is a process of another model"));
     return r->target->p;
   };
+  // utimensat's and futimens's times: NULL, or two PATHWARDEN_TIME_*.
+  auto times = [&](std::optional<std::array<TimeSpec, 2>>* out) {
+    if (!r->has_times) return 0;
+    std::array<TimeSpec, 2> t{};
+    for (int i = 0; i < 2; ++i) {
+      if (r->times[i] < PATHWARDEN_TIME_NOW || r->times[i] > PATHWARDEN_TIME_SET)
+        return Fail(EINVAL, fmt::format("request: times[{}] is {}, not a PATHWARDEN_TIME_*", i,
+                                        r->times[i]));
+      t[static_cast<size_t>(i)] = static_cast<TimeSpec>(r->times[i]);
+    }
+    *out = t;
+    return 0;
+  };
   q->op = std::string(OpName(op));
   q->path = r->path ? r->path : "";
   q->path2 = r->path2 ? r->path2 : "";
@@ -384,16 +397,7 @@ int ToRequest(const pathwarden_process& p, const pathwarden_request* r, query::Q
     case Op::kUtimensat: {
       PW_PATH(s, path, "path");
       Utimensat u{dirfd, s, std::nullopt, r->flags};
-      if (r->has_times) {
-        std::array<TimeSpec, 2> t{};
-        for (int i = 0; i < 2; ++i) {
-          if (r->times[i] < PATHWARDEN_TIME_NOW || r->times[i] > PATHWARDEN_TIME_SET)
-            return Fail(EINVAL, fmt::format("request: times[{}] is {}, not a PATHWARDEN_TIME_*",
-                                            i, r->times[i]));
-          t[static_cast<size_t>(i)] = static_cast<TimeSpec>(r->times[i]);
-        }
-        u.times = t;
-      }
+      if (int e = times(&u.times)) return e;
       q->request = u;
       break;
     }
@@ -434,16 +438,7 @@ int ToRequest(const pathwarden_process& p, const pathwarden_request* r, query::Q
     case Op::kFchown: q->request = Fchown{fd, r->uid, r->gid}; break;
     case Op::kFutimens: {
       Futimens u{fd, std::nullopt};
-      if (r->has_times) {
-        std::array<TimeSpec, 2> t{};
-        for (int i = 0; i < 2; ++i) {
-          if (r->times[i] < PATHWARDEN_TIME_NOW || r->times[i] > PATHWARDEN_TIME_SET)
-            return Fail(EINVAL, fmt::format("request: times[{}] is {}, not a PATHWARDEN_TIME_*",
-                                            i, r->times[i]));
-          t[static_cast<size_t>(i)] = static_cast<TimeSpec>(r->times[i]);
-        }
-        u.times = t;
-      }
+      if (int e = times(&u.times)) return e;
       q->request = u;
       break;
     }
