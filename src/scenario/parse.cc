@@ -26,6 +26,21 @@ using scenario_internal::FlagFamily;
 
 namespace {
 
+// Calls `fn` with each name of "A|B | C", blanks around each name trimmed
+// (an empty one too, so that "A||B" can be refused).
+template <typename Fn>
+void ForEachFlagName(std::string_view text, Fn fn) {
+  while (true) {
+    const size_t bar = text.find('|');
+    std::string_view name = text.substr(0, bar);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    fn(name);
+    if (bar == std::string_view::npos) return;
+    text.remove_prefix(bar + 1);
+  }
+}
+
 // The keys of `[sysctl]`.
 constexpr auto kSysctlKeys = [] {
   std::array<std::string_view, std::size(kSysctlFields)> keys{};
@@ -697,12 +712,7 @@ class Parser {
     }
     auto text = Str(d.Get("xattr_flags"), "xattr_flags");
     if (!text) return;
-    std::string_view rest = *text;
-    while (true) {
-      size_t bar = rest.find('|');
-      std::string_view name = rest.substr(0, bar);
-      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    ForEachFlagName(*text, [&](std::string_view name) {
       bool found = false;
       for (const auto& f : scenario_internal::XattrFlagNames())
         if (f.name == name) {
@@ -712,9 +722,7 @@ class Parser {
       if (!found)
         Error(d.Get("xattr_flags")->loc,
               fmt::format("\"xattr_flags\": {} is not XATTR_CREATE or XATTR_REPLACE", name));
-      if (bar == std::string_view::npos) break;
-      rest.remove_prefix(bar + 1);
-    }
+    });
   }
 
   void ParseFlags(const Doc& d, StepSpec& st) {
@@ -722,12 +730,7 @@ class Parser {
     if (!text) return;
     st.flags_text = *text;
     FlagFamily fam = scenario_internal::FamilyFor(st.op);
-    std::string_view rest = *text;
-    while (true) {
-      size_t bar = rest.find('|');
-      std::string_view name = rest.substr(0, bar);
-      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    ForEachFlagName(*text, [&](std::string_view name) {
       bool found = false;
       if (fam == FlagFamily::kAccess) {
         for (const auto& f : scenario_internal::AccessModeNames())
@@ -746,9 +749,7 @@ class Parser {
               name.empty() ? std::string("empty flag name in \"flags\"")
                            : fmt::format("flag {} does not apply to {}", name, OpName(st.op)));
       }
-      if (bar == std::string_view::npos) break;
-      rest.remove_prefix(bar + 1);
-    }
+    });
   }
 
   std::string name_;
