@@ -447,6 +447,20 @@ void Server::ReplyEntry(fuse_req_t req, uint64_t parent, const std::string& name
   fuse_reply_entry(req, &e);
 }
 
+// The times a SETATTR sets, as utimensat() takes them: each given one
+// now or as given, the other UTIME_OMIT.
+void SetattrTimes(int to_set, const struct stat& attr, struct timespec ts[2]) {
+  ts[0].tv_nsec = ts[1].tv_nsec = UTIME_OMIT;
+  if (to_set & FUSE_SET_ATTR_ATIME) {
+    if (to_set & FUSE_SET_ATTR_ATIME_NOW) ts[0].tv_nsec = UTIME_NOW;
+    else ts[0] = attr.st_atim;
+  }
+  if (to_set & FUSE_SET_ATTR_MTIME) {
+    if (to_set & FUSE_SET_ATTR_MTIME_NOW) ts[1].tv_nsec = UTIME_NOW;
+    else ts[1] = attr.st_mtim;
+  }
+}
+
 uint32_t Server::CreateMode(const Cred& c, uint32_t mode, const struct stat& parent_st) {
   if (!S_ISDIR(mode) && (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
       (parent_st.st_mode & S_ISGID) && !c.InGroup(parent_st.st_gid) &&
@@ -657,16 +671,7 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
   }
   if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
     struct timespec ts[2];
-    ts[0].tv_nsec = UTIME_OMIT;
-    ts[1].tv_nsec = UTIME_OMIT;
-    if (to_set & FUSE_SET_ATTR_ATIME) {
-      if (to_set & FUSE_SET_ATTR_ATIME_NOW) ts[0].tv_nsec = UTIME_NOW;
-      else ts[0] = attr->st_atim;
-    }
-    if (to_set & FUSE_SET_ATTR_MTIME) {
-      if (to_set & FUSE_SET_ATTR_MTIME_NOW) ts[1].tv_nsec = UTIME_NOW;
-      else ts[1] = attr->st_mtim;
-    }
+    SetattrTimes(to_set, *attr, ts);
     if (utimensat(bfd_, rel, ts, AT_SYMLINK_NOFOLLOW) != 0)
       return (void)fuse_reply_err(req, errno);
   }
@@ -789,16 +794,7 @@ void Server::SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, str
   }
   if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
     struct timespec ts[2];
-    ts[0].tv_nsec = UTIME_OMIT;
-    ts[1].tv_nsec = UTIME_OMIT;
-    if (to_set & FUSE_SET_ATTR_ATIME) {
-      if (to_set & FUSE_SET_ATTR_ATIME_NOW) ts[0].tv_nsec = UTIME_NOW;
-      else ts[0] = attr->st_atim;
-    }
-    if (to_set & FUSE_SET_ATTR_MTIME) {
-      if (to_set & FUSE_SET_ATTR_MTIME_NOW) ts[1].tv_nsec = UTIME_NOW;
-      else ts[1] = attr->st_mtim;
-    }
+    SetattrTimes(to_set, *attr, ts);
     if (futimens(f->fd, ts) != 0) return (void)fuse_reply_err(req, errno);
   }
   // The model's inode, which no name reaches to revalidate, made the same.
