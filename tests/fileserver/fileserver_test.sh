@@ -120,6 +120,15 @@ if [ -z "${PATHWARDEN_FS_TEST_TRY:-}" ]; then
   exit 1
 fi
 
+# no_unknowns LOG: the server's log has no request refused as unknown.
+no_unknowns() {
+  if grep -q "^refused: .*unknown" "$1"; then
+    echo "FAIL: the model could not decide some requests:" >&2
+    grep "^refused: .*unknown" "$1" >&2
+    return 1
+  fi
+}
+
 case "$mode" in
   ops)
     tmpfs tmpfs
@@ -147,11 +156,7 @@ case "$mode" in
       cat "$scratch/dp.diff" >&2
       status=1
     fi
-    if grep -q "^refused: .*unknown" "$scratch/fuse.log"; then
-      echo "FAIL: the model could not decide some requests:" >&2
-      grep "^refused: .*unknown" "$scratch/fuse.log" >&2
-      status=1
-    fi
+    no_unknowns "$scratch/fuse.log" || status=1
     stop || status=1
     exit $status
     ;;
@@ -244,11 +249,7 @@ TOML
       echo "FAIL: pathwarden-fs fails more checks than default_permissions, the divergences aside" >&2
       status=1
     fi
-    if grep -q "^refused: .*unknown" "$scratch/fuse.log"; then
-      echo "FAIL: the model could not decide some requests:" >&2
-      grep "^refused: .*unknown" "$scratch/fuse.log" >&2
-      status=1
-    fi
+    no_unknowns "$scratch/fuse.log" || status=1
     stop || status=1
     exit $status
     ;;
