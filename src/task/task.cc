@@ -2,9 +2,6 @@
 
 #include "src/task/task.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 #include <fmt/format.h>
 
 namespace pathwarden {
@@ -16,27 +13,18 @@ TaskTable::~TaskTable() {
   // domains release Landlock objects.
   const int n = count();
   for (int i = 0; i < n; ++i) Slot(i)->fds.clear();
-  for (auto& c : chunks_) {
-    delete[] c.load();
-    c.store(nullptr);
-  }
+  for (int i = 0; i < n; ++i) tasks_[static_cast<uint32_t>(i) + 1].reset();
 }
 
 Task& TaskTable::NewTask(std::string name, const Task* parent) {
   const int index = count();
-  if (index >= kTaskChunk * kTaskChunks) {
-    // 4,194,304 tasks: no model gets here; not a silent wrong answer.
-    fprintf(stderr, "pathwarden: internal: more than %d tasks\n", kTaskChunk * kTaskChunks);
-    abort();
-  }
   auto t = std::make_unique<Task>();
   t->name = std::move(name);
   t->index = index;
   Task& task = *t;
-  std::atomic<std::unique_ptr<Task>*>& chunk = chunks_[static_cast<size_t>(index / kTaskChunk)];
-  if (chunk.load(std::memory_order_relaxed) == nullptr)
-    chunk.store(new std::unique_ptr<Task>[kTaskChunk], std::memory_order_release);
-  chunk.load(std::memory_order_relaxed)[index % kTaskChunk] = std::move(t);
+  // The arena's ids follow the tasks' (no task is ever freed); it throws
+  // std::bad_alloc past its 2^26 ids.
+  tasks_[tasks_.Alloc()] = std::move(t);
   if (parent) {
     task.parent = parent->index;
     task.cred = parent->cred;

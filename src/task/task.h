@@ -23,6 +23,7 @@
 #include "pathwarden/landlock.h"
 #include "pathwarden/request.h"
 #include "pathwarden/sysctls.h"
+#include "src/base/arena.h"
 #include "src/explain/explain.h"
 #include "src/vfs/world.h"
 #include "src/walk/namei.h"
@@ -149,16 +150,11 @@ class TaskTable {
 
  private:
   vfs::World& w_;
-  // The tasks by index, in chunks of kTaskChunk that never move (a
-  // vector's growth would move them under a reader).
-  static constexpr int kTaskChunk = 1024;
-  static constexpr int kTaskChunks = 4096;
-  Task* Slot(int i) const {
-    return chunks_[static_cast<size_t>(i / kTaskChunk)]
-        .load(std::memory_order_acquire)[i % kTaskChunk]
-        .get();
-  }
-  std::array<std::atomic<std::unique_ptr<Task>*>, kTaskChunks> chunks_{};
+  // The tasks by index (slot index + 1: the arena keeps slot 0), in
+  // reserved memory that never moves (a vector's growth would move them
+  // under a reader); count_ publishes a task once it is whole.
+  Task* Slot(int i) const { return tasks_[static_cast<uint32_t>(i) + 1].get(); }
+  internal::StableArena<std::unique_ptr<Task>> tasks_;
   std::atomic<int> count_{0};
   Sysctls sysctl_;
   int abi_ = landlock::kAbiLatest;
