@@ -81,7 +81,10 @@ read -r -a pc_libs <<<"$(pkg-config --libs pathwarden)"
 "$tmp/c_pc"
 "$tmp/cxx_pc"
 # Both found the installed library, not the build tree's.
-ldd "$tmp/c_pc" | grep -q "$lib/libpathwarden.so.0" || fail "c_pc does not load $lib"
+# (ldd's output read whole: grep -q's early exit would SIGPIPE ldd, and
+# pipefail would fail the check at random.)
+loaded=$(ldd "$tmp/c_pc")
+grep -q "$lib/libpathwarden.so.0" <<<"$loaded" || fail "c_pc does not load $lib"
 
 # The symbols: exactly the API.
 hdr=$prefix/include/pathwarden

@@ -61,9 +61,9 @@ done
 rc=0
 out=$(on_tmpfs -U --map-root-user -- --only '^chmod\.(owner|root-nocaps\.own)$' 2>/dev/null) || rc=$?
 [ "$rc" = 1 ] || fail "in a user namespace: exit $rc, want 1"
-printf '%s\n' "$out" | grep -qP '^chmod\.owner\tFAIL\tgot setup: chown f: EINVAL\t' ||
+grep -qP '^chmod\.owner\tFAIL\tgot setup: chown f: EINVAL\t' <<<"$out" ||
   fail "in a user namespace: no setup failure: $out"
-printf '%s\n' "$out" | grep -qP '^chmod\.root-nocaps\.own\tFAIL\tgot identity root-nocaps: setgroups: EPERM ' ||
+grep -qP '^chmod\.root-nocaps\.own\tFAIL\tgot identity root-nocaps: setgroups: EPERM ' <<<"$out" ||
   fail "in a user namespace: no identity failure: $out"
 rm -f "$log.stdout" "$log.names" "$log.only"
 echo "conformance.tmpfs: $(wc -l <"$log") checks passed"
