@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <random>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -26,8 +29,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include "pathwarden/errno.h"
 #include "pathwarden/model.h"
 #include "src/api/model_impl.h"
 #include "src/kernel/host_probe.h"
@@ -675,6 +680,222 @@ TEST_F(HostBackendTest, TheModelChangesOnlyItself) {
   struct stat st {};
   EXPECT_EQ(stat((dir + "/made").c_str(), &st), -1);
   EXPECT_EQ(stat((dir + "/file").c_str(), &st), 0);
+}
+
+
+// Linearizability with the host backend's own writes: the writer changes
+// the host (create, remove, mkdir, rmdir, chmod, chown, setfacl, rename
+// below the scratch tree's tmp/) and revalidates what it changed, and
+// changes the model alone (Apply()), while readers ask every kind of
+// question and fill what they miss from the host. Each reader's answer
+// must be one a single-threaded replay gives at a state of its call's
+// interval: the same operations on a second scratch tree built alike,
+// read by a second model. ./test's tsan phase runs this too.
+TEST_F(HostBackendTest, ReadersLinearizableUnderHostWrites) {
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  constexpr size_t kOps = 300;
+#else
+  constexpr size_t kOps = 3000;
+#endif
+#else
+  constexpr size_t kOps = 3000;
+#endif
+  constexpr size_t kMaxAsked = 60000;  // per reader
+  changes_host_ = true;
+  auto second = ScratchHost::Build();
+  ASSERT_TRUE(second) << second.error();
+  std::unique_ptr<ScratchHost> replay_scratch = std::move(*second);
+  ASSERT_EQ(replay_scratch->root().size(), root_.size());  // same name lengths
+
+  struct Op {
+    enum Kind { kCreate, kUnlink, kMkdir, kRmdir, kChmod, kChown, kSetfacl, kRename,
+                kModelCreate, kModelMkdir, kModelUnlink, kModelChmod, kKinds };
+    Kind kind;
+    std::string path, path2;  // below the root
+    uint32_t mode = 0, uid = 0, gid = 0;
+  };
+  std::mt19937 rng(20261201);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  std::vector<Op> ops;
+  for (size_t i = 0; i < kOps; ++i) {
+    Op op{static_cast<Op::Kind>(pick(Op::kKinds)), {}, {}};
+    const bool model = op.kind >= Op::kModelCreate;
+    op.path = fmt::format("/tmp/{}{}", model ? 'm' : 'h', pick(4));
+    op.path2 = fmt::format("/tmp/h{}", pick(4));
+    op.mode = std::array<uint32_t, 5>{0600, 0644, 0755, 0700, 04711}[pick(5)];
+    op.uid = std::array<uint32_t, 3>{0, 1000, 1001}[pick(3)];
+    op.gid = std::array<uint32_t, 2>{0, 1000}[pick(2)];
+    ops.push_back(op);
+  }
+  // One operation: on the host below `root` and revalidated, or on the model.
+  auto apply = [](Model& m, Process writer, const std::string& root, const Op& op) -> int {
+    const std::string p = root + op.path, p2 = root + op.path2;
+    int r = 0;
+    auto sys = [&r](int rc) { r = rc == 0 ? 0 : errno; };
+    switch (op.kind) {
+      case Op::kCreate: {
+        const int fd = open(p.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, op.mode);
+        r = fd >= 0 ? 0 : errno;
+        if (fd >= 0) close(fd);
+        break;
+      }
+      case Op::kUnlink: sys(unlink(p.c_str())); break;
+      case Op::kMkdir: sys(mkdir(p.c_str(), op.mode)); break;
+      case Op::kRmdir: sys(rmdir(p.c_str())); break;
+      case Op::kChmod: sys(chmod(p.c_str(), op.mode)); break;
+      case Op::kChown: sys(chown(p.c_str(), op.uid, op.gid)); break;
+      case Op::kSetfacl: {
+        acl_t a = acl_from_text(fmt::format("u::rwx,u:{}:rwx,g::r-x,m::rwx,o::---",
+                                            op.uid == 0 ? 1001 : op.uid).c_str());
+        sys(a ? acl_set_file(p.c_str(), ACL_TYPE_ACCESS, a) : -1);
+        if (a) acl_free(a);
+        break;
+      }
+      case Op::kRename: sys(rename(p.c_str(), p2.c_str())); break;
+      case Op::kModelCreate:
+        return m.Apply(writer, Open{.path = p, .flags = O_CREAT | O_EXCL | O_WRONLY, .mode = op.mode},
+                       Model::Detail::kVerdictOnly).err();
+      case Op::kModelMkdir:
+        return m.Apply(writer, Mkdir{.path = p, .mode = op.mode}, Model::Detail::kVerdictOnly).err();
+      case Op::kModelUnlink:
+        return m.Apply(writer, Unlink{.path = p}, Model::Detail::kVerdictOnly).err();
+      case Op::kModelChmod:
+        return m.Apply(writer, Chmod{.path = p, .mode = op.mode}, Model::Detail::kVerdictOnly).err();
+      case Op::kKinds: break;
+    }
+    // What changed on the host is revalidated, as a tracer does before
+    // each call (the entries walked to it, the sysctls).
+    for (const std::string& q : op.kind == Op::kRename ? std::vector{p, p2} : std::vector{p}) {
+      auto n = m.Revalidate(writer, q);
+      if (!n) ADD_FAILURE() << "Revalidate(" << q << "): " << n.error();
+    }
+    return r;
+  };
+  // The questions: every kind, on the names the writer changes and on
+  // the scratch tree's other objects, as four identities and a confined one.
+  std::vector<std::string> rel = {"/tmp", "/tmp/alice_file", "/home", "/bin", "/data"};
+  for (int i = 0; i < 4; ++i) {
+    rel.push_back(fmt::format("/tmp/h{}", i));
+    rel.push_back(fmt::format("/tmp/m{}", i));
+    rel.push_back(fmt::format("/tmp/h{}/x", i));
+  }
+  auto questions = [&rel](const std::string& root) {
+    std::vector<Request> q;
+    for (const std::string& r : rel) {
+      const std::string p = root + r;
+      for (Request& x : ReadOnlyRequests(p, S_IFREG)) q.push_back(std::move(x));
+      for (Request& x : ChangingRequests(p)) q.push_back(std::move(x));
+    }
+    return q;
+  };
+  struct World {
+    Model m;
+    Process writer;
+    std::vector<Process> procs;
+    std::vector<Request> questions;
+  };
+  auto make = [&](const std::string& root) {
+    World w{Host(), {}, {}, questions(root)};
+    w.writer = w.m.Init();
+    for (const Who& who : Identities()) w.procs.push_back(w.m.Spawn(who.name, who.cred));
+    Process confined = w.m.Spawn("confined", Cred::ForUser(1000, 1000));
+    EXPECT_EQ(w.m.Apply(confined, Restrict{.ruleset = Layer(root)}).err(), 0);
+    w.procs.push_back(confined);
+    return w;
+  };
+
+  World live = make(root_);
+  struct Asked {
+    uint32_t question, proc, from, to;
+    int err;
+    Verdict verdict;
+  };
+  std::atomic<uint32_t> started{0}, done{0};
+  std::atomic<bool> stop{false};
+  std::atomic<int> ready{0};
+  constexpr int kReaders = 3;
+  std::vector<std::vector<Asked>> asked(kReaders);
+  std::vector<std::thread> readers;
+  for (int r = 0; r < kReaders; ++r) {
+    readers.emplace_back([&, r] {
+      std::mt19937 rr(static_cast<uint32_t>(r) + 7);
+      std::vector<Asked>& out = asked[static_cast<size_t>(r)];
+      out.reserve(kMaxAsked);
+      while (!stop.load() && out.size() < kMaxAsked) {
+        // Paced by the writer, so that the questions spread over its run.
+        if (out.size() > 40 * (size_t{done.load()} + 1)) {
+          std::this_thread::yield();
+          continue;
+        }
+        const uint32_t qi = static_cast<uint32_t>(rr() % live.questions.size());
+        const uint32_t pi = static_cast<uint32_t>(rr() % live.procs.size());
+        const uint32_t from = done.load();
+        const Decision d = live.m.Evaluate(live.procs[pi], live.questions[qi],
+                                           Model::Detail::kVerdictOnly);
+        const uint32_t to = started.load();
+        out.push_back({qi, pi, from, to, d.err(), d.verdict()});
+        if (out.size() == 1) ready.fetch_add(1);
+      }
+    });
+  }
+  while (ready.load() < kReaders) std::this_thread::yield();
+  std::vector<int> live_results(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    started.store(static_cast<uint32_t>(i + 1));
+    live_results[i] = apply(live.m, live.writer, root_, ops[i]);
+    done.store(static_cast<uint32_t>(i + 1));
+    std::this_thread::yield();
+  }
+  stop.store(true);
+  for (std::thread& t : readers) t.join();
+  ASSERT_EQ(EngineOf(live.m).world().Verify(), "") << "after the live run";
+
+  // The replay, one thread, on the second tree.
+  World replay = make(replay_scratch->root());
+  std::vector<const Asked*> pending;
+  for (const auto& v : asked)
+    for (const Asked& a : v) pending.push_back(&a);
+  std::sort(pending.begin(), pending.end(),
+            [](const Asked* x, const Asked* y) { return x->from < y->from; });
+  std::vector<const Asked*> open;
+  size_t next = 0, checked = 0, mismatches = 0, during = 0;
+  std::vector<std::string> failures;
+  for (uint32_t state = 0; state <= ops.size(); ++state) {
+    if (state > 0) {
+      const int got = apply(replay.m, replay.writer, replay_scratch->root(), ops[state - 1]);
+      ASSERT_EQ(got, live_results[state - 1]) << "operation " << state << " answered otherwise";
+    }
+    while (next < pending.size() && pending[next]->from <= state) open.push_back(pending[next++]);
+    std::vector<const Asked*> still;
+    for (const Asked* a : open) {
+      const Decision d = replay.m.Evaluate(replay.procs[a->proc], replay.questions[a->question],
+                                           Model::Detail::kVerdictOnly);
+      if (d.err() == a->err && d.verdict() == a->verdict) {
+        ++checked;
+        continue;
+      }
+      if (a->to > state) {
+        still.push_back(a);
+        continue;
+      }
+      ++mismatches;
+      if (failures.size() < 10)
+        failures.push_back(fmt::format("{} as process {} during states {}..{}: got {} ({}), no "
+                                       "state agrees",
+                                       Describe(live.questions[a->question]), a->proc, a->from,
+                                       a->to, ErrnoName(a->err), VerdictName(a->verdict)));
+    }
+    open.swap(still);
+  }
+  for (const Asked* a : pending) during += a->from > 0 && a->from < ops.size();
+  EXPECT_TRUE(open.empty());
+  EXPECT_EQ(mismatches, 0u) << fmt::format("{}", fmt::join(failures, "\n"));
+  EXPECT_EQ(checked, pending.size());
+  EXPECT_GT(during, 100u) << "the readers hardly overlapped the writer";
+  EXPECT_GT(live.m.host_counts().revalidated, 0u);
+  EXPECT_EQ(replay_scratch->Cleanup(), "");
+  RecordProperty("asked", static_cast<int>(pending.size()));
 }
 
 }  // namespace
