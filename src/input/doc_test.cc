@@ -1,5 +1,10 @@
 #include "src/input/doc.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -141,6 +146,56 @@ TEST(InputToml, NestingIsLimited) {
   EXPECT_NE(TomlError(deep).find("nesting deeper than 64 levels"), std::string::npos);
   std::string deeper = "a = " + std::string(100000, '[');
   EXPECT_NE(TomlError(deeper).find("t.toml:1:"), std::string::npos);
+}
+
+// The one reader of input files: what is not a file is refused by name,
+// and an input that never ends stops at the limit instead of filling
+// memory.
+TEST(InputReadFile, ReadsAFile) {
+  char dir[] = "/tmp/pathwarden-doc-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/a.toml";
+  FILE* out = std::fopen(f.c_str(), "w");
+  ASSERT_NE(out, nullptr);
+  std::fputs("format = 1\n", out);
+  std::fclose(out);
+  auto text = ReadFile(f);
+  ASSERT_TRUE(text.has_value()) << text.error();
+  EXPECT_EQ(*text, "format = 1\n");
+  // A directory is refused before anything is read, naming the path.
+  auto d = ReadFile(dir);
+  ASSERT_FALSE(d.has_value());
+  EXPECT_EQ(d.error(), std::string(dir) + ": is a directory, not a file");
+  // So is a symlink to one, under the name given.
+  const std::string link = std::string(dir) + "/d.toml";
+  ASSERT_EQ(symlink(dir, link.c_str()), 0);
+  auto l = ReadFile(link);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.error(), link + ": is a directory, not a file");
+  unlink(link.c_str());
+  unlink(f.c_str());
+  rmdir(dir);
+  auto missing = ReadFile(f);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error(), f + ": cannot read: No such file or directory");
+}
+
+TEST(InputReadFile, AnEndlessDeviceStopsAtTheLimit) {
+  for (const char* dev : {"/dev/zero", "/dev/urandom"}) {
+    auto text = ReadFile(dev);
+    ASSERT_FALSE(text.has_value()) << dev;
+    EXPECT_EQ(text.error(), std::string(dev) + ": input larger than 67108864 bytes");
+  }
+  // An empty device is an empty input, not an error.
+  auto null = ReadFile("/dev/null");
+  ASSERT_TRUE(null.has_value()) << null.error();
+  EXPECT_EQ(*null, "");
+}
+
+TEST(InputReadFile, TextGivenDirectlyHasTheSameLimit) {
+  std::string big(kMaxFile + 1, ' ');
+  EXPECT_EQ(TomlError(big), "t.toml: input larger than 67108864 bytes");
+  EXPECT_EQ(JsonError(big), "t.json: input larger than 67108864 bytes");
 }
 
 TEST(InputWhere, JsonKeepsTheKeyPath) {
