@@ -43,6 +43,112 @@ struct TomlError {
   std::string message;
 };
 
+// toml++ bounds arrays and inline tables (TOML_MAX_NESTED_VALUES) but not
+// the tables a dotted key or a table header makes: `a.a.a... = 1` or
+// `[a.a.a...]` 100,000 deep overflowed the stack inside toml::parse()
+// (its recursion over the tables made). So before parsing, outside
+// strings and comments, no run of dots between two separators (`=`, `,`,
+// a bracket or brace, a newline) may make a key deeper than kMaxDepth: a
+// value has at most one dot (1.5, a time's fraction), a key one per
+// level. Brackets and braces are bounded the same way. Returns where the
+// first excess is.
+std::optional<Loc> TooDeepToml(std::string_view text) {
+  enum class In { kCode, kComment, kBasic, kLiteral, kMlBasic, kMlLiteral };
+  In in = In::kCode;
+  int line = 1, col = 0, dots = 0, brackets = 0;
+  bool escape = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) {
+      ++col;
+    }
+    auto at = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
+    switch (in) {
+      case In::kComment:
+        if (c == '\n') {
+          in = In::kCode;
+          dots = 0;
+        }
+        continue;
+      case In::kBasic:
+        if (escape) escape = false;
+        else if (c == '\\') escape = true;
+        else if (c == '"' || c == '\n') in = In::kCode;
+        continue;
+      case In::kLiteral:
+        if (c == '\'' || c == '\n') in = In::kCode;
+        continue;
+      case In::kMlBasic:
+        if (escape) {
+          escape = false;
+        } else if (c == '\\') {
+          escape = true;
+        } else if (at("\"\"\"")) {
+          in = In::kCode;
+          i += 2;
+          col += 2;
+        }
+        continue;
+      case In::kMlLiteral:
+        if (at("\'\'\'")) {
+          in = In::kCode;
+          i += 2;
+          col += 2;
+        }
+        continue;
+      case In::kCode:
+        break;
+    }
+    switch (c) {
+      case '#':
+        in = In::kComment;
+        break;
+      case '"':
+        if (at("\"\"\"")) {
+          in = In::kMlBasic;
+          i += 2;
+          col += 2;
+        } else {
+          in = In::kBasic;
+        }
+        break;
+      case '\'':
+        if (at("\'\'\'")) {
+          in = In::kMlLiteral;
+          i += 2;
+          col += 2;
+        } else {
+          in = In::kLiteral;
+        }
+        break;
+      case '.':
+        if (++dots >= kMaxDepth) return Loc{line, col, ""};
+        break;
+      case '[':
+      case '{':
+        dots = 0;
+        if (++brackets > kMaxDepth + 2) return Loc{line, col, ""};
+        break;
+      case ']':
+      case '}':
+        dots = 0;
+        if (brackets > 0) --brackets;
+        break;
+      case '=':
+      case ',':
+      case '\n':
+        dots = 0;
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
 // Depth-bounded by kMaxDepth (toml++ bounds its own nesting too).
 std::optional<TomlError> FromToml(const toml::node& n, int depth, Doc& d) {
   d.loc = LocOf(n.source());
@@ -396,6 +502,8 @@ std::string Where(const std::string& name, const Loc& loc) {
 Result<Doc, std::string> ParseTomlDoc(std::string_view text, const std::string& name) {
   if (text.size() > kMaxFile)
     return Unexpected(fmt::format("{}: input larger than {} bytes", name, kMaxFile));
+  if (auto deep = TooDeepToml(text))
+    return Unexpected(Message(name, *deep, fmt::format("nesting deeper than {} levels", kMaxDepth)));
   try {
 #if TOML_EXCEPTIONS
     toml::table t;

@@ -198,6 +198,30 @@ TEST(InputReadFile, TextGivenDirectlyHasTheSameLimit) {
   EXPECT_EQ(JsonError(big), "t.json: input larger than 67108864 bytes");
 }
 
+TEST(InputToml, DottedKeysAndHeadersAreLimited) {
+  // 100,000 tables deep by a dotted key or a table header overflowed the
+  // stack inside toml::parse() (a crash, not an error).
+  std::string dotted = "a";
+  for (int i = 0; i < 100000; ++i) dotted += ".a";
+  EXPECT_EQ(TomlError(dotted + " = 1\n"), "t.toml:1:128: nesting deeper than 64 levels");
+  EXPECT_EQ(TomlError("[" + dotted + "]\n"), "t.toml:1:129: nesting deeper than 64 levels");
+  EXPECT_EQ(TomlError("x = 1\n[[" + dotted + "]]\n"), "t.toml:2:130: nesting deeper than 64 levels");
+  // 64 levels (63 dots) are within the limit.
+  std::string ok = "a";
+  for (int i = 0; i < 63; ++i) ok += ".a";
+  EXPECT_TRUE(ParseTomlDoc(ok + " = 1\n", "t.toml").has_value()) << ok;
+  // Dots in strings, comments and values are no levels.
+  const std::string many(200, '.');
+  const std::string text = "a = \"" + many + "\"\n" +        // a basic string
+                           "b = '" + many + "'\n" +          // a literal string
+                           "c = \"\"\"\n" + many + "\n\"\"\"\n" +  // a multi-line string
+                           "e = \"\\\"" + many + "\"\n" +      // an escaped quote inside
+                           "d = 1.5 # " + many + "\n" +        // a float, a comment
+                           "\"x" + many + "\" = [1.5, 2.5]\n";  // a quoted key, floats
+  auto d = ParseTomlDoc(text, "t.toml");
+  EXPECT_TRUE(d.has_value()) << d.error();
+}
+
 TEST(InputWhere, JsonKeepsTheKeyPath) {
   EXPECT_EQ(Where("f", Loc{2, 3, ""}), "f:2:3");
   EXPECT_EQ(Where("f", Loc{2, 3, "/a/0"}), "f:2:3: /a/0");
