@@ -5,12 +5,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "src/input/doc.h"
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
 #include "src/query/query.h"
@@ -127,30 +126,28 @@ bool WantColour(const std::string& setting) {
 
 namespace {
 
-// The batch's lines, each parsed; the first bad one ends it all.
+// The batch's lines, each parsed; the first bad one ends it all. The
+// whole batch is read first by the one input reader (at most
+// input::kMaxFile bytes: /dev/zero is refused, not read until memory runs
+// out; a directory is refused by name).
 Result<std::vector<query::Query>, std::string> ReadBatch(const std::string& name) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (name != "-") {
-    file.open(name);
-    if (!file) return Unexpected(fmt::format("{}: cannot open: {}", name, std::strerror(errno)));
-    in = &file;
-  }
   const std::string shown = name == "-" ? "<stdin>" : name;
+  auto text = name == "-" ? input::ReadStdin(shown) : input::ReadFile(name);
+  if (!text) return Unexpected(text.error());
   std::vector<query::Query> out;
-  std::string line;
-  size_t n = 0;
   constexpr size_t kMaxLine = 1 << 20;
-  while (std::getline(*in, line)) {
-    ++n;
+  std::string_view rest = *text;
+  for (size_t n = 1; !rest.empty(); ++n) {
+    const size_t nl = rest.find('\n');
+    const std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     if (line.size() > kMaxLine) return Unexpected(fmt::format("{}:{}:1: a line over 1 MiB", shown, n));
     size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
+    if (first == std::string_view::npos || line[first] == '#') continue;
     auto q = query::ParseQueryLine(line);
     if (!q) return Unexpected(fmt::format("{}:{}:{}", shown, n, q.error()));
     out.push_back(std::move(*q));
   }
-  if (in->bad()) return Unexpected(fmt::format("{}: read error", shown));
   return out;
 }
 

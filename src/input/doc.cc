@@ -3,10 +3,14 @@
 
 #include "src/input/doc.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
-#include <fstream>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -38,6 +42,112 @@ struct TomlError {
   Loc loc;
   std::string message;
 };
+
+// toml++ bounds arrays and inline tables (TOML_MAX_NESTED_VALUES) but not
+// the tables a dotted key or a table header makes: `a.a.a... = 1` or
+// `[a.a.a...]` 100,000 deep overflowed the stack inside toml::parse()
+// (its recursion over the tables made). So before parsing, outside
+// strings and comments, no run of dots between two separators (`=`, `,`,
+// a bracket or brace, a newline) may make a key deeper than kMaxDepth: a
+// value has at most one dot (1.5, a time's fraction), a key one per
+// level. Brackets and braces are bounded the same way. Returns where the
+// first excess is.
+std::optional<Loc> TooDeepToml(std::string_view text) {
+  enum class In { kCode, kComment, kBasic, kLiteral, kMlBasic, kMlLiteral };
+  In in = In::kCode;
+  int line = 1, col = 0, dots = 0, brackets = 0;
+  bool escape = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) {
+      ++col;
+    }
+    auto at = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
+    switch (in) {
+      case In::kComment:
+        if (c == '\n') {
+          in = In::kCode;
+          dots = 0;
+        }
+        continue;
+      case In::kBasic:
+        if (escape) escape = false;
+        else if (c == '\\') escape = true;
+        else if (c == '"' || c == '\n') in = In::kCode;
+        continue;
+      case In::kLiteral:
+        if (c == '\'' || c == '\n') in = In::kCode;
+        continue;
+      case In::kMlBasic:
+        if (escape) {
+          escape = false;
+        } else if (c == '\\') {
+          escape = true;
+        } else if (at("\"\"\"")) {
+          in = In::kCode;
+          i += 2;
+          col += 2;
+        }
+        continue;
+      case In::kMlLiteral:
+        if (at("\'\'\'")) {
+          in = In::kCode;
+          i += 2;
+          col += 2;
+        }
+        continue;
+      case In::kCode:
+        break;
+    }
+    switch (c) {
+      case '#':
+        in = In::kComment;
+        break;
+      case '"':
+        if (at("\"\"\"")) {
+          in = In::kMlBasic;
+          i += 2;
+          col += 2;
+        } else {
+          in = In::kBasic;
+        }
+        break;
+      case '\'':
+        if (at("\'\'\'")) {
+          in = In::kMlLiteral;
+          i += 2;
+          col += 2;
+        } else {
+          in = In::kLiteral;
+        }
+        break;
+      case '.':
+        if (++dots >= kMaxDepth) return Loc{line, col, ""};
+        break;
+      case '[':
+      case '{':
+        dots = 0;
+        if (++brackets > kMaxDepth + 2) return Loc{line, col, ""};
+        break;
+      case ']':
+      case '}':
+        dots = 0;
+        if (brackets > 0) --brackets;
+        break;
+      case '=':
+      case ',':
+      case '\n':
+        dots = 0;
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
 
 // Depth-bounded by kMaxDepth (toml++ bounds its own nesting too).
 std::optional<TomlError> FromToml(const toml::node& n, int depth, Doc& d) {
@@ -391,7 +501,9 @@ std::string Where(const std::string& name, const Loc& loc) {
 
 Result<Doc, std::string> ParseTomlDoc(std::string_view text, const std::string& name) {
   if (text.size() > kMaxFile)
-    return Unexpected(fmt::format("{}: larger than the limit of {} bytes", name, kMaxFile));
+    return Unexpected(fmt::format("{}: input larger than {} bytes", name, kMaxFile));
+  if (auto deep = TooDeepToml(text))
+    return Unexpected(Message(name, *deep, fmt::format("nesting deeper than {} levels", kMaxDepth)));
   try {
 #if TOML_EXCEPTIONS
     toml::table t;
@@ -416,7 +528,7 @@ Result<Doc, std::string> ParseTomlDoc(std::string_view text, const std::string& 
 
 Result<Doc, std::string> ParseJsonDoc(std::string_view text, const std::string& name) {
   if (text.size() > kMaxFile)
-    return Unexpected(fmt::format("{}: larger than the limit of {} bytes", name, kMaxFile));
+    return Unexpected(fmt::format("{}: input larger than {} bytes", name, kMaxFile));
   try {
     Tracker tracker;
     JsonBuilder builder(text, &tracker);
@@ -436,18 +548,65 @@ Result<Doc, std::string> ParseJsonDoc(std::string_view text, const std::string& 
 
 bool IsJsonName(std::string_view name) { return name.ends_with(".json"); }
 
-Result<std::string, std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Unexpected(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+namespace {
+
+std::string TooLarge(const std::string& name) {
+  return fmt::format("{}: input larger than {} bytes", name, kMaxFile);
+}
+
+// Reads `fd` to its end or to one byte past kMaxFile, whichever comes
+// first: an endless device costs at most kMaxFile bytes of memory.
+Result<std::string, std::string> ReadAll(int fd, const std::string& name, size_t size_hint) {
   std::string data;
+  data.reserve(std::min(size_hint, kMaxFile));
   char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    data.append(buf, static_cast<size_t>(in.gcount()));
-    if (data.size() > kMaxFile)
-      return Unexpected(fmt::format("{}: larger than the limit of {} bytes", path, kMaxFile));
+  for (;;) {
+    const size_t room = kMaxFile + 1 - data.size();
+    const ssize_t n = read(fd, buf, std::min(sizeof buf, room));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Unexpected(fmt::format("{}: cannot read: {}", name, std::strerror(errno)));
+    }
+    if (n == 0) break;
+    // Refused before appending: the string never grows past kMaxFile.
+    if (data.size() + static_cast<size_t>(n) > kMaxFile) return Unexpected(TooLarge(name));
+    data.append(buf, static_cast<size_t>(n));
   }
-  if (in.bad()) return Unexpected(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   return data;
+}
+
+}  // namespace
+
+Result<std::string, std::string> ReadFile(const std::string& path) {
+  // A FIFO blocks here until it has a writer, as for cat(1): the shell's
+  // <(...) is one.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return Unexpected(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int e = errno;
+    close(fd);
+    return Unexpected(fmt::format("{}: cannot read: {}", path, std::strerror(e)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return Unexpected(fmt::format("{}: is a directory, not a file", path));
+  }
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxFile) {
+    close(fd);
+    return Unexpected(TooLarge(path));
+  }
+  auto data = ReadAll(fd, path, S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
+  close(fd);
+  return data;
+}
+
+Result<std::string, std::string> ReadStdin(const std::string& name) {
+  struct stat st {};
+  if (fstat(STDIN_FILENO, &st) != 0)
+    return Unexpected(fmt::format("{}: cannot read: {}", name, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) return Unexpected(fmt::format("{}: is a directory, not a file", name));
+  return ReadAll(STDIN_FILENO, name, S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
 }
 
 }  // namespace pathwarden::input

@@ -101,10 +101,20 @@ Result<Doc, std::string> ParseTomlDoc(std::string_view text, const std::string& 
 Result<Doc, std::string> ParseJsonDoc(std::string_view text, const std::string& name);
 bool IsJsonName(std::string_view name);
 
-// ReadFile()
+// ReadFile() / ReadStdin()
 //
-// The whole file, at most kMaxFile bytes. Error: "PATH: cannot read: ...".
+// The one reader of every input file a user names (scenario files, policy
+// files, explain batches): the whole file, at most kMaxFile bytes, never
+// more in memory than that. What is not a file to read is refused before
+// anything is read: a directory is "PATH: is a directory, not a file"
+// (LoadPolicy() takes directories itself, before calling this). Anything
+// else that can be read is (a pipe, a FIFO, /dev/stdin, a character
+// device), up to the limit: one that never ends (/dev/zero) stops at
+// kMaxFile + 1 bytes with "PATH: input larger than N bytes". Other
+// errors: "PATH: cannot read: ...". ReadStdin() reads standard input
+// ("-" on a command line) with the same limit, named `name` in messages.
 Result<std::string, std::string> ReadFile(const std::string& path);
+Result<std::string, std::string> ReadStdin(const std::string& name);
 
 }  // namespace pathwarden::input
 

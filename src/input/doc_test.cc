@@ -1,5 +1,10 @@
 #include "src/input/doc.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -141,6 +146,80 @@ TEST(InputToml, NestingIsLimited) {
   EXPECT_NE(TomlError(deep).find("nesting deeper than 64 levels"), std::string::npos);
   std::string deeper = "a = " + std::string(100000, '[');
   EXPECT_NE(TomlError(deeper).find("t.toml:1:"), std::string::npos);
+}
+
+// The one reader of input files: what is not a file is refused by name,
+// and an input that never ends stops at the limit instead of filling
+// memory.
+TEST(InputReadFile, ReadsAFile) {
+  char dir[] = "/tmp/pathwarden-doc-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/a.toml";
+  FILE* out = std::fopen(f.c_str(), "w");
+  ASSERT_NE(out, nullptr);
+  std::fputs("format = 1\n", out);
+  std::fclose(out);
+  auto text = ReadFile(f);
+  ASSERT_TRUE(text.has_value()) << text.error();
+  EXPECT_EQ(*text, "format = 1\n");
+  // A directory is refused before anything is read, naming the path.
+  auto d = ReadFile(dir);
+  ASSERT_FALSE(d.has_value());
+  EXPECT_EQ(d.error(), std::string(dir) + ": is a directory, not a file");
+  // So is a symlink to one, under the name given.
+  const std::string link = std::string(dir) + "/d.toml";
+  ASSERT_EQ(symlink(dir, link.c_str()), 0);
+  auto l = ReadFile(link);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.error(), link + ": is a directory, not a file");
+  unlink(link.c_str());
+  unlink(f.c_str());
+  rmdir(dir);
+  auto missing = ReadFile(f);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error(), f + ": cannot read: No such file or directory");
+}
+
+TEST(InputReadFile, AnEndlessDeviceStopsAtTheLimit) {
+  for (const char* dev : {"/dev/zero", "/dev/urandom"}) {
+    auto text = ReadFile(dev);
+    ASSERT_FALSE(text.has_value()) << dev;
+    EXPECT_EQ(text.error(), std::string(dev) + ": input larger than 67108864 bytes");
+  }
+  // An empty device is an empty input, not an error.
+  auto null = ReadFile("/dev/null");
+  ASSERT_TRUE(null.has_value()) << null.error();
+  EXPECT_EQ(*null, "");
+}
+
+TEST(InputReadFile, TextGivenDirectlyHasTheSameLimit) {
+  std::string big(kMaxFile + 1, ' ');
+  EXPECT_EQ(TomlError(big), "t.toml: input larger than 67108864 bytes");
+  EXPECT_EQ(JsonError(big), "t.json: input larger than 67108864 bytes");
+}
+
+TEST(InputToml, DottedKeysAndHeadersAreLimited) {
+  // 100,000 tables deep by a dotted key or a table header overflowed the
+  // stack inside toml::parse() (a crash, not an error).
+  std::string dotted = "a";
+  for (int i = 0; i < 100000; ++i) dotted += ".a";
+  EXPECT_EQ(TomlError(dotted + " = 1\n"), "t.toml:1:128: nesting deeper than 64 levels");
+  EXPECT_EQ(TomlError("[" + dotted + "]\n"), "t.toml:1:129: nesting deeper than 64 levels");
+  EXPECT_EQ(TomlError("x = 1\n[[" + dotted + "]]\n"), "t.toml:2:130: nesting deeper than 64 levels");
+  // 64 levels (63 dots) are within the limit.
+  std::string ok = "a";
+  for (int i = 0; i < 63; ++i) ok += ".a";
+  EXPECT_TRUE(ParseTomlDoc(ok + " = 1\n", "t.toml").has_value()) << ok;
+  // Dots in strings, comments and values are no levels.
+  const std::string many(200, '.');
+  const std::string text = "a = \"" + many + "\"\n" +        // a basic string
+                           "b = '" + many + "'\n" +          // a literal string
+                           "c = \"\"\"\n" + many + "\n\"\"\"\n" +  // a multi-line string
+                           "e = \"\\\"" + many + "\"\n" +      // an escaped quote inside
+                           "d = 1.5 # " + many + "\n" +        // a float, a comment
+                           "\"x" + many + "\" = [1.5, 2.5]\n";  // a quoted key, floats
+  auto d = ParseTomlDoc(text, "t.toml");
+  EXPECT_TRUE(d.has_value()) << d.error();
 }
 
 TEST(InputWhere, JsonKeepsTheKeyPath) {

@@ -7,6 +7,7 @@
 #ifndef PATHWARDEN_SRC_POLICY_CONFIG_H_
 #define PATHWARDEN_SRC_POLICY_CONFIG_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -79,9 +80,14 @@ Result<Config, std::string> ParseConfig(const input::Doc& root, const std::strin
 // dropped when empty, rules and variables unioned, the smaller ABI.
 void Compose(Config& into, const Config& other);
 
+// At most this many paths from the variables of one policy (and at most
+// input::kMaxFile bytes of them): the product grows exponentially with
+// the references of a parent.
+inline constexpr uint64_t kMaxExpandedPaths = 1u << 16;
+
 // Resolve()
 //
-// Variables expanded (Cartesian product), paths normalised and, when
+// Variables expanded (Cartesian product; kMaxExpandedPaths), paths normalised and, when
 // relative, joined to `cwd`, rules on one path merged, empty rules
 // dropped. Errors: "NAME:LINE:COL: variable "x" not found".
 Result<Policy, std::string> Resolve(const Config& c, const std::string& cwd);

@@ -199,7 +199,9 @@ class Parser {
       return std::nullopt;
     }
     if (v < 0 || v > max) {
-      Error(d->loc, fmt::format("\"{}\" = {:#o} is out of range (at most {:#o})", key, v, max));
+      // A negative mode as written ("-1"): {:#o} would show -1 as "-01".
+      const std::string shown = v < 0 ? std::to_string(v) : fmt::format("{:#o}", v);
+      Error(d->loc, fmt::format("\"{}\" = {} is out of range (at most {:#o})", key, shown, max));
       return std::nullopt;
     }
     return static_cast<uint32_t>(v);
@@ -245,10 +247,24 @@ class Parser {
   std::optional<std::pair<uint32_t, uint32_t>> Rdev(const Doc* d) {
     auto text = Str(d, "rdev");
     if (!text) return std::nullopt;
-    unsigned maj = 0, min = 0;
-    char extra = 0;
-    if (std::sscanf(text->c_str(), "%u:%u%c", &maj, &min, &extra) != 2 ||
-        maj > 4095 || min > 0xfffff) {
+    // Digits only, each part within the kernel's 12-bit major and 20-bit
+    // minor (MKDEV()). sscanf("%u") took "4294967296:3" as major 0 (the
+    // value wraps), " 1: 3" and "+1:3".
+    uint32_t maj = 0, min = 0;
+    auto part = [](std::string_view t, uint32_t limit, uint32_t& out) {
+      if (t.empty() || t.size() > 7) return false;
+      uint32_t v = 0;
+      for (char c : t) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + static_cast<uint32_t>(c - '0');
+      }
+      out = v;
+      return v <= limit;
+    };
+    const std::string_view t = *text;
+    const size_t colon = t.find(':');
+    if (colon == std::string_view::npos || !part(t.substr(0, colon), 4095, maj) ||
+        !part(t.substr(colon + 1), 0xfffff, min)) {
       Error(d->loc, fmt::format("\"rdev\" = \"{}\" is not major:minor", *text));
       return std::nullopt;
     }

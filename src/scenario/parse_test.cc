@@ -225,6 +225,26 @@ TEST(ScenarioParse, StrictReaderJson) {
   ASSERT_FALSE(mode.has_value());
   EXPECT_EQ(mode.error(), "t.json:1:47: /node/0/mode: \"mode\" = 99999999999999999999 is out of "
                           "range (at most 07777)");
+  // A negative mode as written, not as {:#o} shows it ("-01").
+  auto neg = Json(R"({"format": 1, "node": [{"path": "/a", "mode": -1}]})");
+  ASSERT_FALSE(neg.has_value());
+  EXPECT_EQ(neg.error(), "t.json:1:47: /node/0/mode: \"mode\" = -1 is out of range (at most 07777)");
+  // rdev parts are digits within 12 and 20 bits: sscanf("%u") read
+  // "4294967296:3" as major 0 and accepted it (tests/hostile/).
+  auto dev = [](std::string_view rdev) {
+    return std::string(R"({"format": 1, "node": [{"path": "/d", "type": "char", "rdev": ")") +
+           std::string(rdev) + "\"}]}";
+  };
+  for (const char* bad : {"4294967296:3", "1:1048576", "4096:0", " 1:3", "1: 3", "+1:3", "-1:3",
+                          "1:", ":3", "1:3x", "1:3:4"}) {
+    auto r = Json(dev(bad));
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_NE(r.error().find("is not major:minor"), std::string::npos) << r.error();
+  }
+  for (const char* good : {"1:3", "4095:1048575", "0:0"}) {
+    auto r = Json(dev(good));
+    EXPECT_TRUE(r.has_value()) << good << ": " << r.error();
+  }
   auto port = Json(R"({"format": 1, "step": [{"op": "bind_tcp", "port": 65536, "expect": "ok"}]})");
   ASSERT_FALSE(port.has_value());
   EXPECT_NE(port.error().find("t.json:1:51: /step/0/port: \"port\" = 65536 is out of range [0, "

@@ -80,6 +80,21 @@ expect 2 "$out/nul.txt:2:8: a NUL byte" "$pw" explain --batch "$out/nul.txt"
 expect 2 "a query on the command line and --batch" "$pw" explain --batch "$out/ok.txt" stat /
 printf 'stat /\n' | "$pw" explain --batch - --format result >"$out/stdin" || fail "batch from stdin"
 [ "$(cat "$out/stdin")" = "ok" ] || fail "batch from stdin: $(cat "$out/stdin")"
+# The batch reader is the one input reader: a directory is refused by
+# name, an endless device stops at the 64 MiB input limit (it read until
+# memory ran out), and so does a pipe on stdin; a last line without its
+# newline is still a line.
+expect 2 "explain: $out: is a directory, not a file" "$pw" explain --batch "$out"
+expect 2 "explain: /dev/zero: input larger than 67108864 bytes" "$pw" explain --batch /dev/zero
+set +e
+head -c 70000000 /dev/zero | "$pw" explain --batch - >"$out/stdout" 2>"$out/stderr"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "an endless stdin: exit $rc"
+grep -qxF "explain: <stdin>: input larger than 67108864 bytes" "$out/stderr" || fail "an endless stdin: $(cat "$out/stderr")"
+printf 'stat /
+stat /no/such' | "$pw" explain --batch - --format result >"$out/stdin" || true
+[ "$(cat "$out/stdin")" = "$(printf 'ok\nENOENT')" ] || fail "batch from stdin without a last newline: $(cat "$out/stdin")"
 
 # map.
 expect 0 "" "$pw" map --colour never --depth 1 /usr/include
