@@ -8,9 +8,10 @@
 #       WORK_DIR/corpus/NAME; a crash is saved in WORK_DIR/artifacts/NAME/.
 #
 # The seeds (WORK_DIR/seeds/NAME, made afresh each run) come from the
-# suites (tests/scenarios/, examples/), the policy tests and examples, and
-# tests/fuzz/seeds/; the scenario suites are also given to the JSON reader
-# as JSON (/usr/bin/python3's tomllib). Saved regressions are the files
+# suites (tests/scenarios/, examples/), the policy tests and examples,
+# tests/fuzz/seeds/ and the hostile inputs (tests/hostile/, but for the
+# run target); the scenario suites are also given to the JSON reader as
+# JSON (/usr/bin/python3's tomllib). Saved regressions are the files
 # of tests/fuzz/regressions/NAME/.
 set -euo pipefail
 mode=$1 name=$2 bin=$3 src=$4 work=$5
@@ -33,6 +34,7 @@ case $name in
   scenario_toml | run)
     copy_seeds "$src/tests/scenarios" -name '*.toml'
     copy_seeds "$src/examples" -maxdepth 1 -name '*.toml'
+    [ "$name" = run ] || copy_seeds "$src/tests/hostile/scenario" -name '*.toml'
     ;;
   scenario_json)
     /usr/bin/python3 - "$src" "$seeds" <<'PY'
@@ -50,6 +52,7 @@ PY
   policy)
     copy_seeds "$src/tests/policy" -name '*.toml' -o -name '*.json'
     copy_seeds "$src/examples/policies" -name '*.toml' -o -name '*.json'
+    copy_seeds "$src/tests/hostile/policy" -name '*.toml' -o -name '*.json'
     # A directory of policies, as the target reads one: files between "%%" lines.
     first=1
     for f in "$src"/tests/policy/dir/*.toml "$src"/tests/policy/dir/*.json; do
@@ -60,6 +63,7 @@ PY
     ;;
   query)
     copy_seeds "$src/tests/fuzz/seeds/query" -name '*'
+    copy_seeds "$src/tests/hostile/batch" -name '*.txt'
     ;;
   *)
     echo "run.sh: unknown target $name" >&2
