@@ -264,10 +264,12 @@ expect = "ok"
                     /*capture_tree=*/true);
   ASSERT_EQ(r.status, RunResult::Status::kRan) << r.message;
   std::vector<std::string> got;
-  for (const TreeEntry& e : r.tree)
-    got.push_back(fmt::format("{} {} {:o} {}:{} n{} s{} t{} r{}:{} a[{}] d[{}]", e.path, e.type,
+  for (size_t i = 0; i < r.tree.size(); ++i) {
+    const TreeEntry& e = r.tree[i];
+    got.push_back(fmt::format("{} {} {:o} {}:{} n{} s{} t{} r{}:{} a[{}] d[{}]", TreePath(r.tree, i), e.type,
                               e.mode, e.uid, e.gid, e.nlink, e.size, e.target, e.rdev_major,
                               e.rdev_minor, e.acl, e.default_acl));
+  }
   EXPECT_THAT(got,
               ElementsAre("/ dir 755 0:0 n3 s0 t r0:0 a[] d[]",
                           "/d dir 750 1000:100 n2 s0 t r0:0 a[u::rwx,u:1001:r-x,g::r-x,m::r-x,o::---] "
