@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,13 @@ struct AclXattrEntry {
 // A limit against a runaway scenario: at most this many entries (a
 // 100,000-deep chain is 100,001). There is no limit on the depth.
 constexpr size_t kMaxEntries = 1000000;
+// The directories of the first this many levels stay open, and the walk
+// goes back to them by fchdir(): "..", from a child of the walk's root,
+// would step into a mount stacked on "/" (a bind onto "/" covers it for
+// ".." but not for the root itself: fs/namei.c follow_dotdot() then
+// step_into()). Below a level the walk entered by openat(), which went to
+// the topmost mount, ".." comes back to that mount.
+constexpr size_t kKeptFds = 32;
 
 // Closes a descriptor at the end of a scope.
 class Fd {
@@ -56,10 +64,12 @@ class Fd {
 // working directory is that directory (fchdir()), each object is read by
 // its one-component name (lstat, readlink, getxattr), a directory is
 // entered by openat() of its name (crossing mounts as the walk does) and
-// left by chdir(".."). Whole paths are never used: 100,000 levels deep
-// they are far past PATH_MAX (ENAMETOOLONG), and a descriptor per level
-// would pass RLIMIT_NOFILE. Each ".." is checked to land on the directory
-// the walk came from (device and inode), else the capture fails.
+// left by fchdir() to the parent's descriptor in the first kKeptFds
+// levels, by chdir("..") below. Whole paths are never used: 100,000
+// levels deep they are far past PATH_MAX (ENAMETOOLONG), and a descriptor
+// per level would pass RLIMIT_NOFILE. Each ".." is checked to land on the
+// directory the walk came from (device and inode), else the capture
+// fails.
 class Walker {
  public:
   std::string Walk() {
@@ -102,6 +112,7 @@ class Walker {
     ino_t ino;
     std::vector<std::string> names;  // its children, read once
     size_t next = 0;
+    std::shared_ptr<Fd> fd;  // the directory, kept open in the first kKeptFds frames
   };
 
   // The whole path of a child of entry `parent`, for messages only.
@@ -157,7 +168,11 @@ class Walker {
     if (now.st_dev != st.st_dev || now.st_ino != st.st_ino)
       return fmt::format("{} changed while it was read", where());
     if (fchdir(fd.get()) != 0) return fmt::format("fchdir {}: {}", where(), ErrnoName(errno));
-    Frame f{index, st.st_dev, st.st_ino, {}, 0};
+    Frame f{index, st.st_dev, st.st_ino, {}, 0, nullptr};
+    if (frames_.size() < kKeptFds) {
+      f.fd = std::make_shared<Fd>(fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+      if (f.fd->get() < 0) return fmt::format("dup {}: {}", where(), ErrnoName(errno));
+    }
     // fdopendir() takes the descriptor: read from a duplicate.
     const int dup_fd = fcntl(fd.get(), F_DUPFD_CLOEXEC, 0);
     if (dup_fd < 0) return fmt::format("dup {}: {}", where(), ErrnoName(errno));
@@ -180,10 +195,15 @@ class Walker {
     return "";
   }
 
-  // Back to the directory of the frame now on top, by "..".
+  // Back to the directory of the frame now on top: by its descriptor when
+  // it has one, else by "..".
   std::string Leave() {
     const Frame& top = frames_.back();
     const auto where = [&] { return TreePath(entries_, top.index); };
+    if (top.fd) {
+      if (fchdir(top.fd->get()) != 0) return fmt::format("fchdir {}: {}", where(), ErrnoName(errno));
+      return "";
+    }
     if (chdir("..") != 0) return fmt::format("chdir {}: {}", where(), ErrnoName(errno));
     struct stat st;
     if (stat(".", &st) != 0) return fmt::format("stat {}: {}", where(), ErrnoName(errno));
