@@ -39,10 +39,12 @@ struct AclXattrEntry {
 constexpr size_t kMaxEntries = 1000000;
 // The directories of the first this many levels stay open, and the walk
 // goes back to them by fchdir(): "..", from a child of the walk's root,
-// would step into a mount stacked on "/" (a bind onto "/" covers it for
-// ".." but not for the root itself: fs/namei.c follow_dotdot() then
-// step_into()). Below a level the walk entered by openat(), which went to
-// the topmost mount, ".." comes back to that mount.
+// would step into a mount stacked on "/" (the walk's root is what a
+// path's "/" is, the directory under such mounts, but ".." follows them:
+// Linux: fs/namei.c follow_dotdot() then step_into();
+// tests/scenarios/regressions/mount_stacks_on_topmost.toml). Below a
+// level the walk entered by openat(), which went to the topmost mount,
+// ".." comes back to that mount.
 constexpr size_t kKeptFds = 32;
 
 // Closes a descriptor at the end of a scope.
