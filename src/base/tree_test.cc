@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,39 @@ TEST(TreeOrder, IsTheOrderOfTheWholePaths) {
   EXPECT_EQ(TreeIndex(t, "/a/x/y"), 6);
   EXPECT_EQ(TreeIndex(t, "/"), 0);
   EXPECT_EQ(TreeIndex(t, "/a/nope"), -1);
+}
+
+TEST(TreeOrder, AgreesWithSortingTheWholePathsOnRandomTrees) {
+  // Names of bytes around '/' (0x2f) in random trees: the order from
+  // parents and names is the order of the whole paths.
+  const char kBytes[] = {'-', '.', '0', 'a', '\x01', '\xff'};
+  uint64_t seed = 0x9e3779b97f4a7c15u;
+  const auto next = [&seed](uint64_t n) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed % n;
+  };
+  for (int round = 0; round < 20; ++round) {
+    std::vector<TreeEntry> t = {Entry(0, "")};
+    std::vector<uint32_t> dirs = {0};
+    std::vector<std::string> paths = {"/"};
+    for (int i = 0; i < 500; ++i) {
+      const uint32_t parent = dirs[next(dirs.size())];
+      std::string name;
+      for (uint64_t n = 1 + next(3); n > 0; --n) name += kBytes[next(sizeof(kBytes))];
+      bool taken = false;
+      for (size_t j = 1; j < t.size(); ++j) taken = taken || (t[j].parent == parent && t[j].name == name);
+      if (taken) continue;
+      const bool dir = next(2) == 0;
+      t.push_back(Entry(parent, name, dir ? "dir" : "file"));
+      paths.push_back((parent == 0 ? "" : paths[parent]) + "/" + name);
+      if (dir) dirs.push_back(static_cast<uint32_t>(t.size() - 1));
+    }
+    ASSERT_TRUE(internal::SortTreeByPath(&t));
+    std::sort(paths.begin(), paths.end());
+    EXPECT_EQ(Paths(t), paths) << "round " << round;
+  }
 }
 
 TEST(TreeOrder, AnUnreachableEntryFailsAndLeavesTheTree) {
