@@ -13,6 +13,7 @@
 #ifndef PATHWARDEN_EXECUTOR_H_
 #define PATHWARDEN_EXECUTOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,10 +42,15 @@ std::string DescribeTreeEntry(const TreeEntry& e);
 
 // DiffTrees()
 //
-// One line per object that differs between two final trees (each sorted by
-// path), naming both sides: "/a: engine file 0644 ..., kernel: none".
+// One line per object that differs between two final trees (each in path
+// order, pathwarden/tree.h), naming both sides, in path order: "/a: engine
+// file 0644 ..., kernel: none". Only the first `limit` lines are made (a
+// line's path is as long as the tree is deep); `*count`, when given, is
+// how many objects differ in all. A malformed tree differs: one line says
+// so. Linear in the entries, whatever the depth.
 std::vector<std::string> DiffTrees(const std::vector<TreeEntry>& engine,
-                                   const std::vector<TreeEntry>& kernel);
+                                   const std::vector<TreeEntry>& kernel,
+                                   size_t limit = SIZE_MAX, size_t* count = nullptr);
 
 // RunResult
 //
@@ -57,7 +63,7 @@ struct RunResult {
   Status status = Status::kRan;
   std::string message;
   std::vector<StepResult> steps;
-  std::vector<TreeEntry> tree;  // sorted by path, when requested
+  std::vector<TreeEntry> tree;  // in path order (pathwarden/tree.h), when requested
 };
 
 struct KernelOptions {

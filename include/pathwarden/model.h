@@ -335,8 +335,8 @@ class Model {
 
   // Snapshot()
   //
-  // Every object of the tree as Init() sees it, mounts included, sorted
-  // by path.
+  // Every object of the tree as Init() sees it, mounts included, in path
+  // order, tree-shaped (pathwarden/tree.h: TreePath() gives a path).
   std::vector<TreeEntry> Snapshot() const;
 
   struct Impl;

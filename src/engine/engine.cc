@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "src/base/check.h"
+#include "src/base/tree_order.h"
 #include "src/landlock/landlock.h"
 #include "src/landlock/memo.h"
 #include "src/ops/ops.h"
@@ -254,19 +255,25 @@ std::vector<TreeEntry> Engine::Snapshot() const {
     const vfs::Dentry& de = w.dentry(d);
     if ((de.flags & vfs::kDentryHashed) && de.parent != d) children[de.parent].push_back(d);
   }
+  // Entries with their parent's index and their name, never a whole path
+  // (a deep tree's paths add up to its entries times its depth); put in
+  // path order at the end.
   std::vector<TreeEntry> out;
   struct Item {
     PathPos pos;
-    std::string path;
+    uint32_t parent;
+    std::string_view name;
   };
-  std::vector<Item> stack{{w.root(), "/"}};
+  std::vector<Item> stack{{w.root(), 0, {}}};
   while (!stack.empty()) {
-    Item it = std::move(stack.back());
+    Item it = stack.back();
     stack.pop_back();
     const InodeId ino = w.inode_of(it.pos.dentry);
     const vfs::Inode& i = w.inode(ino);
+    const uint32_t self = static_cast<uint32_t>(out.size());
     TreeEntry e;
-    e.path = it.path;
+    e.parent = it.parent;
+    e.name = std::string(it.name);
     const uint32_t type = i.mode & S_IFMT;
     e.type = std::string(TypeName(type));
     e.mode = i.mode & 07777;
@@ -290,13 +297,11 @@ std::vector<TreeEntry> Engine::Snapshot() const {
     for (DentryId d : c->second) {
       PathPos child{it.pos.mnt, d};
       walk::TraverseMounts(w, &child);
-      std::string p = it.path == "/" ? "/" : it.path + "/";
-      p += w.str(w.dentry(d).name);
-      stack.push_back({child, std::move(p)});
+      stack.push_back({child, self, w.str(w.dentry(d).name)});
     }
   }
-  std::sort(out.begin(), out.end(),
-            [](const TreeEntry& a, const TreeEntry& b) { return a.path < b.path; });
+  // Every entry was reached from the root, so the order takes them all.
+  (void)internal::SortTreeByPath(&out);
   return out;
 }
 

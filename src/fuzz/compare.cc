@@ -6,17 +6,21 @@
 #include <fmt/format.h>
 
 #include "pathwarden/errno.h"
+#include "src/scenario/tree_diff.h"
 
 namespace pathwarden::fuzz {
 namespace {
 
-// What differs first between two trees (sorted by path).
+// What differs first between two trees (in path order): the first field
+// of the first object both have that differs in one of the fields below,
+// or "presence" (an object only one has, before it or none).
 std::string FirstTreeField(const std::vector<TreeEntry>& engine, const std::vector<TreeEntry>& kernel) {
-  size_t i = 0, j = 0;
-  for (; i < engine.size() && j < kernel.size(); ++i, ++j) {
-    const TreeEntry& a = engine[i];
-    const TreeEntry& b = kernel[j];
-    if (a.path != b.path) return "presence";
+  std::vector<internal::TreeDifference> diffs;
+  if (!internal::TreeDifferences(engine, kernel, &diffs)) return "presence";
+  for (const internal::TreeDifference& d : diffs) {
+    if (d.engine < 0 || d.kernel < 0) return "presence";
+    const TreeEntry& a = engine[d.engine];
+    const TreeEntry& b = kernel[d.kernel];
     if (a.type != b.type) return "type";
     if (a.mode != b.mode) return "mode";
     if (a.uid != b.uid || a.gid != b.gid) return "owner";
@@ -43,7 +47,8 @@ std::string Disagreement::Summary(const Scenario& s) const {
                          DescribeStep(s.steps[step], 60));
     case Kind::kTree:
       return fmt::format("final trees differ: {}{}", details.empty() ? "" : details[0],
-                         details.size() > 1 ? fmt::format(" (and {} more)", details.size() - 1) : "");
+                         tree_differences > 1 ? fmt::format(" (and {} more)", tree_differences - 1)
+                                              : "");
     case Kind::kBuild:
       return fmt::format("builds differ: {}", details.empty() ? "" : details[0]);
   }
@@ -82,7 +87,7 @@ Disagreement Compare(const Scenario& s, const RunResult& engine, const RunResult
     d.engine_reason = engine.steps[i].reason;
     return d;
   }
-  d.details = DiffTrees(engine.tree, kernel.tree);
+  d.details = DiffTrees(engine.tree, kernel.tree, Disagreement::kMaxTreeDetails, &d.tree_differences);
   if (!d.details.empty()) {
     d.kind = Disagreement::Kind::kTree;
     d.tree_field = FirstTreeField(engine.tree, kernel.tree);

@@ -28,9 +28,13 @@ struct Disagreement {
   Op op = Op::kStat;
   int engine_err = 0, kernel_err = 0;
   std::string engine_reason;
-  // kTree: the differences ("path: engine ..., kernel ..."); kBuild: the
-  // messages of the side that did not build.
+  // kTree: the first differences ("path: engine ..., kernel ...", at most
+  // kMaxTreeDetails: a deep tree's paths are long); kBuild: the messages of
+  // the side that did not build.
   std::vector<std::string> details;
+  // kTree: how many objects differ in all.
+  size_t tree_differences = 0;
+  static constexpr size_t kMaxTreeDetails = 10;
   // kTree: what differs first ("presence", "type", "mode", "owner",
   // "nlink", "size", "target", "rdev", "acl", "default_acl").
   std::string tree_field;

@@ -45,20 +45,27 @@ TEST(Compare, FirstDifferingStep) {
 
 TEST(Compare, TreesOnlyWhenStepsAgree) {
   const Scenario s = TwoSteps();
-  TreeEntry f;
-  f.path = "/a";
-  f.type = "file";
-  f.mode = 0644;
-  TreeEntry g = f;
-  g.mode = 0600;
-  Disagreement d = Compare(s, Ran({0, 0}, {f}), Ran({0, 0}, {g}));
+  TreeEntry root;
+  root.type = "dir";
+  TreeEntry file;
+  file.name = "a";
+  file.type = "file";
+  file.mode = 0644;
+  TreeEntry other = file;
+  other.mode = 0600;
+  const std::vector<TreeEntry> f = {root, file}, g = {root, other};
+  Disagreement d = Compare(s, Ran({0, 0}, f), Ran({0, 0}, g));
   ASSERT_EQ(d.kind, Disagreement::Kind::kTree);
   EXPECT_EQ(d.Signature(), "tree mode");
   EXPECT_EQ(d.details.size(), 1u);
-  d = Compare(s, Ran({0, 0}, {f}), Ran({0, 0}, {}));
+  d = Compare(s, Ran({0, 0}, f), Ran({0, 0}, {root}));
   EXPECT_EQ(d.Signature(), "tree presence");
-  EXPECT_EQ(Compare(s, Ran({0, EACCES}, {f}), Ran({0, 0}, {g})).kind, Disagreement::Kind::kStep);
-  EXPECT_FALSE(Compare(s, Ran({0, 0}, {f}), Ran({0, 0}, {f})));
+  EXPECT_EQ(d.Summary(s), "final trees differ: /a: engine file 0644 0:0 nlink 0 size 0, kernel: none");
+  d = Compare(s, Ran({0, 0}, f), Ran({0, 0}, {}));
+  EXPECT_EQ(d.Signature(), "tree presence");
+  EXPECT_EQ(d.tree_differences, 2u);
+  EXPECT_EQ(Compare(s, Ran({0, EACCES}, f), Ran({0, 0}, g)).kind, Disagreement::Kind::kStep);
+  EXPECT_FALSE(Compare(s, Ran({0, 0}, f), Ran({0, 0}, f)));
 }
 
 TEST(Compare, SkippedIsNoDisagreementButABuildErrorIs) {

@@ -289,7 +289,13 @@ bool LoadTree(GenState& g) {
   if (r.status != RunResult::Status::kRan && !g.s->nodes.empty()) return false;
   g.tree.clear();
   g.mounts.clear();
-  for (const TreeEntry& e : r.tree) g.tree.push_back({e.path, e.type, e.target});
+  // Whole paths, each from its parent's (the fuzzer's trees are shallow).
+  std::vector<std::string> paths(r.tree.size());
+  for (size_t i = 0; i < r.tree.size(); ++i) {
+    const TreeEntry& e = r.tree[i];
+    paths[i] = i == 0 ? "/" : (e.parent == 0 ? "" : paths[e.parent]) + "/" + e.name;
+    g.tree.push_back({paths[i], e.type, e.target});
+  }
   for (const NodeSpec& n : g.s->nodes)
     if (n.type == NodeType::kTmpfs || n.type == NodeType::kBind) g.mounts.push_back(n.path);
   return true;

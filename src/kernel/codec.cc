@@ -19,7 +19,7 @@ static_assert(sizeof(LayerSpec) == 80, "LayerSpec changed: update Fields(LayerSp
 static_assert(sizeof(RuleSpec) == 104, "RuleSpec changed: update Fields(RuleSpec)");
 static_assert(sizeof(StepSpec) == 632, "StepSpec changed: update Fields(StepSpec)");
 static_assert(sizeof(Scenario) == 168, "Scenario changed: update Fields(Scenario)");
-static_assert(sizeof(TreeEntry) == 224, "TreeEntry changed: update Fields(TreeEntry)");
+static_assert(sizeof(TreeEntry) == 232, "TreeEntry changed: update Fields(TreeEntry)");
 
 template <typename T>
 struct IsOptional : std::false_type {};
@@ -90,7 +90,7 @@ bool Fields(IO& io, StepResult& r) {
 }
 template <typename IO>
 bool Fields(IO& io, TreeEntry& e) {
-  return io(e.path) && io(e.type) && io(e.mode) && io(e.uid) && io(e.gid) && io(e.nlink) &&
+  return io(e.parent) && io(e.name) && io(e.type) && io(e.mode) && io(e.uid) && io(e.gid) && io(e.nlink) &&
          io(e.size) && io(e.target) && io(e.rdev_major) && io(e.rdev_minor) && io(e.acl) &&
          io(e.default_acl) && io(e.xattrs);
 }
@@ -176,7 +176,9 @@ void EncodeResult(const RunResult& r, ByteWriter* w) { Encoder{w}(r); }
 
 bool DecodeResult(ByteReader* in, RunResult* r) {
   Decoder d{in};
-  return d(*r) && static_cast<uint32_t>(r->status) <= 2;
+  // A tree whose parents do not come before their children would loop
+  // whoever follows them: refuse it.
+  return d(*r) && static_cast<uint32_t>(r->status) <= 2 && TreeIsWellFormed(r->tree);
 }
 
 void EncodeScenario(const Scenario& s, ByteWriter* w) { Encoder{w}(s); }

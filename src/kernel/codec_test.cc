@@ -136,13 +136,16 @@ TEST(KernelCodec, ResultRoundTrips) {
   r.status = RunResult::Status::kError;
   r.message = "t.toml:3:1: parent \"/f\" is a regular file, not a directory";
   r.steps = {{0, ""}, {EACCES, "why"}};
+  TreeEntry root;
+  root.type = "dir";
   TreeEntry e;
-  e.path = "/d";
+  e.parent = 0;
+  e.name = "d";
   e.type = "dir";
   e.mode = 01777;
   e.nlink = 2;
   e.acl = "u::rwx,g::r-x,m::r-x,o::---";
-  r.tree = {e};
+  r.tree = {root, e};
   ByteWriter w;
   EncodeResult(r, &w);
   std::string bytes = w.Take();

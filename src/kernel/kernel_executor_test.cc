@@ -264,10 +264,12 @@ expect = "ok"
                     /*capture_tree=*/true);
   ASSERT_EQ(r.status, RunResult::Status::kRan) << r.message;
   std::vector<std::string> got;
-  for (const TreeEntry& e : r.tree)
-    got.push_back(fmt::format("{} {} {:o} {}:{} n{} s{} t{} r{}:{} a[{}] d[{}]", e.path, e.type,
+  for (size_t i = 0; i < r.tree.size(); ++i) {
+    const TreeEntry& e = r.tree[i];
+    got.push_back(fmt::format("{} {} {:o} {}:{} n{} s{} t{} r{}:{} a[{}] d[{}]", TreePath(r.tree, i), e.type,
                               e.mode, e.uid, e.gid, e.nlink, e.size, e.target, e.rdev_major,
                               e.rdev_minor, e.acl, e.default_acl));
+  }
   EXPECT_THAT(got,
               ElementsAre("/ dir 755 0:0 n3 s0 t r0:0 a[] d[]",
                           "/d dir 750 1000:100 n2 s0 t r0:0 a[u::rwx,u:1001:r-x,g::r-x,m::r-x,o::---] "
@@ -278,6 +280,30 @@ expect = "ok"
                           "/f file 4755 1000:0 n2 s5 t r0:0 a[] d[]",
                           "/f2 file 4755 1000:0 n2 s5 t r0:0 a[] d[]",
                           "/null char 644 0:0 n1 s0 t r1:3 a[] d[]"));
+}
+
+TEST_F(KernelExecutor, CapturesATreeDeeperThanAPathCanName) {
+  // 2,100 levels: "/d" 2,100 times is past PATH_MAX (4,096), so a capture
+  // by whole paths gets ENAMETOOLONG; it used to stop at 256 levels. The
+  // capture reads each directory by name, relative to it.
+  constexpr int kDepth = 2100;
+  std::string toml = "format = 1\n";
+  for (int i = 0; i < kDepth; ++i)
+    toml += "[[step]]\nop = \"mkdir\"\npath = \"d\"\nexpect = \"ok\"\n"
+            "[[step]]\nop = \"chdir\"\npath = \"d\"\nexpect = \"ok\"\n";
+  toml += "[[step]]\nop = \"open\"\npath = \"f\"\nflags = \"O_WRONLY|O_CREAT\"\nmode = 0o600\n"
+          "expect = \"ok\"\n";
+  RunResult r = Run(toml, /*capture_tree=*/true);
+  ASSERT_EQ(r.status, RunResult::Status::kRan) << r.message;
+  ASSERT_EQ(r.tree.size(), static_cast<size_t>(kDepth) + 2);
+  ASSERT_TRUE(TreeIsWellFormed(r.tree));
+  std::string bottom;
+  for (int i = 0; i < kDepth; ++i) bottom += "/d";
+  EXPECT_EQ(TreePath(r.tree, r.tree.size() - 1), bottom + "/f");
+  EXPECT_EQ(r.tree.back().type, "file");
+  EXPECT_EQ(r.tree.back().mode, 0600u);
+  EXPECT_EQ(r.tree[r.tree.size() - 2].type, "dir");
+  EXPECT_EQ(TreeIndex(r.tree, bottom), static_cast<long>(kDepth));
 }
 
 TEST_F(KernelExecutor, UnresolvedRulePathIsAFileError) {

@@ -281,7 +281,8 @@ expect = "EXDEV"
   ASSERT_EQ(r.status, RunResult::Status::kRan) << r.message;
   EXPECT_THAT(ErrsOf(r), ElementsAre(EROFS, 0, EXDEV));
   std::vector<std::string> paths;
-  for (const TreeEntry& e : r.tree) paths.push_back(fmt::format("{}:{}:{}", e.path, e.type, e.size));
+  for (size_t i = 0; i < r.tree.size(); ++i)
+    paths.push_back(fmt::format("{}:{}:{}", TreePath(r.tree, i), r.tree[i].type, r.tree[i].size));
   EXPECT_THAT(paths, ElementsAre("/:dir:0", "/dir:dir:0", "/dir/x:file:0", "/dst:file:3",
                                  "/src:file:3", "/view:dir:0", "/view/x:file:0"));
 }

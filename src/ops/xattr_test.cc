@@ -35,17 +35,16 @@ class Xattr : public ::testing::Test {
     return m.Evaluate(p, Getxattr{.path = std::move(path), .name = std::move(name)}).err();
   }
   std::string XattrsOf(const std::string& path) {
-    for (const TreeEntry& e : m.Snapshot())
-      if (e.path == path) return e.xattrs;
-    return "?";
+    const std::vector<TreeEntry> t = m.Snapshot();
+    const long i = TreeIndex(t, path);
+    return i < 0 ? "?" : t[i].xattrs;
   }
   std::string AclOf(const std::string& path, uint32_t* mode) {
-    for (const TreeEntry& e : m.Snapshot())
-      if (e.path == path) {
-        *mode = e.mode;
-        return e.acl;
-      }
-    return "?";
+    const std::vector<TreeEntry> t = m.Snapshot();
+    const long i = TreeIndex(t, path);
+    if (i < 0) return "?";
+    *mode = t[i].mode;
+    return t[i].acl;
   }
 
   Model m;
