@@ -10,6 +10,7 @@
 
 #include "pathwarden/tree.h"
 #include "src/api/model_impl.h"
+#include "src/base/check.h"
 #include "src/landlock/domain.h"
 #include "src/landlock/landlock.h"
 #include "src/ops/common.h"
@@ -354,7 +355,7 @@ Result<Node, Decision> Model::Resolve(Process p, std::string_view path, bool fol
     ex.Clear();
     if ((err = e.Fill(&last))) break;
   }
-  if (err) return Unexpected(Decide(e, err, ex, -1));
+  if (err || internal::failed_check.what != nullptr) return Unexpected(Decide(e, err, ex, -1));
   return NodeAt(e.world(), at);
 }
 
@@ -451,7 +452,16 @@ namespace {
   return Decision(Verdict::kUnknown, -1, std::move(reason));
 }
 
+// A check failed closed in the evaluation `ex` explained: a denial with
+// the site's errno and "internal error: <what>", whatever the code after
+// the check made of it (never an allow, nor an unknown).
+[[gnu::cold, gnu::noinline]] Decision DecideFailedClosed(Explainer& ex) {
+  const internal::FailedCheck f = internal::failed_check;
+  return Decision(Verdict::kDenied, f.denial, FailedClosedReason(ex.Take(), f.what));
+}
+
 Decision Decide(Engine& e, int err, Explainer& ex, int new_fd) {
+  if (internal::failed_check.what != nullptr) [[unlikely]] return DecideFailedClosed(ex);
   if (err == vfs::kErrUnknown || err == vfs::kErrNeedFill) [[unlikely]]
     return DecideUnknown(e, ex.Take());
   return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, ex.Take(), Fd{new_fd});

@@ -17,17 +17,28 @@ namespace {
 
 }  // namespace
 
-void InternalErrorSlow(const char* what, const char* file, int line) {
-  PendingInternalError& p = pending_internal_error;
-  if (!p.speculative) Abort(what, file, line);
-  if (p.what == nullptr) {
-    p.what = what;
-    p.file = file;
-    p.line = line;
+void InternalErrorSlow(const char* what, int denial, const char* file, int line) {
+  FailedCheck& f = failed_check;
+  if (f.what == nullptr) {
+    f.what = what;
+    f.denial = denial;
   }
+  if constexpr (!kAbortOnInternal) return;
+  PendingInternalError& p = pending_internal_error;
+  if (p.speculative) {
+    if (p.what == nullptr) {
+      p.what = what;
+      p.file = file;
+      p.line = line;
+    }
+    return;
+  }
+  if (deny_on_internal_for_testing > 0) return;
+  Abort(what, file, line);
 }
 
-void SpeculativeReads::ConfirmSlow() {
+int SpeculativeReads::ConfirmSlow(int err) {
+  if (deny_on_internal_for_testing > 0) return err;
   const PendingInternalError& p = pending_internal_error;
   Abort(p.what, p.file, p.line);
 }

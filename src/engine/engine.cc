@@ -172,9 +172,8 @@ template <bool kQuiet>
     if constexpr (!kQuiet) local = EngineStats{};
     const int err = Dispatch(ctx);
     if (!world_.seq().ReadRetry(start)) {
-      speculative.Confirm();
       count();
-      return err;
+      return speculative.Confirm(err);
     }
     // Raced a write: what this thread memoized may mix two states.
     landlock::MemoClearThread();

@@ -32,6 +32,13 @@ std::string ReasonLine(Stage stage, std::string_view text) {
   return fmt::format("{}: {}", StageName(stage), text);
 }
 
+Reason FailedClosedReason(Reason r, const char* what) {
+  r.stage = Stage::kNone;
+  r.text = fmt::format("internal error: {}", what);
+  r.unknown_why.clear();
+  return r;
+}
+
 std::string Explainer::Line() const { return ReasonLine(r_.stage, r_.text); }
 
 std::string Decision::ToText() const { return ReasonLine(reason().stage, reason().text); }
@@ -157,6 +164,8 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
       return "the filesystem is read-only";
     case Via::kImmutable:
       return "the inode is immutable";
+    case Via::kInternal:
+      return "the check failed closed (internal error)";
   }
   return "?";
 }
@@ -195,6 +204,7 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
       break;
     case Via::kReadonlySb: v.decided_by = PermClass::kReadonly; break;
     case Via::kImmutable: v.decided_by = PermClass::kImmutable; break;
+    case Via::kInternal: v.decided_by = PermClass::kNone; break;
   }
   if (pc.via == Via::kAclUser || pc.via == Via::kAclGroup) v.acl_id = pc.entry_id;
   const vfs::Inode& i = w.inode(ino);

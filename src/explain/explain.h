@@ -12,6 +12,7 @@
 
 #include "pathwarden/cred.h"
 #include "pathwarden/decision.h"
+#include "src/base/check.h"
 #include "src/perm/permission.h"
 #include "src/vfs/world.h"
 
@@ -20,9 +21,13 @@ namespace pathwarden {
 // Explainer
 //
 // Collects the reason of one decision. The last Fail() wins for errors;
-// Ok() records what allowed a successful call.
+// Ok() records what allowed a successful call. A check that fails closed
+// (internal::FailClosed()) outranks them all: the decision made from an
+// explainer says "internal error: <what>" (FailedClosedReason()), so
+// constructing one, and Clear(), forget this thread's noted check.
 class Explainer {
  public:
+  Explainer() { internal::ResetFailedCheck(); }
   void Fail(Stage s, std::string text) {
     r_.stage = s;
     r_.text = std::move(text);
@@ -35,7 +40,10 @@ class Explainer {
   const std::string& text() const { return r_.text; }
   // "walk: no search permission on /a (...)"
   std::string Line() const;
-  void Clear() { r_ = Reason{}; }  // tracing stays as it was
+  void Clear() {  // tracing stays as it was
+    r_ = Reason{};
+    internal::ResetFailedCheck();
+  }
 
   // The structured parts, recorded as the checks run.
   void Component(ComponentVerdict c) { r_.components.push_back(std::move(c)); }
@@ -57,6 +65,13 @@ class Explainer {
   Reason r_;
   bool trace_ = false;
 };
+
+// FailedClosedReason()
+//
+// `r` (what the checks recorded, in order) as the reason of a decision
+// in which a check failed closed: no stage (no kernel check decided) and
+// the text "internal error: <what>".
+Reason FailedClosedReason(Reason r, const char* what);
 
 // ReasonLine()
 //

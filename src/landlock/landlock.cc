@@ -373,10 +373,8 @@ int Landlock::CheckPath(OpCtx& ctx, vfs::PathPos path, AccessMask request, std::
     // Explaining needs the walk; the memo must agree with it, or the
     // engine fails closed.
     const bool memo_denies = MemoDeny(*d, MemoGrants(w_, *d, path), request, nullptr) != 0;
-    if (memo_denies != (err != 0)) {
-      ctx.Fail(Stage::kLandlock, "internal: the memoized evaluation disagrees with the walk");
+    if (memo_denies != (err != 0))
       return internal::FailClosed("Landlock: the memo disagrees with the walk");
-    }
   }
   return err;
 }
@@ -481,7 +479,6 @@ int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
   if (options_.memo) {
     const AccessMask deny = MemoDeny(*d, MemoGrants(w_, *d, file.path), req.full, nullptr);
     if ((req.full & ~deny) != file.ll_allowed) {
-      ctx.Fail(Stage::kLandlock, "internal: the memoized evaluation disagrees with the walk");
       file.ll_allowed = 0;
       return internal::FailClosed("Landlock: the memo disagrees with the walk on open");
     }

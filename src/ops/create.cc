@@ -20,15 +20,18 @@ using vfs::InodeId;
 using vfs::PathPos;
 
 // safe_hardlink_source(): a regular file, not setuid, not setgid and
-// group-executable, that the caller may read and write.
-bool SafeHardlinkSource(const OpCtx& ctx, InodeId ino) {
+// group-executable, that the caller may read and write. A permission
+// check that failed closed leaves its errno in *failed_closed: it denies
+// the link whatever protected_hardlinks says.
+bool SafeHardlinkSource(const OpCtx& ctx, InodeId ino, int* failed_closed) {
   const uint32_t mode = ctx.w.inode(ino).mode;
   if (!S_ISREG(mode)) return false;
   if (mode & S_ISUID) return false;
   if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) return false;
-  return perm::InodePermission(ctx.w, ctx.cred(), ino,
-                               perm::kMayRead | perm::kMayWrite)
-             .err == 0;
+  const perm::PermCheck pc =
+      perm::InodePermission(ctx.w, ctx.cred(), ino, perm::kMayRead | perm::kMayWrite);
+  if (pc.via == perm::PermCheck::Via::kInternal) [[unlikely]] *failed_closed = pc.err;
+  return pc.err == 0;
 }
 
 void CreatedOk(OpCtx& ctx, PathPos parent, std::string_view name) {
@@ -131,7 +134,10 @@ int DoLink(OpCtx& ctx) {
   }
   const InodeId ino = ctx.w.inode_of(old.dentry);
   // may_linkat(): protected_hardlinks.
-  const bool unsafe = !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) && !SafeHardlinkSource(ctx, ino);
+  int failed_closed = 0;
+  const bool unsafe =
+      !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino) && !SafeHardlinkSource(ctx, ino, &failed_closed);
+  if (failed_closed) [[unlikely]] return failed_closed;
   if (unsafe) walk::tls_sysctl_decided = true;
   if (ctx.t.sysctl().protected_hardlinks && unsafe) {
     ctx.Fail(Stage::kProtected, [&] {

@@ -87,7 +87,7 @@ PermCheck AclPermission(const PosixAcl& acl, const Cred& cred,
   }
   // A valid ACL always has an other entry; fail closed if not.
   r.err = internal::FailClosed("ACL without an other entry");
-  r.via = Via::kAclOther;
+  r.via = Via::kInternal;
   return r;
 }
 
@@ -115,6 +115,7 @@ PermCheck AclPermissionCheck(const vfs::World& w, const Cred& cred,
   if (acl != vfs::kNone && (mode & 070) != 0) {
     if (const PosixAcl* a = w.acl(acl)) return AclPermission(*a, cred, inode, want);
     r.err = internal::FailClosed("dangling ACL id");
+    r.via = Via::kInternal;
     return r;
   }
   // A group member gets the group bits even when other is wider.
@@ -144,6 +145,8 @@ PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
   }
   PermCheck r = AclPermissionCheck(w, cred, inode, mask);
   if (r.err != EACCES) return r;
+  // A check that failed closed denies: no capability grants past it.
+  if (r.via == Via::kInternal) [[unlikely]] return r;
   const uint32_t mode = inode.mode;
   if (S_ISDIR(mode)) {
     // Read and search of directories: CAP_DAC_READ_SEARCH; anything:

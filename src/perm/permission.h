@@ -37,6 +37,8 @@ struct PermCheck {
     kCapReadSearch,  // CAP_DAC_READ_SEARCH
     kReadonlySb,     // EROFS: read-only filesystem
     kImmutable,      // EPERM: immutable inode
+    kInternal,       // the check failed closed (internal::FailClosed()):
+                     // nothing, no capability either, overrides it
   };
   int err = 0;
   Via via = Via::kOwner;

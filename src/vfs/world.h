@@ -205,7 +205,11 @@ class World {
   const Dentry& dentry(DentryId id) const noexcept { return dentries_[id]; }
   const Mount& mount(MountId id) const noexcept { return mounts_[id]; }
   const Superblock& sb(SbId id) const noexcept { return sbs_[id]; }
-  const PosixAcl* acl(AclId id) const noexcept { return acls_[id].ptr.get(); }
+  // Null for kNone and for an id no ACL was interned under (one past the
+  // table: a dangling id, which the permission check fails closed on).
+  const PosixAcl* acl(AclId id) const noexcept {
+    return id < acls_.end() ? acls_[id].ptr.get() : nullptr;
+  }
   std::string_view str(StrId id) const noexcept { return strings_.Get(id); }
   InodeId inode_of(DentryId d) const noexcept { return dentries_[d].inode; }
   // For walks reading many dentries by id (see StableArena::Cursor).
@@ -518,6 +522,14 @@ class World {
   uint32_t nr_mounts() const { return nr_mounts_; }
   uint32_t mount_max() const { return mount_max_; }
   void set_mount_max(uint32_t max) { mount_max_ = max; }
+
+  // For tests that inject an inconsistency (src/engine/fail_closed_test.cc):
+  // an inode or dentry to corrupt as a torn read or a bug would leave it,
+  // past every writer's bookkeeping (no sequence bump, no mirrors, no
+  // counts), and the end of the ACL table (the first dangling ACL id).
+  Inode& inode_for_testing(InodeId id) noexcept { return inodes_[id]; }
+  Dentry& dentry_for_testing(DentryId id) noexcept { return dentries_[id]; }
+  AclId acl_end_for_testing() const noexcept { return acls_.end(); }
 
   // A callback when an inode is freed (Landlock releases its object).
   void set_on_inode_free(void (*fn)(void*, InodeId), void* arg) {
