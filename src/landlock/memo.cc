@@ -91,6 +91,14 @@ LayerGrants MemoGrants(const vfs::World& w, const Domain& d, vfs::PathPos pos) {
 
 void MemoClearThread() { Memo().by_domain.clear(); }
 
+void MemoSetForTesting(const vfs::World& w, const Domain& d, vfs::PathPos pos,
+                       const LayerGrants& grants) {
+  (void)MemoGrants(w, d, pos);
+  DomainMemo& dm = Memo().by_domain[d.id()];
+  const uint32_t off = dm.index.at(Key(pos));
+  for (int i = 0; i < dm.layers; ++i) dm.grants[off + i] = grants[i];
+}
+
 size_t MemoEntries() {
   size_t n = 0;
   for (const auto& [id, dm] : Memo().by_domain) n += dm.index.size();

@@ -53,6 +53,16 @@ inline AccessMask MemoDeny(const Domain& d, const LayerGrants& g, AccessMask req
 // it memoized may mix two states.
 void MemoClearThread();
 
+// MemoSetForTesting()
+//
+// Makes this thread's memo entry for `pos` under `d` say `grants`
+// (filling the memo up to it first): an entry out of date, for the tests
+// that check an explained evaluation fails closed on one
+// (src/engine/fail_closed_test.cc). A verdict-only evaluation trusts the
+// memo: it is the evaluation.
+void MemoSetForTesting(const vfs::World& w, const Domain& d, vfs::PathPos pos,
+                       const LayerGrants& grants);
+
 // MemoEntries()
 //
 // This thread's memoized positions, all domains (for tests).
