@@ -167,7 +167,8 @@ Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) 
   }
   impl.host = std::move(*host);
   impl.host_options = options;
-  impl.revalidate = options.consistency == HostOptions::Consistency::kRevalidate;
+  if (options.consistency == HostOptions::Consistency::kRevalidate)
+    impl.special |= Model::Impl::kRevalidates;
   m.SetSysctls(*sysctls);
   // fs.mount-max, where the directory has it (a test's stand-in may not:
   // the kernel's default stays).

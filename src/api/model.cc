@@ -77,6 +77,7 @@ Node NodeAt(const vfs::World& w, PathPos p) { return Node{p.mnt, p.dentry, w.ino
 Model NewModel(const EngineOptions& options, int abi) {
   Model m(std::make_unique<Model::Impl>(options));
   m.Start(abi);
+  if (options.prefix_memo) SetPrefixMemo(m, true);
   return m;
 }
 
@@ -482,13 +483,15 @@ namespace {
 
 // The explained evaluation, out of line: its Explainer would otherwise
 // weigh on the frame of every verdict-only call.
+// kMemo: with the prefix memo.
+template <bool kMemo = false>
 [[gnu::noinline]] Decision EvaluateExplained(Engine& e, Process p, const Request& request,
                                              bool trace) {
   OpArgs args;
   ArgsOf(request, &args);
   Explainer ex;
   ex.set_trace(trace);
-  const int err = e.Evaluate(p.index, args, &ex);
+  const int err = kMemo ? e.EvaluateWithPrefixMemo(p.index, args, &ex) : e.Evaluate(p.index, args, &ex);
   return Decide(e, err, ex, -1);
 }
 
@@ -510,7 +513,7 @@ namespace {
   return Decision(Verdict::kUnknown, -1, std::move(reason));
 }
 
-bool Revalidates(const Model::Impl& impl) { return impl.revalidate; }
+bool Revalidates(const Model::Impl& impl) { return impl.special & Model::Impl::kRevalidates; }
 
 // An evaluation that stopped for a fill goes on; an unknown answer is
 // one.
@@ -544,21 +547,47 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+// Model::EvaluateAsIs(), and with kMemo the same with the prefix memo.
+template <bool kMemo>
+[[gnu::always_inline]] inline Decision EvaluateAsIsT(Engine& e, Process p, const Request& request,
+                                                     Model::Detail detail) {
+  if (detail != Model::Detail::kVerdictOnly)
+    return EvaluateExplained<kMemo>(e, p, request, detail == Model::Detail::kTrace);
+  OpArgs args;
+  ArgsOf(request, &args);
+  // The result is tested anyway: a fill waits behind that test.
+  const int err =
+      kMemo ? e.EvaluateOrStopWithPrefixMemo(p.index, args) : e.EvaluateOrStop(p.index, args);
+  if (err >= vfs::kErrNeedFill) [[unlikely]] return DecideFilling(e, p, args, err);
+  return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{-1});
+}
+
+// A model that revalidates, or uses the prefix memo.
+[[gnu::noinline]] Decision EvaluateSpecial(const Model& m, Model::Impl& impl, Process p,
+                                           const Request& request, Model::Detail detail) {
+  if (Revalidates(impl) && m.Has(p)) return EvaluateRevalidating(m, impl, p, request, detail);
+  if (impl.special & Model::Impl::kPrefixMemo)
+    return EvaluateAsIsT<true>(impl.engine, p, request, detail);
+  return m.EvaluateAsIs(p, request, detail);
+}
+
+}  // namespace
+
+void SetPrefixMemo(Model& m, bool on) {
+  Model::Impl& impl = m.impl();
+  impl.special = on ? impl.special | Model::Impl::kPrefixMemo
+                    : impl.special & ~Model::Impl::kPrefixMemo;
+}
+
 Decision Model::Evaluate(Process p, const Request& request, Detail detail) const {
-  if (Revalidates(*impl_) && Has(p)) [[unlikely]]
-    return EvaluateRevalidating(*this, *impl_, p, request, detail);
+  if (impl_->special) [[unlikely]] return EvaluateSpecial(*this, *impl_, p, request, detail);
   return EvaluateAsIs(p, request, detail);
 }
 
 Decision Model::EvaluateAsIs(Process p, const Request& request, Detail detail) const {
-  if (detail != Detail::kVerdictOnly)
-    return EvaluateExplained(impl_->engine, p, request, detail == Detail::kTrace);
-  OpArgs args;
-  ArgsOf(request, &args);
-  // The result is tested anyway: a fill waits behind that test.
-  const int err = impl_->engine.EvaluateOrStop(p.index, args);
-  if (err >= vfs::kErrNeedFill) [[unlikely]] return DecideFilling(impl_->engine, p, args, err);
-  return Decision(err == 0 ? Verdict::kAllowed : Verdict::kDenied, err, Fd{-1});
+  return EvaluateAsIsT<false>(impl_->engine, p, request, detail);
 }
 
 Decision Model::Apply(Process p, const Request& request, Detail detail) {

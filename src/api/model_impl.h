@@ -34,9 +34,12 @@ struct Model::Impl {
   // Declared before the engine, so that it outlives the world it fills.
   std::unique_ptr<vfs::HostBackend> host;
   HostOptions host_options;
-  // A host model with kRevalidate: the one flag Evaluate() and Apply()
-  // test before anything else (one load, as when there is no host).
-  bool revalidate = false;
+  // What Evaluate() and Apply() test before anything else (one load, as
+  // when there is neither): a host model with kRevalidate (kRevalidates),
+  // a model whose evaluations use the prefix memo (kPrefixMemo).
+  static constexpr uint8_t kRevalidates = 1;
+  static constexpr uint8_t kPrefixMemo = 2;
+  uint8_t special = 0;
   HeldFiles sysctl_files;
   Engine engine;
 };
@@ -61,6 +64,14 @@ Result<bool, std::string> RefreshSysctls(Model::Impl& impl);
 // once a check they decide was reached: walk::tls_sysctl_decided).
 Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd, bool sysctls,
                                          std::initializer_list<std::string_view> paths);
+
+// SetPrefixMemo()
+//
+// Whether the model's evaluations resume their walks from the thread's
+// prefix memo (Engine::EvaluateWithPrefixMemo()): for a caller that asks
+// many queries (a query::Session, a C API session); the answers are the
+// same. A model made with EngineOptions::prefix_memo starts with it on.
+void SetPrefixMemo(Model& m, bool on);
 
 // EngineOf()
 //

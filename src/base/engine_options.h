@@ -24,6 +24,10 @@ struct EngineOptions {
   LayerLayout layout = LayerLayout::kByLayer;
   // Memoized Landlock evaluation (results identical to the walk).
   bool memo = true;
+  // The walk's prefix memo (src/walk/namei.h) for the model's evaluations
+  // (SetPrefixMemo()); what a query::Session turns on. Off by default: a
+  // single query gains nothing from it.
+  bool prefix_memo = false;
   // Build a reason for each step (the hot path builds none without).
   bool explain = true;
   // With `explain`, only for the steps whose result is not the one the

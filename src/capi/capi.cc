@@ -547,6 +547,8 @@ int pathwarden_model_new(pathwarden_model** out, int abi, uint32_t flags) {
                                       landlock::kAbiLatest));
     auto* m = new pathwarden_model;
     m->state = std::make_shared<ModelState>(Model(abi == 0 ? landlock::kAbiLatest : abi));
+    // A caller of the C API asks many queries of one model.
+    SetPrefixMemo(m->state->model, true);
     *out = m;
     return 0;
   });
@@ -568,6 +570,7 @@ int pathwarden_model_from_host(pathwarden_model** out, const char* mountinfo, in
     if (!host) return Fail(EIO, host.error());
     auto* m = new pathwarden_model;
     m->state = std::make_shared<ModelState>(std::move(*host));
+    SetPrefixMemo(m->state->model, true);
     *out = m;
     return 0;
   });

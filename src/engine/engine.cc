@@ -5,6 +5,7 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -133,21 +134,35 @@ std::string Engine::ResolveUnknown() {
   }
 }
 
-template <bool kQuiet, bool kFills>
+template <bool kQuiet, bool kFills, bool kMemo>
 int Engine::EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* stats) {
-  const int err = EvaluateOnce<kQuiet>(task, args, ex, stats);
+  const int err = EvaluateOnce<kQuiet, kMemo>(task, args, ex, stats);
   if constexpr (kFills) {
     if (err == vfs::kErrNeedFill) [[unlikely]] return EvaluateFilling(task, args, ex, stats);
   }
   return err;
 }
 
-template <bool kQuiet>
+namespace {
+
+// The prefix memo's read section on this thread, for one evaluation (its
+// attempts set it); none once it returns.
+struct PrefixMemoSection {
+  ~PrefixMemoSection() { walk::tls_prefix_memo_seq = 1; }
+};
+
+}  // namespace
+
+template <bool kQuiet, bool kMemo>
 [[gnu::always_inline]] inline int Engine::EvaluateOnce(int task, const OpArgs& args,
                                                        Explainer* ex, EngineStats* stats) {
   // The task's root, cwd and credentials are the caller's to keep still
   // (see the header): one context serves every attempt.
   OpCtx ctx{tasks_, world_, tasks_.task(task), args, ex, WalkEnvFor(tasks_.task(task), ex), false};
+  [[maybe_unused]] std::conditional_t<kMemo, PrefixMemoSection, char> memo_section{};
+  if constexpr (kMemo) {
+    if (ctx.env.fast_search) ctx.env.fast_search = walk::kFastSearchPrefixMemo;
+  }
   // Counted per attempt, kept only for the one that stands.
   EngineStats local;
   if constexpr (kQuiet) {
@@ -169,6 +184,7 @@ template <bool kQuiet>
     // once the sequence check says the reads were consistent.
     internal::SpeculativeReads speculative;
     const uint64_t start = world_.seq().ReadBegin();
+    if constexpr (kMemo) walk::tls_prefix_memo_seq = start;
     if constexpr (!kQuiet) local = EngineStats{};
     const int err = Dispatch(ctx);
     if (!world_.seq().ReadRetry(start)) {
@@ -180,6 +196,8 @@ template <bool kQuiet>
     if (!kQuiet && ex) ex->Clear();
   }
   vfs::World::ReadLock lock(world_);
+  // Writers held off: the count stands still, and is even.
+  if constexpr (kMemo) walk::tls_prefix_memo_seq = world_.seq().Current();
   if constexpr (!kQuiet) local = EngineStats{};
   const int err = Dispatch(ctx);
   count();
@@ -196,6 +214,18 @@ int Engine::Evaluate(int task, const OpArgs& args, Explainer* ex, EngineStats* s
 int Engine::EvaluateOrStop(int task, const OpArgs& args) {
   if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
   return EvaluateT<true, false>(task, args, nullptr, nullptr);
+}
+
+int Engine::EvaluateWithPrefixMemo(int task, const OpArgs& args, Explainer* ex,
+                                   EngineStats* stats) {
+  if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
+  if (!ex && !stats) return EvaluateT<true, true, true>(task, args, nullptr, nullptr);
+  return EvaluateT<false, true, true>(task, args, ex, stats);
+}
+
+int Engine::EvaluateOrStopWithPrefixMemo(int task, const OpArgs& args) {
+  if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
+  return EvaluateT<true, false, true>(task, args, nullptr, nullptr);
 }
 
 int Engine::Dispatch(OpCtx& ctx) {

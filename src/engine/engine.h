@@ -58,6 +58,17 @@ class Engine {
   int EvaluateOrStop(int task, const OpArgs& args);
   int EvaluateFilling(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
 
+  // EvaluateWithPrefixMemo(), EvaluateOrStopWithPrefixMemo()
+  //
+  // Evaluate() and EvaluateOrStop() whose walks resume from this thread's
+  // prefix memo (walk::kFastSearchPrefixMemo; namei.h): the same answers,
+  // cheaper for many queries that share directory prefixes, for a caller
+  // that asks them (a query::Session). Without the fast search check, as
+  // Evaluate(). A separate entry so that a single query's costs nothing.
+  int EvaluateWithPrefixMemo(int task, const OpArgs& args, Explainer* ex,
+                             EngineStats* stats = nullptr);
+  int EvaluateOrStopWithPrefixMemo(int task, const OpArgs& args);
+
   // Snapshot()
   //
   // The final tree as the first task (root) sees it.
@@ -115,9 +126,10 @@ class Engine {
   // One evaluation (kQuiet: nothing to explain or count). kFills: one
   // that stops for a fill goes on in EvaluateFilling(), as a tail call,
   // so that Evaluate() stays one.
-  template <bool kQuiet, bool kFills = true>
+  // kMemo: with the prefix memo.
+  template <bool kQuiet, bool kFills = true, bool kMemo = false>
   int EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
-  template <bool kQuiet>
+  template <bool kQuiet, bool kMemo>
   int EvaluateOnce(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
   int ApplyOnce(int task, const OpArgs& args, Explainer* ex, int* new_fd);
   int Dispatch(OpCtx& ctx);

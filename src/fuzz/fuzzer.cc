@@ -34,6 +34,9 @@ RunResult Engine(const Scenario& s) {
   EngineOptions o;
   o.capture_tree = true;
   o.verify = true;
+  // Every dry run also asked warm from the walk's prefix memo and without
+  // it, which must agree word for word (RunInEngine()).
+  o.prefix_memo = true;
   return RunInEngine(s, o);
 }
 

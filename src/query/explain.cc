@@ -16,6 +16,7 @@
 #include "src/explain/explain.h"
 #include <signal.h>
 
+#include "src/api/model_impl.h"
 #include "src/kernel/host_probe.h"
 #include "src/query/scratch.h"
 
@@ -220,6 +221,8 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
   if (!m) return Unexpected(m.error());
   std::unique_ptr<Session> s(new Session(std::move(*m), who));
   Model& model = s->model_;
+  // A session asks many queries, which share directory prefixes.
+  SetPrefixMemo(model, true);
   Process setup = model.Spawn("setup", Cred::ForUser(0, 0));
   if (who.root != "/") {
     const Decision d = model.Apply(setup, Chroot{.path = who.root});

@@ -464,14 +464,40 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
   const Model::Detail full =
       options.explain ? Model::Detail::kReason : Model::Detail::kVerdictOnly;
   r.steps.reserve(s.steps.size());
+  const StepSpec* previous = nullptr;
   for (const StepSpec& st : s.steps) {
     StepResult sr;
     Model::Detail detail = full;
     const bool mismatches_only = options.explain && options.explain_mismatches_only;
+    // With the prefix memo, the walk remembers the last name it walked:
+    // the previous step's first, so that this one's dry run may resume
+    // where their names part (no write comes between).
+    const bool prefix_check = options.verify && options.prefix_memo;
+    if (prefix_check && previous != nullptr)
+      (void)m.Evaluate(*previous, Model::Detail::kVerdictOnly);
+    previous = &st;
     if (options.verify || mismatches_only) {
       // A dry run (what readers get) must answer as the step will; it
       // also says whether the step needs a reason.
       const Decision dry = m.Evaluate(st, options.verify ? full : Model::Detail::kVerdictOnly);
+      if (prefix_check) {
+        // The same again (the memo now holds this very name), and without
+        // the memo: the same answer and reason, word for word.
+        const Decision again = m.Evaluate(st, full);
+        SetPrefixMemo(m.model(), false);
+        const Decision plain = m.Evaluate(st, full);
+        SetPrefixMemo(m.model(), true);
+        for (const Decision* d : {&dry, &again}) {
+          if (d->err() == plain.err() && d->ToText() == plain.ToText()) continue;
+          r.status = RunResult::Status::kError;
+          r.message = fmt::format(
+              "{}: internal inconsistency: a dry run with the prefix memo answers {} (\"{}\"), "
+              "without it {} (\"{}\")",
+              s.Where(st.loc), ErrnoName(d->err()), d->ToText(), ErrnoName(plain.err()),
+              plain.ToText());
+          return r;
+        }
+      }
       if (mismatches_only && dry.err() == st.expect) detail = Model::Detail::kVerdictOnly;
       const Decision d = m.Step(st, detail);
       sr.err = d.err();

@@ -11,6 +11,7 @@ std::vector<EngineVariant> CrossCheckVariants(const EngineOptions& base) {
   struct Switches {
     bool fast, memo, explain, plain;
     LayerLayout layout;
+    bool prefix = false;  // the walk's prefix memo (a session's evaluations)
   };
   std::vector<Switches> all;
   for (LayerLayout layout : {LayerLayout::kByLayer, LayerLayout::kByAccess}) {
@@ -18,22 +19,25 @@ std::vector<EngineVariant> CrossCheckVariants(const EngineOptions& base) {
       for (bool memo : {true, false}) all.push_back({fast, memo, true, true, layout});
     for (bool memo : {true, false}) all.push_back({true, memo, false, true, layout});
   }
+  for (bool explain : {true, false})
+    all.push_back({true, true, explain, true, LayerLayout::kByLayer, true});
   for (bool fast : {true, false}) all.push_back({fast, true, true, false, LayerLayout::kByLayer});
 
   std::vector<EngineVariant> variants;
   variants.reserve(all.size());
   for (const Switches& sw : all) {
     EngineVariant v;
-    v.name = fmt::format("{}, {}, {}{}{}", sw.fast ? "fast search" : "no fast search",
+    v.name = fmt::format("{}, {}, {}{}{}{}", sw.fast ? "fast search" : "no fast search",
                          sw.layout == LayerLayout::kByLayer ? "by-layer" : "by-access",
                          sw.memo ? "memo" : "no memo", sw.explain ? "" : ", no reasons",
-                         sw.plain ? "" : ", no register loop");
+                         sw.plain ? "" : ", no register loop", sw.prefix ? ", prefix memo" : "");
     v.options = base;
     v.options.fast_search = sw.fast;
     v.options.memo = sw.memo;
     v.options.explain = sw.explain;
     v.options.plain_components = sw.plain;
     v.options.layout = sw.layout;
+    v.options.prefix_memo = sw.prefix;
     v.options.verify = true;
     variants.push_back(std::move(v));
   }

@@ -33,7 +33,7 @@ TEST(Variants, EveryCombinationOnceEachVerified) {
   EngineOptions base;
   base.explain_allowed = true;
   const std::vector<EngineVariant> v = CrossCheckVariants(base);
-  ASSERT_EQ(v.size(), 14u);
+  ASSERT_EQ(v.size(), 16u);
   std::set<std::string> names;
   for (const EngineVariant& x : v) {
     names.insert(x.name);
@@ -46,6 +46,12 @@ TEST(Variants, EveryCombinationOnceEachVerified) {
   EXPECT_TRUE(names.count("fast search, by-access, no memo, no reasons"));
   EXPECT_EQ(v.back().name, "no fast search, by-layer, memo, no register loop");
   EXPECT_FALSE(v.back().options.plain_components);
+  // The prefix memo, with and without reasons, and nowhere else.
+  size_t prefix = 0;
+  for (const EngineVariant& x : v) prefix += x.options.prefix_memo;
+  EXPECT_EQ(prefix, 2u);
+  EXPECT_TRUE(names.count("fast search, by-layer, memo, prefix memo"));
+  EXPECT_TRUE(names.count("fast search, by-layer, memo, no reasons, prefix memo"));
 }
 
 TEST(Variants, CrossCheckFindsWhatDiffers) {
@@ -59,7 +65,7 @@ TEST(Variants, CrossCheckFindsWhatDiffers) {
   RunResult other_reason = reference;
   other_reason.steps[0].reason = "something else";
   const auto by_reason = CrossCheck(*s, other_reason, EngineOptions{});
-  EXPECT_EQ(by_reason.size(), 10u);
+  EXPECT_EQ(by_reason.size(), 11u);
   for (const VariantDifference& d : by_reason) {
     EXPECT_EQ(d.step, 0u);
     EXPECT_EQ(d.reference.reason, "something else");
@@ -71,7 +77,7 @@ TEST(Variants, CrossCheckFindsWhatDiffers) {
   RunResult other_errno = reference;
   other_errno.steps[1].err = ENOENT;
   const auto by_errno = CrossCheck(*s, other_errno, EngineOptions{});
-  ASSERT_EQ(by_errno.size(), 14u);
+  ASSERT_EQ(by_errno.size(), 16u);
   EXPECT_EQ(by_errno[0].step, 1u);
   EXPECT_EQ(by_errno[0].got.err, 0);
 }

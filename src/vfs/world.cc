@@ -13,6 +13,8 @@
 namespace pathwarden::vfs {
 
 World::World() {
+  static std::atomic<uint64_t> next_instance{1};
+  instance_id_ = next_instance.fetch_add(1, std::memory_order_relaxed);
   SbId sb = NewSuperblock(S_IFDIR | 0755, 0, 0);
   root_mnt_ = NewRootMount(sb);
 }

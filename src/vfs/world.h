@@ -356,6 +356,13 @@ class World {
   // (the memoized Landlock evaluation) are valid for one generation.
   uint64_t shape_gen() const noexcept { return shape_gen_; }
 
+  // instance_id()
+  //
+  // Unique to this world among all made in the process (a world made
+  // where a freed one was gets another): what a per-thread cache of walk
+  // results keys on beside seq(), which two worlds may share.
+  uint64_t instance_id() const noexcept { return instance_id_; }
+
   // Writers.
 
   // WriteGuard
@@ -607,6 +614,7 @@ class World {
   int write_depth_ = 0;  // the writer's own (under change_mutex_)
   std::atomic<std::thread::id> writer_{};  // who holds change_mutex_ for writing
   SeqField<uint64_t> shape_gen_{1};
+  uint64_t instance_id_;
   SeqField<uint32_t> nr_mounts_{1};  // rootfs
   SeqField<uint32_t> mount_max_{kMountMaxDefault};
   void (*on_inode_free_)(void*, InodeId) = nullptr;

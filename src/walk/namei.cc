@@ -5,6 +5,9 @@
 
 #include "src/walk/namei.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "src/perm/permission.h"
@@ -515,10 +518,47 @@ struct PlainRunResult {
   bool at_last;  // stopped at the last component, which `mode` leaves alone
 };
 
-template <bool kFastSearch>
+// PrefixMemo
+//
+// This thread's prefix memo (namei.h): the name of the last recorded run,
+// up to the end of its last recorded component, and the directory reached
+// at the end of each component (`end`: the offset just past its '/'; the
+// run took k + 1 components to reach end[k]).
+struct PrefixMemo {
+  static constexpr uint32_t kDepth = 48;
+  static constexpr uint32_t kBytes = 1024;
+  // The key: the world, the read section, the shape, where the run began.
+  uint64_t world = 0;
+  uint64_t seq = 1;
+  uint64_t shape_gen = 0;
+  DentryId start = vfs::kNone;
+  uint32_t begin = 0;
+  uint32_t n = 0;  // components recorded
+  PrefixMemoCounts counts;
+  uint16_t end[kDepth] = {};
+  DentryId dentry[kDepth] = {};
+  char path[kBytes] = {};
+};
+static_assert(PrefixMemo::kBytes <= UINT16_MAX);
+
+constinit thread_local PrefixMemo tls_memo;
+
+// Record(): one more component of the recording run, while the memo holds
+// it.
+[[gnu::always_inline]] inline void Record(PrefixMemo* m, size_t i, DentryId cur) {
+  if (m->n < PrefixMemo::kDepth && i <= PrefixMemo::kBytes) {
+    m->end[m->n] = static_cast<uint16_t>(i);
+    m->dentry[m->n] = cur;
+    ++m->n;
+  }
+}
+
+// kRecord: the run records each component it moves past in `memo`.
+template <bool kFastSearch, bool kRecord = false>
 [[gnu::always_inline]] inline PlainRunResult PlainRunInline(const WalkEnv& env, const char* path,
                                                             size_t size, size_t i, DentryId cur,
-                                                            LoopMode mode) {
+                                                            LoopMode mode,
+                                                            PrefixMemo* memo = nullptr) {
   // Local copies: the acquire loads below would make the compiler reload
   // fields of the world from memory every time.
   const World::DentryIndex dcache(*env.w);
@@ -529,6 +569,7 @@ template <bool kFastSearch>
         TakeComponent<kFastSearch ? Search::kFastOnly : Search::kAsk, /*kRun=*/true>(
             env, dcache, path, size, mode, &i, &cur, &flags, &counts);
     if (t != Took::kMoved) return {i, counts, cur, t == Took::kResolved, t == Took::kAtLast};
+    if constexpr (kRecord) Record(memo, i, cur);
   }
 }
 
@@ -537,6 +578,80 @@ template <bool kFastSearch>
                                           size_t i, DentryId cur, LoopMode mode) {
   return PlainRunInline<kFastSearch>(env, path, size, i, cur, mode);
 }
+
+// CommonPrefix(): how many bytes `a` and `b` share from the start.
+size_t CommonPrefix(const char* a, const char* b, size_t n) {
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + k, 8);
+    std::memcpy(&y, b + k, 8);
+    if (x != y) return k + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
+  }
+  while (k < n && a[k] == b[k]) ++k;
+  return k;
+}
+
+// MemoRun()
+//
+// PlainRun<true>() from component `i` of `path` in directory `cur`,
+// resumed at the longest prefix this thread's memo shares with it, and
+// recorded for the next. The same result and counts as PlainRun<true>():
+// the run from `i` would reach the end of each shared component in the
+// recorded directory, as long as nothing changed (the memo's key), and
+// would not stop there (a component follows, not a second '/').
+[[gnu::noinline]] PlainRunResult MemoRun(const WalkEnv& env, const char* path, size_t size,
+                                         size_t i, DentryId cur, LoopMode mode) {
+  const uint64_t seq = tls_prefix_memo_seq;
+  if (seq & 1) return PlainRun<true>(env, path, size, i, cur, mode);  // no read section
+  PrefixMemo& m = tls_memo;
+  const World& w = *env.w;
+  uint32_t k = 0;  // recorded components the run may skip
+  if (m.seq == seq && m.world == w.instance_id() && m.shape_gen == w.shape_gen() &&
+      m.start == cur && m.begin == i) {
+    k = m.n;
+    const size_t recorded = k ? m.end[k - 1] : 0;
+    const size_t common = CommonPrefix(path, m.path, std::min(size, recorded));
+    while (k > 0 && (m.end[k - 1] > common || m.end[k - 1] >= size || path[m.end[k - 1]] == '/'))
+      --k;
+  } else {
+    m.world = w.instance_id();
+    m.seq = seq;
+    m.shape_gen = w.shape_gen();
+    m.start = cur;
+    m.begin = static_cast<uint32_t>(i);
+  }
+  size_t from = i;
+  DentryId at = cur;
+  if (k > 0) {
+    const DentryId d = m.dentry[k - 1];
+    // What the run stood on there: a directory with nothing mounted on
+    // it, not a symlink. Anything else is an inconsistency: start over.
+    if (d == vfs::kNone || d >= w.dentry_end() || !kInnerRule.Passes(w.dentry(d).flags)) {
+      k = 0;
+    } else {
+      from = m.end[k - 1];
+      at = d;
+      ++m.counts.hits;
+      m.counts.skipped += k;
+    }
+  }
+  const size_t kept = k ? m.end[k - 1] : 0;  // m.path holds the name up to here
+  m.n = k;
+  PlainRunResult r = PlainRunInline<true, /*kRecord=*/true>(env, path, size, from, at, mode, &m);
+  if (m.n > k) std::memcpy(m.path + kept, path + kept, m.end[m.n - 1] - kept);
+  r.counts += k | uint64_t{k} << 32;  // every component skipped, all fast
+  return r;
+}
+
+// PlainRunOther(): PlainRun() without the fast search check, or with the
+// prefix memo (FilenameLookup()'s common case is the inline loop).
+[[gnu::noinline]] PlainRunResult PlainRunOther(const WalkEnv& env, const char* path, size_t size,
+                                               size_t i, DentryId cur, LoopMode mode) {
+  if (env.fast_search == kFastSearchOff) return PlainRun<false>(env, path, size, i, cur, mode);
+  return MemoRun(env, path, size, i, cur, mode);
+}
+
 
 // PlainStep()
 //
@@ -566,13 +681,16 @@ struct PlainResult {
   bool resolved;
 };
 
-template <bool kFastSearch>
+//
+// kMemo: the first run is MemoRun()'s.
+template <bool kFastSearch, bool kMemo = false>
 [[gnu::noinline]] PlainResult PlainComponents(const WalkEnv& env, LoopMode mode, DentryId cur,
                                               const char* path, size_t size, size_t i) {
   uint64_t counts = 0;
   bool resolved = false;
-  for (;;) {
-    const PlainRunResult r = PlainRun<kFastSearch>(env, path, size, i, cur, mode);
+  for (bool first = true;; first = false) {
+    const PlainRunResult r = kMemo && first ? MemoRun(env, path, size, i, cur, mode)
+                                            : PlainRun<kFastSearch>(env, path, size, i, cur, mode);
     i = r.i;
     cur = r.cur;
     counts += r.counts;
@@ -593,7 +711,9 @@ inline constexpr size_t kNoResume = ~size_t{0};
 // PlainComponents() too: *resolved says so. `resume_at`: a walk the
 // register loop began and stopped at this component of `name`; the
 // general code takes that one first (the loop would only stop there
-// again).
+// again). kMemo: the walk's first run resumes from the prefix memo (a
+// walk with kFastSearchPrefixMemo, from the start of the name).
+template <bool kMemo = false>
 [[gnu::always_inline]] inline int LinkPathWalkInline(Nameidata& nd, std::string_view name,
                                                      bool* resolved = nullptr,
                                                      size_t resume_at = kNoResume) {
@@ -603,6 +723,8 @@ inline constexpr size_t kNoResume = ~size_t{0};
   nd.last = {};
   nd.last_slash = false;
   bool loop_stopped_here = resume_at != kNoResume;
+  // The prefix memo serves the first run, from where the name begins.
+  bool memo = kMemo;
   size_t i = loop_stopped_here ? resume_at : 0;
   while (i < name.size() && name[i] == '/') ++i;
   if (i == name.size()) {
@@ -619,7 +741,10 @@ inline constexpr size_t kNoResume = ~size_t{0};
     if (nd.env.plain_components && !loop_stopped_here &&
         (mode.resolve || name.find('/', i) != std::string_view::npos)) {
       const PlainResult r =
-          nd.env.fast_search
+          kMemo && memo
+              ? PlainComponents<true, true>(nd.env, mode, nd.path.dentry, name.data(), name.size(),
+                                            i)
+          : nd.env.fast_search
               ? PlainComponents<true>(nd.env, mode, nd.path.dentry, name.data(), name.size(), i)
               : PlainComponents<false>(nd.env, mode, nd.path.dentry, name.data(), name.size(), i);
       nd.path.dentry = r.dentry;
@@ -630,6 +755,7 @@ inline constexpr size_t kNoResume = ~size_t{0};
       i = r.i;
     }
     loop_stopped_here = false;
+    if constexpr (kMemo) memo = false;
     // hash_name(): the component's length and hash in one pass.
     nd.last = name.substr(i, internal::HashComponent(name, i, &nd.last_hash, &nd.last_head));
     if (int err = MayLookup(nd)) return err;
@@ -674,6 +800,10 @@ inline constexpr size_t kNoResume = ~size_t{0};
   }
 }
 
+[[gnu::noinline]] int LinkPathWalkMemo(Nameidata& nd, std::string_view name) {
+  return LinkPathWalkInline<true>(nd, name);
+}
+
 [[gnu::always_inline]] inline int LookupLastInline(Nameidata& nd, Link* link) {
   if (nd.last_type == LastType::kNorm && nd.last_slash)
     nd.flags |= kLookupFollow | kLookupDirectory;
@@ -682,7 +812,14 @@ inline constexpr size_t kNoResume = ~size_t{0};
 
 }  // namespace
 
-int LinkPathWalk(Nameidata& nd, std::string_view name) { return LinkPathWalkInline(nd, name); }
+int LinkPathWalk(Nameidata& nd, std::string_view name) {
+  if (nd.env.fast_search == kFastSearchPrefixMemo) [[unlikely]]
+    return LinkPathWalkMemo(nd, name);
+  return LinkPathWalkInline(nd, name);
+}
+
+PrefixMemoCounts PrefixMemoStats() { return tls_memo.counts; }
+
 
 
 namespace {
@@ -734,8 +871,9 @@ int FilenameLookup(const WalkEnv& env, const Start& start,
     if (i < name.size()) {
       const LoopMode mode = ModeFor(flags, true);
       const PlainRunResult r =
-          env.fast_search ? PlainRunInline<true>(env, name.data(), name.size(), i, at.dentry, mode)
-                          : PlainRun<false>(env, name.data(), name.size(), i, at.dentry, mode);
+          env.fast_search == kFastSearchOn
+              ? PlainRunInline<true>(env, name.data(), name.size(), i, at.dentry, mode)
+              : PlainRunOther(env, name.data(), name.size(), i, at.dentry, mode);
       AddCounts(env, r.counts);
       if (r.resolved) {
         // Field by field: one 8-byte store built from two 4-byte halves

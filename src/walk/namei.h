@@ -32,6 +32,16 @@ inline constexpr size_t kNameMax = 255;
 
 enum class LastType : uint8_t { kNorm, kRoot, kDot, kDotDot };
 
+// WalkEnv::fast_search
+//
+// Off, on, or on with this thread's prefix memo (below): a walk of many
+// queries (a query::Session) resumes the register loop where the last
+// walk's shared prefix ended. One byte with the fast search check, so that
+// a walk without the memo tests nothing more than before.
+inline constexpr uint8_t kFastSearchOff = 0;
+inline constexpr uint8_t kFastSearchOn = 1;
+inline constexpr uint8_t kFastSearchPrefixMemo = 2;
+
 // WalkEnv
 //
 // Who walks and how: the world, the caller's credentials, its root and
@@ -41,7 +51,7 @@ struct WalkEnv {
   const Cred* cred = nullptr;
   vfs::PathPos root;
   vfs::PathPos cwd;
-  bool fast_search = true;
+  uint8_t fast_search = kFastSearchOn;  // kFastSearch*
   // The register loop for plain components (PlainComponents()); off only
   // to check it against the general code.
   bool plain_components = true;
@@ -58,6 +68,42 @@ struct WalkEnv {
 // model that revalidates against the host reads the sysctls only then,
 // and evaluates again if they changed. Cleared by that caller.
 inline thread_local bool tls_sysctl_decided = false;
+
+// The prefix memo
+//
+// The queries of a batch share directory prefixes (/usr/share/doc/...).
+// With kFastSearchPrefixMemo, the register loop's run from where a name
+// begins (PlainRun(), the fast search check's kind: every directory one
+// anyone may search, so the run is the same for every caller) records the
+// directory it reached at the end of each component; the next walk from
+// the same place compares its name with the recorded one and resumes the
+// run at the longest recorded prefix it shares, as the run itself would
+// have reached it (the counts of the components skipped included). It
+// decides nothing: where the run stops, the general code takes over as
+// without the memo.
+//
+// Per thread, one name's prefixes, valid for one world
+// (World::instance_id()), one read section (tls_prefix_memo_seq: the
+// sequence count its reader began at, which any write moves; odd: no read
+// section, no memo), one World::shape_gen() and one starting directory and
+// offset. So entries recorded by an evaluation that raced a write are
+// never used: that read section's count never comes back. A recorded
+// directory that is not one the run could stand on is an inconsistency:
+// the run starts over without the memo.
+//
+// tls_prefix_memo_seq is set by the engine's evaluation with the memo
+// (Engine::EvaluateWithPrefixMemo()) for each attempt of its read section.
+inline thread_local uint64_t tls_prefix_memo_seq = 1;
+
+// PrefixMemoStats()
+//
+// This thread's prefix memo: walks that resumed from it, and components
+// they skipped (for tests).
+struct PrefixMemoCounts {
+  uint64_t hits = 0;
+  uint64_t skipped = 0;
+};
+PrefixMemoCounts PrefixMemoStats();
 
 // Start
 //

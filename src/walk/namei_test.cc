@@ -316,5 +316,104 @@ TEST_F(WalkRulesTest, ARemovedDirectoryIsExplainedByTheRuleThatStoppedTheWalk) {
   }
 }
 
+// The prefix memo (EngineOptions::prefix_memo, a session's evaluations):
+// queries in a row, each against the same query on a model without it.
+
+struct Asked {
+  int err;
+  std::string reason;
+  EngineStats stats;
+};
+
+Asked AskOf(Model& m, Process p, const Request& r, bool memo) {
+  Explainer ex;
+  Asked a;
+  const OpArgs args = ArgsOf(r);
+  a.err = memo ? EngineOf(m).EvaluateWithPrefixMemo(p.index, args, &ex, &a.stats)
+               : EngineOf(m).Evaluate(p.index, args, &ex, &a.stats);
+  a.reason = ex.Line();
+  return a;
+}
+
+const std::string kMemoPaths[] = {
+    "/a/b/c/f", "/a/b/c/g", "/a/b/c/f/x", "/a/b/c/", "/a/b/c//f", "/a/b//c/f", "/a/b/c",
+    "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/file-with-a-long-name.txt",
+    "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/flink",
+    "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/",
+    "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/file-with-a-long-name.txt/",
+    "/a/abcdefg/abcdefgh/missing", "/a/abcdefg/abcdefg", "/a/abcdefg", "/a/abcdefgh/x",
+    "/a/locked/f", "/a/link/f", "/a/link", "/a/m/g", "/a/m/../b/c/f", "/a/./b/c/f", "//a/b/c/f",
+    "/a", "/", "a/b/c/f", "/a/missing/f"};
+
+Request Nth(int k, const std::string& path) {
+  switch (k % 3) {
+    case 0: return pathwarden::Stat{.path = path};
+    case 1: return Open{.path = path};
+    default: return ExecCheck{.path = path};
+  }
+}
+
+TEST(PrefixMemo, AnswersReasonsAndCountsAsWithoutIt) {
+  EngineOptions o;
+  o.prefix_memo = true;
+  Tree with(NewModel(o));
+  Tree without(NewModel(EngineOptions{}));
+  const uint64_t hits = walk::PrefixMemoStats().hits;
+  // Every path after every other (the memo holds the one before), as each
+  // process, by stat, open and exec_check.
+  int k = 0;
+  for (const char* as : {"u", "other"}) {
+    for (const std::string& before : kMemoPaths) {
+      for (const std::string& path : kMemoPaths) {
+        for (const std::string* p : {&before, &path}) {
+          const Request r = Nth(k++, *p);
+          const Asked a = AskOf(with.m, with.Of(as), r, true);
+          const Asked b = AskOf(without.m, without.Of(as), r, false);
+          const std::string what = fmt::format("{} {} after {}", as, *p, before);
+          EXPECT_EQ(a.err, b.err) << what;
+          EXPECT_EQ(a.reason, b.reason) << what;
+          EXPECT_EQ(a.stats.components, b.stats.components) << what;
+          EXPECT_EQ(a.stats.fast_components, b.stats.fast_components) << what;
+        }
+      }
+    }
+  }
+  // It was used, and skipped components.
+  EXPECT_GT(walk::PrefixMemoStats().hits, hits + 1000);
+}
+
+TEST(PrefixMemo, AWriteBetweenQueriesIsSeen) {
+  EngineOptions o;
+  o.prefix_memo = true;
+  Tree t(NewModel(o));
+  Process root = t.m.Spawn("root", Cred::ForUser(0, 0));
+  const std::string deep =
+      "/a/abcdefg/abcdefgh/a-name-longer-than-sixteen-bytes/file-with-a-long-name.txt";
+  EXPECT_EQ(t.m.Evaluate(t.other, pathwarden::Stat{.path = deep}).err(), 0);
+  // No longer searchable by everyone: the memo's directories were found
+  // by the fast search check, which no longer passes.
+  ASSERT_TRUE(t.m.Apply(root, Chmod{.path = "/a/abcdefg/abcdefgh", .mode = 0700}).allowed());
+  EXPECT_EQ(t.m.Evaluate(t.other, pathwarden::Stat{.path = deep}).err(), EACCES);
+  EXPECT_EQ(t.m.Evaluate(root, pathwarden::Stat{.path = deep}).err(), 0);
+  // Moved away, and another directory of that name made.
+  ASSERT_TRUE(t.m.Apply(root, Chmod{.path = "/a/abcdefg/abcdefgh", .mode = 0755}).allowed());
+  EXPECT_EQ(t.m.Evaluate(t.other, pathwarden::Stat{.path = deep}).err(), 0);
+  ASSERT_TRUE(t.m.Apply(root, Rename{.oldpath = "/a/abcdefg", .newpath = "/a/moved"}).allowed());
+  ASSERT_TRUE(t.m.Apply(root, Mkdir{.path = "/a/abcdefg"}).allowed());
+  EXPECT_EQ(t.m.Evaluate(t.other, pathwarden::Stat{.path = deep}).err(), ENOENT);
+  EXPECT_EQ(t.m.Evaluate(t.other, pathwarden::Stat{.path = "/a/moved" + deep.substr(10)}).err(),
+            0);
+}
+
+TEST(PrefixMemo, NotOutsideAnEvaluationWithIt) {
+  // The default evaluation neither reads nor records the memo.
+  Tree t(NewModel(EngineOptions{}));
+  const uint64_t hits = walk::PrefixMemoStats().hits;
+  for (int k = 0; k < 3; ++k)
+    EXPECT_EQ(t.m.Evaluate(t.u, pathwarden::Stat{.path = "/a/b/c/f"}).err(), 0);
+  EXPECT_EQ(walk::PrefixMemoStats().hits, hits);
+  EXPECT_EQ(walk::tls_prefix_memo_seq & 1, 1u);
+}
+
 }  // namespace
 }  // namespace pathwarden
