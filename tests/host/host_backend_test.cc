@@ -859,7 +859,7 @@ TEST_F(HostBackendTest, ReadersLinearizableUnderHostWrites) {
   std::sort(pending.begin(), pending.end(),
             [](const Asked* x, const Asked* y) { return x->from < y->from; });
   std::vector<const Asked*> open;
-  size_t next = 0, checked = 0, mismatches = 0, during = 0;
+  size_t next = 0, checked = 0, mismatches = 0, during = 0, unknown_in_flight = 0;
   std::vector<std::string> failures;
   for (uint32_t state = 0; state <= ops.size(); ++state) {
     if (state > 0) {
@@ -879,6 +879,21 @@ TEST_F(HostBackendTest, ReadersLinearizableUnderHostWrites) {
         still.push_back(a);
         continue;
       }
+      // Between a host change and its revalidation the model's entries
+      // and the host disagree: a listing or a fill may find the host
+      // otherwise than the model, and the engine says it cannot tell
+      // (unknown, never allowed). Only then: an unknown while no host
+      // change was in flight has no excuse.
+      if (a->verdict == Verdict::kUnknown) {
+        bool host_change = false;
+        for (uint32_t k = a->from + 1; k <= a->to && k <= ops.size(); ++k)
+          host_change |= ops[k - 1].kind < Op::kModelCreate;
+        if (host_change) {
+          ++checked;
+          ++unknown_in_flight;
+          continue;
+        }
+      }
       ++mismatches;
       if (failures.size() < 10)
         failures.push_back(fmt::format("{} as process {} during states {}..{}: got {} ({}), no "
@@ -896,6 +911,7 @@ TEST_F(HostBackendTest, ReadersLinearizableUnderHostWrites) {
   EXPECT_GT(live.m.host_counts().revalidated, 0u);
   EXPECT_EQ(replay_scratch->Cleanup(), "");
   RecordProperty("asked", static_cast<int>(pending.size()));
+  RecordProperty("unknown_in_flight", static_cast<int>(unknown_in_flight));
 }
 
 }  // namespace
