@@ -29,10 +29,13 @@
 #include <gtest/gtest.h>
 
 #include "pathwarden/model.h"
+#include "src/api/linearizability_test_util.h"
 #include "src/api/model_impl.h"
 
 namespace pathwarden {
 namespace {
+
+using linearizability::Asked;
 
 constexpr Model::Detail kQuiet = Model::Detail::kVerdictOnly;
 
@@ -193,25 +196,8 @@ std::vector<Request> Questions() {
   return q;
 }
 
-struct Asked {
-  uint32_t question, proc;
-  uint32_t from, to;  // the states the call may have seen
-  int err;
-  Verdict verdict;
-};
-
 TEST(Concurrency, ReadersLinearizableUnderEveryWrite) {
-#if defined(__SANITIZE_THREAD__)
-  constexpr size_t kOps = 600;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  constexpr size_t kOps = 600;
-#else
-  constexpr size_t kOps = 20000;
-#endif
-#else
-  constexpr size_t kOps = 20000;
-#endif
+  constexpr size_t kOps = linearizability::kUnderTsan ? 600 : 20000;
   constexpr size_t kMaxAsked = 150000;  // per reader
   const std::vector<WriteOp> ops = MakeOps(20261201, kOps);
   const std::vector<Request> questions = Questions();
@@ -255,55 +241,31 @@ TEST(Concurrency, ReadersLinearizableUnderEveryWrite) {
   std::string bad = live.m.impl().engine.world().Verify();
   ASSERT_EQ(bad, "") << "after the live run";
 
-  // The replay: the same operations, one thread; at each state, every
-  // question asked during it that no earlier state answered alike.
-  std::vector<const Asked*> pending;
-  for (const auto& v : asked)
-    for (const Asked& a : v) pending.push_back(&a);
-  std::sort(pending.begin(), pending.end(),
-            [](const Asked* x, const Asked* y) { return x->from < y->from; });
+  // The replay: the same operations, one thread.
   Start replay;
-  std::vector<const Asked*> open;  // from <= state, not yet matched
-  size_t next = 0, checked = 0, mismatches = 0;
-  uint64_t answered = 0;
-  std::vector<std::string> failures;
-  for (uint32_t state = 0; state <= ops.size(); ++state) {
-    if (state > 0) {
-      const int got = Apply(replay.m, ops[state - 1]);
-      ASSERT_EQ(got, live_results[state - 1]) << "operation " << state << " answered otherwise";
-    }
-    while (next < pending.size() && pending[next]->from <= state) open.push_back(pending[next++]);
-    std::vector<const Asked*> still;
-    for (const Asked* a : open) {
-      const Decision d = replay.m.Evaluate(replay.procs[a->proc], questions[a->question], kQuiet);
-      ++answered;
-      if (d.err() == a->err && d.verdict() == a->verdict) {
-        ++checked;
-        continue;
-      }
-      if (a->to > state) {
-        still.push_back(a);
-        continue;
-      }
-      ++mismatches;
-      if (failures.size() < 10)
-        failures.push_back(fmt::format("question {} (op {}) by process {} during states {}..{}: "
-                                       "got {} ({}), no state agrees",
-                                       a->question, static_cast<int>(OpOf(questions[a->question])),
-                                       a->proc, a->from, a->to, a->err,
-                                       VerdictName(a->verdict)));
-    }
-    open.swap(still);
-  }
-  EXPECT_TRUE(open.empty());
-  EXPECT_EQ(mismatches, 0u) << fmt::format("{}", fmt::join(failures, "\n"));
-  EXPECT_EQ(checked, pending.size());
+  const linearizability::Outcome o = linearizability::Replay(
+      asked, static_cast<uint32_t>(ops.size()),
+      [&](uint32_t state) {
+        const int got = Apply(replay.m, ops[state - 1]);
+        EXPECT_EQ(got, live_results[state - 1]) << "operation " << state << " answered otherwise";
+        return got == live_results[state - 1];
+      },
+      [&](const Asked& a) {
+        return replay.m.Evaluate(replay.procs[a.proc], questions[a.question], kQuiet);
+      },
+      [](const Asked&) { return false; },
+      [&](const Asked& a) {
+        return fmt::format("question {} (op {}) by process {} during states {}..{}: got {} ({})",
+                           a.question, static_cast<int>(OpOf(questions[a.question])), a.proc,
+                           a.from, a.to, a.err, VerdictName(a.verdict));
+      });
+  EXPECT_EQ(o.unmatched, 0u);
+  EXPECT_EQ(o.mismatches, 0u) << fmt::format("{}", fmt::join(o.failures, "\n"));
+  EXPECT_EQ(o.checked, o.asked);
   // The readers asked while the writer wrote: not all before or after.
-  size_t during = 0;
-  for (const Asked* a : pending) during += a->from > 0 && a->from < ops.size();
-  EXPECT_GT(during, 100u) << "the readers hardly overlapped the writer";
-  RecordProperty("asked", static_cast<int>(pending.size()));
-  RecordProperty("replayed", static_cast<int>(answered));
+  EXPECT_GT(o.during, 100u) << "the readers hardly overlapped the writer";
+  RecordProperty("asked", static_cast<int>(o.asked));
+  RecordProperty("replayed", static_cast<int>(o.answered));
 }
 
 }  // namespace

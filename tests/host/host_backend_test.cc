@@ -34,6 +34,7 @@
 
 #include "pathwarden/errno.h"
 #include "pathwarden/model.h"
+#include "src/api/linearizability_test_util.h"
 #include "src/api/model_impl.h"
 #include "src/kernel/host_probe.h"
 #include "src/kernel/kernel_session.h"
@@ -692,15 +693,7 @@ TEST_F(HostBackendTest, TheModelChangesOnlyItself) {
 // interval: the same operations on a second scratch tree built alike,
 // read by a second model. ./test's tsan phase runs this too.
 TEST_F(HostBackendTest, ReadersLinearizableUnderHostWrites) {
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  constexpr size_t kOps = 300;
-#else
-  constexpr size_t kOps = 3000;
-#endif
-#else
-  constexpr size_t kOps = 3000;
-#endif
+  constexpr size_t kOps = linearizability::kUnderTsan ? 300 : 3000;
   constexpr size_t kMaxAsked = 60000;  // per reader
   changes_host_ = true;
   auto second = ScratchHost::Build();
@@ -806,11 +799,8 @@ TEST_F(HostBackendTest, ReadersLinearizableUnderHostWrites) {
   };
 
   World live = make(root_);
-  struct Asked {
-    uint32_t question, proc, from, to;
-    int err;
-    Verdict verdict;
-  };
+  using linearizability::Asked;
+
   std::atomic<uint32_t> started{0}, done{0};
   std::atomic<bool> stop{false};
   std::atomic<int> ready{0};
@@ -853,65 +843,41 @@ TEST_F(HostBackendTest, ReadersLinearizableUnderHostWrites) {
 
   // The replay, one thread, on the second tree.
   World replay = make(replay_scratch->root());
-  std::vector<const Asked*> pending;
-  for (const auto& v : asked)
-    for (const Asked& a : v) pending.push_back(&a);
-  std::sort(pending.begin(), pending.end(),
-            [](const Asked* x, const Asked* y) { return x->from < y->from; });
-  std::vector<const Asked*> open;
-  size_t next = 0, checked = 0, mismatches = 0, during = 0, unknown_in_flight = 0;
-  std::vector<std::string> failures;
-  for (uint32_t state = 0; state <= ops.size(); ++state) {
-    if (state > 0) {
-      const int got = apply(replay.m, replay.writer, replay_scratch->root(), ops[state - 1]);
-      ASSERT_EQ(got, live_results[state - 1]) << "operation " << state << " answered otherwise";
-    }
-    while (next < pending.size() && pending[next]->from <= state) open.push_back(pending[next++]);
-    std::vector<const Asked*> still;
-    for (const Asked* a : open) {
-      const Decision d = replay.m.Evaluate(replay.procs[a->proc], replay.questions[a->question],
-                                           Model::Detail::kVerdictOnly);
-      if (d.err() == a->err && d.verdict() == a->verdict) {
-        ++checked;
-        continue;
-      }
-      if (a->to > state) {
-        still.push_back(a);
-        continue;
-      }
+  const linearizability::Outcome o = linearizability::Replay(
+      asked, static_cast<uint32_t>(ops.size()),
+      [&](uint32_t state) {
+        const int got = apply(replay.m, replay.writer, replay_scratch->root(), ops[state - 1]);
+        EXPECT_EQ(got, live_results[state - 1]) << "operation " << state << " answered otherwise";
+        return got == live_results[state - 1];
+      },
+      [&](const Asked& a) {
+        return replay.m.Evaluate(replay.procs[a.proc], replay.questions[a.question],
+                                 Model::Detail::kVerdictOnly);
+      },
       // Between a host change and its revalidation the model's entries
       // and the host disagree: a listing or a fill may find the host
       // otherwise than the model, and the engine says it cannot tell
       // (unknown, never allowed). Only then: an unknown while no host
       // change was in flight has no excuse.
-      if (a->verdict == Verdict::kUnknown) {
-        bool host_change = false;
-        for (uint32_t k = a->from + 1; k <= a->to && k <= ops.size(); ++k)
-          host_change |= ops[k - 1].kind < Op::kModelCreate;
-        if (host_change) {
-          ++checked;
-          ++unknown_in_flight;
-          continue;
-        }
-      }
-      ++mismatches;
-      if (failures.size() < 10)
-        failures.push_back(fmt::format("{} as process {} during states {}..{}: got {} ({}), no "
-                                       "state agrees",
-                                       Describe(live.questions[a->question]), a->proc, a->from,
-                                       a->to, ErrnoName(a->err), VerdictName(a->verdict)));
-    }
-    open.swap(still);
-  }
-  for (const Asked* a : pending) during += a->from > 0 && a->from < ops.size();
-  EXPECT_TRUE(open.empty());
-  EXPECT_EQ(mismatches, 0u) << fmt::format("{}", fmt::join(failures, "\n"));
-  EXPECT_EQ(checked, pending.size());
-  EXPECT_GT(during, 100u) << "the readers hardly overlapped the writer";
+      [&](const Asked& a) {
+        if (a.verdict != Verdict::kUnknown) return false;
+        for (uint32_t k = a.from + 1; k <= a.to && k <= ops.size(); ++k)
+          if (ops[k - 1].kind < Op::kModelCreate) return true;
+        return false;
+      },
+      [&](const Asked& a) {
+        return fmt::format("{} as process {} during states {}..{}: got {} ({})",
+                           Describe(live.questions[a.question]), a.proc, a.from, a.to,
+                           ErrnoName(a.err), VerdictName(a.verdict));
+      });
+  EXPECT_EQ(o.unmatched, 0u);
+  EXPECT_EQ(o.mismatches, 0u) << fmt::format("{}", fmt::join(o.failures, "\n"));
+  EXPECT_EQ(o.checked, o.asked);
+  EXPECT_GT(o.during, 100u) << "the readers hardly overlapped the writer";
   EXPECT_GT(live.m.host_counts().revalidated, 0u);
   EXPECT_EQ(replay_scratch->Cleanup(), "");
-  RecordProperty("asked", static_cast<int>(pending.size()));
-  RecordProperty("unknown_in_flight", static_cast<int>(unknown_in_flight));
+  RecordProperty("asked", static_cast<int>(o.asked));
+  RecordProperty("unknown_in_flight", static_cast<int>(o.excused));
 }
 
 }  // namespace
