@@ -413,8 +413,14 @@ int PathOpenat(OpCtx& ctx, std::string_view name, const walk::Start& start,
   if (int err = walk::PathInit(nd, start, name)) return err;
   OpenState st;
   std::string_view s = name;
+  // Without O_CREAT, open_last_lookups() is lookup_fast() and step_into()
+  // for a cached name: the register loop may take the last component as
+  // path_lookupat() does (no trailing slash, nothing to follow or cross).
+  const bool may_resolve = !(how.open_flag & O_CREAT);
   for (;;) {
-    if (int err = walk::LinkPathWalk(nd, s)) return err;
+    bool resolved = false;
+    if (int err = walk::LinkPathWalk(nd, s, may_resolve ? &resolved : nullptr)) return err;
+    if (resolved) break;
     walk::Link link;
     if (int err = OpenLastLookups(ctx, nd, how, &st, &link)) return err;
     if (!link.follow) break;

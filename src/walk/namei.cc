@@ -800,8 +800,8 @@ template <bool kMemo = false>
   }
 }
 
-[[gnu::noinline]] int LinkPathWalkMemo(Nameidata& nd, std::string_view name) {
-  return LinkPathWalkInline<true>(nd, name);
+[[gnu::noinline]] int LinkPathWalkMemo(Nameidata& nd, std::string_view name, bool* resolved) {
+  return LinkPathWalkInline<true>(nd, name, resolved);
 }
 
 [[gnu::always_inline]] inline int LookupLastInline(Nameidata& nd, Link* link) {
@@ -812,10 +812,10 @@ template <bool kMemo = false>
 
 }  // namespace
 
-int LinkPathWalk(Nameidata& nd, std::string_view name) {
+int LinkPathWalk(Nameidata& nd, std::string_view name, bool* resolved) {
   if (nd.env.fast_search == kFastSearchPrefixMemo) [[unlikely]]
-    return LinkPathWalkMemo(nd, name);
-  return LinkPathWalkInline(nd, name);
+    return LinkPathWalkMemo(nd, name, resolved);
+  return LinkPathWalkInline(nd, name, resolved);
 }
 
 PrefixMemoCounts PrefixMemoStats() { return tls_memo.counts; }

@@ -174,7 +174,16 @@ int PathInit(Nameidata& nd, const Start& start, std::string_view name);
 //
 // Walks every component but the last; sets nd.last, nd.last_type,
 // nd.last_slash and nd.dir.
-int LinkPathWalk(Nameidata& nd, std::string_view name);
+//
+// With `resolved` (a caller that looks the last component up as
+// lookup_last() or open_last_lookups() without O_CREAT do: lookup_fast(),
+// then step_into()), the register loop may take the last component of
+// `name` too, where that lookup would find nothing else to do (a normal
+// name without a trailing slash, cached, passing the step rules of
+// nd.flags: not a symlink to follow, nothing mounted on it): *resolved
+// says so, and nd.path is the result (nd.last and its fields are not
+// set).
+int LinkPathWalk(Nameidata& nd, std::string_view name, bool* resolved = nullptr);
 
 // HandleDots() / StepInto()
 //
