@@ -48,13 +48,13 @@ struct DomainMemo {
     }
   }
 
-  // The grants a slot holds, into out[0, layers).
+  // The grants a slot holds: layers of them.
+  const AccessMask* Grants(const Slot& s) const {
+    return layers <= kInline ? s.g : grants.data() + s.g[0];
+  }
   void Read(const Slot& s, AccessMask* out) const {
-    if (layers <= kInline) {
-      for (int i = 0; i < layers; ++i) out[i] = s.g[i];
-    } else {
-      for (int i = 0; i < layers; ++i) out[i] = grants[s.g[0] + i];
-    }
+    const AccessMask* g = Grants(s);
+    for (int i = 0; i < layers; ++i) out[i] = g[i];
   }
 
   void Place(const Slot& from) {
@@ -98,21 +98,24 @@ struct DomainMemo {
 
 struct ThreadMemo {
   std::unordered_map<uint64_t, DomainMemo> by_domain;
-  // The domain asked last (a session asks as one process): its memo
-  // without the map's lookup. Elements of the map stay where they are
-  // until cleared.
-  uint64_t last_id = 0;
-  DomainMemo* last = nullptr;
-
-  void Clear() {
-    by_domain.clear();
-    last = nullptr;
-  }
+  std::vector<vfs::PathPos> chain;  // MemoGrants()'s climb
 };
 
 ThreadMemo& Memo() {
   thread_local ThreadMemo memo;
   return memo;
+}
+
+// The domain asked last on this thread (a session asks as one process)
+// and its memo: found without the map, and without the guard of a
+// thread_local with a constructor. Elements of the map stay where they
+// are until it is cleared, which clears these.
+constinit thread_local uint64_t tls_last_id = 0;
+constinit thread_local DomainMemo* tls_last = nullptr;
+
+void ClearMemo(ThreadMemo& memo) {
+  memo.by_domain.clear();
+  tls_last = nullptr;
 }
 
 uint64_t Key(vfs::PathPos p) { return uint64_t{p.mnt} << 32 | p.dentry; }
@@ -128,61 +131,65 @@ bool NextEvaluated(const vfs::World& w, vfs::PathPos* p) {
   return true;
 }
 
-DomainMemo& MemoOf(ThreadMemo& memo, const Domain& d) {
-  if (memo.last != nullptr && memo.last_id == d.id()) return *memo.last;
+[[gnu::noinline]] DomainMemo& MemoOfSlow(const Domain& d) {
+  ThreadMemo& memo = Memo();
   // Domains come and go (a fuzzer makes thousands): bound the thread's
   // memos by dropping them all now and then.
-  if (memo.by_domain.size() > 64 && !memo.by_domain.contains(d.id())) memo.Clear();
+  if (memo.by_domain.size() > 64 && !memo.by_domain.contains(d.id())) ClearMemo(memo);
   DomainMemo& dm = memo.by_domain[d.id()];
-  memo.last_id = d.id();
-  memo.last = &dm;
+  tls_last_id = d.id();
+  tls_last = &dm;
   return dm;
 }
 
-}  // namespace
+DomainMemo& MemoOf(const Domain& d) {
+  if (tls_last != nullptr && tls_last_id == d.id()) [[likely]] return *tls_last;
+  return MemoOfSlow(d);
+}
 
-LayerGrants MemoGrants(const vfs::World& w, const Domain& d, vfs::PathPos pos) {
-  DomainMemo& dm = MemoOf(Memo(), d);
-  const uint64_t gen = w.shape_gen();
-  if (dm.gen != gen || dm.layers != d.num_layers()) dm.Reset(gen, d.num_layers());
-  LayerGrants out{};
-  if (const Slot* s = dm.Find(Key(pos))) {
-    dm.Read(*s, out.data());
-    return out;
-  }
-  // Climb to the first memoized position (or past the root), then fill
-  // downwards: grants(p) = rule(p) | grants(next(p)).
-  thread_local std::vector<vfs::PathPos> chain;
+// A position not memoized: climb to the first memoized position (or past
+// the root), then fill downwards: grants(p) = rule(p) | grants(next(p)).
+[[gnu::noinline]] const AccessMask* Fill(const vfs::World& w, const Domain& d, DomainMemo& dm,
+                                         vfs::PathPos pos) {
+  LayerGrants acc{};
+  std::vector<vfs::PathPos>& chain = Memo().chain;
   chain.clear();
   vfs::PathPos cur = pos;
   const uint64_t limit = uint64_t{w.dentry_end()} + w.mount_end() + 2;
   for (uint64_t steps = 0; steps < limit; ++steps) {
     if (const Slot* s = dm.Find(Key(cur))) {
-      dm.Read(*s, out.data());
+      dm.Read(*s, acc.data());
       break;
     }
     chain.push_back(cur);
     if (!NextEvaluated(w, &cur)) break;
   }
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    for (const LayerAccess& l : FindRule(w, d, it->dentry)) out[l.level - 1] |= l.access;
-    dm.Insert(Key(*it), out.data());
+    for (const LayerAccess& l : FindRule(w, d, it->dentry)) acc[l.level - 1] |= l.access;
+    dm.Insert(Key(*it), acc.data());
   }
-  return out;
+  return dm.Grants(*dm.Find(Key(pos)));
 }
 
-void MemoClearThread() { Memo().Clear(); }
+}  // namespace
+
+const AccessMask* MemoGrants(const vfs::World& w, const Domain& d, vfs::PathPos pos) {
+  DomainMemo& dm = MemoOf(d);
+  const uint64_t gen = w.shape_gen();
+  if (dm.gen != gen || dm.layers != d.num_layers()) [[unlikely]]
+    dm.Reset(gen, d.num_layers());
+  if (const Slot* s = dm.Find(Key(pos))) [[likely]] return dm.Grants(*s);
+  return Fill(w, d, dm, pos);
+}
+
+void MemoClearThread() { ClearMemo(Memo()); }
 
 void MemoSetForTesting(const vfs::World& w, const Domain& d, vfs::PathPos pos,
                        const LayerGrants& grants) {
   (void)MemoGrants(w, d, pos);
-  DomainMemo& dm = MemoOf(Memo(), d);
-  Slot* s = const_cast<Slot*>(dm.Find(Key(pos)));
-  if (dm.layers <= kInline) {
-    for (int i = 0; i < dm.layers; ++i) s->g[i] = grants[i];
-  } else {
-    for (int i = 0; i < dm.layers; ++i) dm.grants[s->g[0] + i] = grants[i];
-  }
+  DomainMemo& dm = MemoOf(d);
+  AccessMask* g = const_cast<AccessMask*>(dm.Grants(*dm.Find(Key(pos))));
+  for (int i = 0; i < dm.layers; ++i) g[i] = grants[i];
 }
 
 size_t MemoEntries() {

@@ -28,15 +28,16 @@ using LayerGrants = std::array<AccessMask, kMaxLayers>;
 
 // MemoGrants()
 //
-// The per-layer grants of the walk from `pos` (entries past
-// d.num_layers() are zero).
-LayerGrants MemoGrants(const vfs::World& w, const Domain& d, vfs::PathPos pos);
+// The per-layer grants of the walk from `pos`: d.num_layers() of them,
+// in this thread's memo, valid until this thread's next call into it.
+const AccessMask* MemoGrants(const vfs::World& w, const Domain& d, vfs::PathPos pos);
 
 // MemoDeny()
 //
-// Per layer, what `request` still lacks at `pos`; the OR of all is 0 when
-// the access is allowed.
-inline AccessMask MemoDeny(const Domain& d, const LayerGrants& g, AccessMask request,
+// Per layer, what `request` still lacks with grants `g` (MemoGrants());
+// the OR of all is 0 when the access is allowed. With `per_layer`, its
+// first d.num_layers() entries are each layer's lack.
+inline AccessMask MemoDeny(const Domain& d, const AccessMask* g, AccessMask request,
                            LayerGrants* per_layer) {
   AccessMask any = 0;
   for (int i = 0; i < d.num_layers(); ++i) {

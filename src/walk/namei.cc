@@ -5,6 +5,8 @@
 
 #include "src/walk/namei.h"
 
+#include <emmintrin.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -579,15 +581,37 @@ template <bool kFastSearch>
   return PlainRunInline<kFastSearch>(env, path, size, i, cur, mode);
 }
 
-// CommonPrefix(): how many bytes `a` and `b` share from the start.
+// CommonPrefix(): how many bytes `a` and `b` share from the start, of
+// the first `n` (both readable that far). Sixteen bytes a compare; the
+// tail by one compare of the last sixteen (or eight) bytes, which overlaps
+// what was already found equal: no byte loop, no read past `n`.
 size_t CommonPrefix(const char* a, const char* b, size_t n) {
-  size_t k = 0;
-  for (; k + 8 <= n; k += 8) {
+  auto diff16 = [&](size_t k) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + k));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k));
+    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) ^ 0xffffu;
+  };
+  if (n >= 16) {
+    size_t k = 0;
+    for (; k + 16 <= n; k += 16)
+      if (const uint32_t d = diff16(k)) return k + static_cast<size_t>(__builtin_ctz(d));
+    if (k == n) return n;
+    const size_t t = n - 16;
+    const uint32_t d = diff16(t);
+    return d ? t + static_cast<size_t>(__builtin_ctz(d)) : n;
+  }
+  auto diff8 = [&](size_t k) {
     uint64_t x, y;
     std::memcpy(&x, a + k, 8);
     std::memcpy(&y, b + k, 8);
-    if (x != y) return k + static_cast<size_t>(__builtin_ctzll(x ^ y) / 8);
+    return x ^ y;
+  };
+  if (n >= 8) {
+    if (const uint64_t d = diff8(0)) return static_cast<size_t>(__builtin_ctzll(d) / 8);
+    const uint64_t d = diff8(n - 8);
+    return d ? n - 8 + static_cast<size_t>(__builtin_ctzll(d) / 8) : n;
   }
+  size_t k = 0;
   while (k < n && a[k] == b[k]) ++k;
   return k;
 }
