@@ -112,7 +112,7 @@ Result<std::vector<policy::Policy>, std::string> LoadLayers(const std::vector<st
   }
   if (from_env) {
     auto l = policy::PolicyFromEnv([](const char* n) { return std::getenv(n); },
-                                   landlock::kAbiLatest);
+                                   landlock::kAbiLatest, cwd);
     if (!l) return Unexpected(l.error());
     layers.push_back(std::move(*l));
   }

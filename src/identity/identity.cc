@@ -189,28 +189,34 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   Identity id;
   if (o.cwd && (o.cwd->empty() || (*o.cwd)[0] != '/'))
     return Unexpected(fmt::format("--cwd \"{}\" is not an absolute path", *o.cwd));
-  // Where the credentials come from: a process, or the caller.
-  const bool from_process = o.pid.has_value() || !o.uid.has_value();
-  if (from_process) {
-    const std::string proc = o.pid ? fmt::format("/proc/{}", *o.pid) : "/proc/self";
-    auto c = ReadCred(proc + "/status");
-    if (!c) return Unexpected(c.error());
-    id.cred = *c;
-    if (o.pid) {
-      auto cwd = ReadLink(proc + "/cwd");
-      if (!cwd) return Unexpected(cwd.error());
-      auto root = ReadLink(proc + "/root");
-      if (!root) return Unexpected(root.error());
-      id.cwd = *cwd;
-      id.root = *root;
-      id.mountinfo = proc + "/mountinfo";
+  // Where the credentials come from: a process, or the caller. With
+  // --uid alone the credentials are that user's, but the working
+  // directory and umask stay the caller's, as sudo -u keeps them: a
+  // relative path means what it means to the one who typed it.
+  const std::string proc = o.pid ? fmt::format("/proc/{}", *o.pid) : "/proc/self";
+  auto own = ReadCred(proc + "/status");
+  if (!own) return Unexpected(own.error());
+  id.cred = *own;
+  if (o.pid) {
+    auto cwd = ReadLink(proc + "/cwd");
+    if (!cwd) return Unexpected(cwd.error());
+    auto root = ReadLink(proc + "/root");
+    if (!root) return Unexpected(root.error());
+    id.cwd = *cwd;
+    id.root = *root;
+    id.mountinfo = proc + "/mountinfo";
+    id.notes.push_back(fmt::format(
+        "the Landlock domain of process {} cannot be read from userspace: only the --policy "
+        "layers given apply",
+        *o.pid));
+  } else {
+    std::string buf(PATH_MAX, '\0');
+    if (getcwd(buf.data(), buf.size()) != nullptr) {
+      id.cwd = buf.c_str();
+    } else if (!o.cwd) {
       id.notes.push_back(fmt::format(
-          "the Landlock domain of process {} cannot be read from userspace: only the --policy "
-          "layers given apply",
-          *o.pid));
-    } else {
-      std::string buf(PATH_MAX, '\0');
-      if (getcwd(buf.data(), buf.size()) != nullptr) id.cwd = buf.c_str();
+          "the current directory cannot be named ({}): relative paths start at /; give --cwd",
+          std::strerror(errno)));
     }
   }
   if (o.uid) {

@@ -52,7 +52,8 @@ struct Identity {
 // directory). With --uid, a missing --gid is that user's from the user
 // database and missing --groups that user's (getgrouplist() with the gid
 // in force), as sudo -u does; capabilities default to all for uid 0 and
-// none otherwise. --pid takes that process's credentials, capabilities,
+// none otherwise; the working directory and umask stay the caller's (as
+// sudo -u keeps them). --pid takes that process's credentials, capabilities,
 // cwd, root and mount table (its Landlock domain cannot be read from
 // userspace: a note says so). Options given override what --pid or the
 // caller's own give. Errors: an unknown uid without --gid, an unreadable

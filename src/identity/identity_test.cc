@@ -2,7 +2,10 @@
 
 #include "src/identity/identity.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <gtest/gtest.h>
 
@@ -66,6 +69,28 @@ TEST(Identity, ByUidFromTheUserDatabase) {
   IdentityOptions rel;
   rel.cwd = "relative";
   EXPECT_FALSE(ResolveIdentity(rel));
+}
+
+// --uid changes who asks, not where: the caller's working directory and
+// umask stay (as sudo -u keeps them), unless --cwd or --umask say more.
+TEST(Identity, ByUidKeepsTheCallersDirectoryAndUmask) {
+  const mode_t old = umask(027);
+  IdentityOptions o = Uid(65534);
+  o.gid = 65534u;
+  auto r = ResolveIdentity(o);
+  umask(old);
+  ASSERT_TRUE(r) << r.error();
+  char* here = getcwd(nullptr, 0);
+  ASSERT_NE(here, nullptr);
+  EXPECT_EQ(r->cwd, here);
+  std::free(here);
+  EXPECT_EQ(r->cred.umask, 027u);
+  o.cwd = "/etc";
+  o.umask = 0u;
+  r = ResolveIdentity(o);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->cwd, "/etc");
+  EXPECT_EQ(r->cred.umask, 0u);
 }
 
 TEST(Identity, TheCallersOwnAndAProcesss) {

@@ -55,7 +55,7 @@ Result<uint64_t, std::string> ParsePort(const char* var, const std::string& text
 }  // namespace
 
 Result<Policy, std::string> PolicyFromEnv(const std::function<const char*(const char*)>& getenv,
-                                          int abi) {
+                                          int abi, const std::string& cwd) {
   if (abi > landlock::kAbiLatest) abi = landlock::kAbiLatest;
   if (abi < 1) abi = 1;
   const landlock::AbiRights known = landlock::RightsForAbi(abi);
@@ -82,6 +82,7 @@ Result<Policy, std::string> PolicyFromEnv(const std::function<const char*(const 
       // An empty element is a path the sandboxer fails to open ("Failed
       // to open \"\"") and skips: it grants nothing.
       if (path.empty()) continue;
+      if (path[0] != '/' && !cwd.empty()) path = (cwd == "/" ? "" : cwd) + "/" + path;
       PathRule& rule = paths[path];
       rule.path = path;
       rule.access |= access & p.handled_fs;

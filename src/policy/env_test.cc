@@ -18,13 +18,14 @@ using ::testing::HasSubstr;
 constexpr landlock::AccessMask kRead =
     landlock::kFsExecute | landlock::kFsReadFile | landlock::kFsReadDir;
 
-Result<Policy, std::string> FromEnv(const std::map<std::string, std::string>& env, int abi = 7) {
+Result<Policy, std::string> FromEnv(const std::map<std::string, std::string>& env, int abi = 7,
+                                    const std::string& cwd = "") {
   return PolicyFromEnv(
       [&](const char* name) -> const char* {
         auto it = env.find(name);
         return it == env.end() ? nullptr : it->second.c_str();
       },
-      abi);
+      abi, cwd);
 }
 
 TEST(PolicyFromEnv, ReadOnlyAndReadWritePathsGetRoughlyReadAndEverything) {
@@ -74,6 +75,21 @@ TEST(PolicyFromEnv, PathsAreKeptAsTheSandboxerOpensThem) {
   ASSERT_EQ(p->paths.size(), 2u);
   EXPECT_EQ(p->paths[0].path, "/a//b/");
   EXPECT_EQ(p->paths[1].path, "rel/dir");
+}
+
+// The sandboxer opens a relative path from its working directory: the
+// command's, not the identity's --cwd.
+TEST(PolicyFromEnv, RelativePathsJoinTheCommandsDirectory) {
+  auto p = FromEnv({{"LL_FS_RO", ".:rel/../dir:/abs"}, {"LL_FS_RW", "w"}}, 7, "/home/a");
+  ASSERT_TRUE(p) << p.error();
+  ASSERT_EQ(p->paths.size(), 4u);
+  EXPECT_EQ(p->paths[0].path, "/abs");
+  EXPECT_EQ(p->paths[1].path, "/home/a/.");
+  EXPECT_EQ(p->paths[2].path, "/home/a/rel/../dir");
+  EXPECT_EQ(p->paths[3].path, "/home/a/w");
+  auto root = FromEnv({{"LL_FS_RO", "etc"}, {"LL_FS_RW", ""}}, 7, "/");
+  ASSERT_TRUE(root) << root.error();
+  EXPECT_EQ(root->paths[0].path, "/etc");
 }
 
 TEST(PolicyFromEnv, MissingFsVariableIsAnError) {

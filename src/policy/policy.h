@@ -92,9 +92,12 @@ bool SameRules(const Policy& a, const Policy& b);
 // sandboxer.c): LL_FS_RO and LL_FS_RW colon-separated paths, LL_TCP_BIND
 // and LL_TCP_CONNECT colon-separated ports, LL_SCOPED ("a" abstract
 // sockets, "s" signals), with the rights the sandboxer gives each at
-// `abi`. `getenv` reads a variable (nullptr when unset).
+// `abi`. `getenv` reads a variable (nullptr when unset). A relative path
+// is the one the sandboxer opens from its working directory: `cwd` (the
+// command's) joined to it, as written otherwise (`..` is the kernel's to
+// resolve); an empty `cwd` keeps it relative.
 Result<Policy, std::string> PolicyFromEnv(const std::function<const char*(const char*)>& getenv,
-                                          int abi);
+                                          int abi, const std::string& cwd);
 
 // HostLayer
 //

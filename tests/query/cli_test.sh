@@ -45,6 +45,21 @@ expect 0 "" "$pw" explain --json stat /usr
 /usr/bin/python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["result"]=="ok" and j["op"]=="stat" and j["path"]=="/usr" and len(j["walk"])==1, j' "$stdout" \
   || fail "--json: $stdout"
 
+# --uid keeps the caller's working directory and umask (as sudo -u does):
+# a relative path is the caller's, and so is a relative rule path of the
+# sandboxer's environment, whatever --cwd says (the sandboxer opens it).
+chmod 0755 "$out"
+mkdir -m 0755 "$out/rel"
+echo x >"$out/rel/f" && chmod 0644 "$out/rel/f"
+(
+  cd "$out/rel"
+  expect 0 "" "$pw" explain --uid 65534 --gid 65534 --colour never stat f
+  case "$stdout" in *"$out/rel/f"*) ;; *) fail "--uid, a relative path: $stdout" ;; esac
+  expect 1 "" env LL_FS_RO=. LL_FS_RW= "$pw" explain --from-env --uid 65534 --gid 65534 open /etc/passwd
+  expect 1 "" env LL_FS_RO=. LL_FS_RW= "$pw" explain --from-env --cwd /etc open /etc/passwd
+  expect 0 "" env LL_FS_RO=. LL_FS_RW= "$pw" explain --from-env --uid 65534 --gid 65534 open f
+)
+
 # Bad queries and identities.
 expect 2 "no query" "$pw" explain
 expect 2 '<query>:1:1: unknown operation "frob"' "$pw" explain frob /x
