@@ -15,6 +15,7 @@
 #include "pathwarden/scenario.h"
 #include "src/scenario/variants.h"
 #include "src/kernel/kernel_session.h"
+#include "src/input/json_text.h"
 
 namespace pathwarden::cli {
 
@@ -108,7 +109,8 @@ int RunCheck(const CheckOptions& o) {
       if (count > 0) ++tree_failures;
       for (const std::string& d : diffs) {
         if (o.json) {
-          std::cout << nlohmann::json{{"file", s.file}, {"tree", d}, {"pass", false}}.dump() << "\n";
+          std::cout << input::JsonText(nlohmann::json{{"file", s.file}, {"tree", d}, {"pass", false}})
+                    << "\n";
         } else {
           fmt::print("{} {}: final trees differ: {}\n", paint("FAIL", "1;31"), s.file, d);
         }
@@ -140,7 +142,7 @@ int RunCheck(const CheckOptions& o) {
         if (o.json) {
           j["file"] = s.file;
           j["pass"] = false;
-          std::cout << j.dump() << "\n";
+          std::cout << input::JsonText(j) << "\n";
         } else {
           fmt::print("{} {}\n", paint("FAIL", "1;31"), text);
         }
@@ -173,7 +175,7 @@ int RunCheck(const CheckOptions& o) {
           j["got_engine"] = ErrnoName(got_engine);
           j["got_kernel"] = have_kernel ? ErrnoName(got_kernel) : "skipped";
         }
-        std::cout << j.dump() << "\n";
+        std::cout << input::JsonText(j) << "\n";
         continue;
       }
       if (o.quiet && pass) continue;

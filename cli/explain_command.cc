@@ -13,6 +13,7 @@
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
 #include "src/query/query.h"
+#include "src/input/json_text.h"
 
 namespace pathwarden::cli {
 
@@ -196,8 +197,8 @@ int RunExplain(const ExplainOptions& o) {
       const Decision d = (*session)->AskQuiet(q);
       any_unknown |= d.unknown();
       if (o.json) {
-        std::cout << nlohmann::json{{"op", q.op}, {"path", q.path}, {"result", query::ResultName(d)}}
-                         .dump()
+        std::cout << input::JsonText(nlohmann::json{
+                         {"op", q.op}, {"path", q.path}, {"result", query::ResultName(d)}})
                   << "\n";
       } else {
         std::cout << query::ResultName(d) << "\n";
@@ -207,7 +208,7 @@ int RunExplain(const ExplainOptions& o) {
     const query::Answer a = (*session)->Ask(q, o.verify, o.scratch);
     any_unknown |= a.decision.unknown();
     if (o.json) {
-      std::cout << query::RenderJson(**session, a).dump() << "\n";
+      std::cout << input::JsonText(query::RenderJson(**session, a)) << "\n";
     } else if (o.batch) {
       std::string what = q.op + " " + q.path + (q.path2.empty() ? "" : " " + q.path2);
       std::cout << what << ": " << query::ResultName(a.decision)

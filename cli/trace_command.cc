@@ -24,6 +24,7 @@
 #include "src/trace/learn.h"
 #include "src/trace/predict.h"
 #include "src/trace/tracer.h"
+#include "src/input/json_text.h"
 
 namespace pathwarden::cli {
 namespace {
@@ -282,7 +283,7 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
       for (const trace::Need& n : r.needs) needs.push_back(n);
     const bool denial = trace::IsDenial(r.predicted);
     if (o.json) {
-      const std::string line = RecordJson(*pred, r, o.enforce).dump() + "\n";
+      const std::string line = input::JsonText(RecordJson(*pred, r, o.enforce)) + "\n";
       std::fwrite(line.data(), 1, line.size(), out);
     } else if (denial || r.predicted.unknown() || r.disagrees) {
       const std::string paths = r.path2.empty() ? r.path : r.path + " -> " + r.path2;

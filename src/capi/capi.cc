@@ -29,6 +29,7 @@
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
 #include "src/query/query.h"
+#include "src/input/json_text.h"
 
 namespace pathwarden::capi {
 namespace {
@@ -1007,9 +1008,8 @@ const char* pathwarden_decision_json(const pathwarden_decision* d, uint32_t flag
     if (int e = CheckFlags(flags)) return e;
     if (int e = Live(d, "decision")) return e;
     std::call_once(d->json_once, [&] {
-      d->json = query::RenderJson(query::LayerOrigins{d->layers->policies, d->layers->built},
-                                  d->answer)
-                    .dump();
+      d->json = input::JsonText(query::RenderJson(
+          query::LayerOrigins{d->layers->policies, d->layers->built}, d->answer));
     });
     out = d->json.c_str();
     return 0;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/policy/policy.h"
+#include "src/input/json_text.h"
 
 namespace pathwarden::policy {
 namespace {
@@ -116,7 +117,7 @@ std::string ToJson(const Policy& p) {
   // variable, ruleset, pathBeneath, netPort; a variable without values
   // adds nothing.
   if (Empty(p)) j["variable"] = nlohmann::ordered_json::array({{{"name", "none"}}});
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return input::JsonText(j, 2) + "\n";
 }
 
 std::string ToToml(const Policy& p) {

@@ -1,6 +1,7 @@
 // `pathwarden map`: rights per path under a directory, as a tree.
 
 #include "src/query/map.h"
+#include "src/input/json_text.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -301,7 +302,7 @@ int RunMap(Session& s, Session* diff, Session* unix_alone, const MapOptions& o,
           if (gained & (1u << k)) j["gained"].push_back({{"right", kRightNames[k]}, {"source", explained(*diff, p, k)}});
           if (lost & (1u << k)) j["lost"].push_back({{"right", kRightNames[k]}, {"source", explained(*diff, p, k)}});
         }
-        fmt::print("{}\n", j.dump());
+        fmt::print("{}\n", input::JsonText(j));
       } else {
         std::string line = p.path;
         if (gained) line += " " + paint(kGreen, "+" + RightsText(gained));
@@ -321,14 +322,13 @@ int RunMap(Session& s, Session* diff, Session* unix_alone, const MapOptions& o,
                                     : nlohmann::json((p.allowed & (1u << k)) != 0);
         sources[std::string(kRightNames[k])] = explained(s, p, k);
       }
-      fmt::print("{}\n", nlohmann::json{{"path", p.path},
+      fmt::print("{}\n", input::JsonText(nlohmann::json{{"path", p.path},
                                         {"type", S_ISDIR(p.mode)    ? "dir"
                                                  : S_ISREG(p.mode)  ? "file"
                                                  : S_ISLNK(p.mode)  ? "symlink"
                                                                     : "other"},
                                         {"rights", rights},
-                                        {"sources", sources}}
-                             .dump());
+                                        {"sources", sources}}));
       return;
     }
     if (shown.size() <= static_cast<size_t>(p.depth) + 1) shown.resize(p.depth + 2, {-1, -1});

@@ -111,6 +111,28 @@ printf 'stat /
 stat /no/such' | "$pw" explain --batch - --format result >"$out/stdin" || true
 [ "$(cat "$out/stdin")" = "$(printf 'ok\nENOENT')" ] || fail "batch from stdin without a last newline: $(cat "$out/stdin")"
 
+# Names that are not UTF-8 (any byte but '/' and NUL is a name): JSON
+# output replaces such bytes by U+FFFD and is still valid JSON; it never
+# ends the process (nlohmann-json throws on them by default).
+bad=$'\xff\xfe'
+mkdir -m 0755 "$out/u8"
+: >"$out/u8/x${bad}y"
+json_ok() {  # json_ok WHAT: every line of $stdout is a JSON object
+  printf '%s\n' "$stdout" | /usr/bin/python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin if l.strip()]' \
+    || fail "$1: not JSON: $stdout"
+}
+expect 0 "" "$pw" explain --json stat "$out/u8/x${bad}y"
+json_ok "explain --json of a non-UTF-8 name"
+case "$stdout" in *"x"$'\xef\xbf\xbd\xef\xbf\xbd'"y"*) ;; *) fail "each byte as U+FFFD: $stdout" ;; esac
+printf 'stat %s\nopen %s\n' "$out/u8/x${bad}y" "$out/u8/x${bad}y" >"$out/u8.txt"
+expect 0 "" "$pw" explain --batch "$out/u8.txt" --json
+json_ok "explain --batch --json"
+expect 0 "" "$pw" explain --batch "$out/u8.txt" --json --format result
+json_ok "explain --batch --json --format result"
+expect 0 "" "$pw" map --json "$out/u8"
+json_ok "map --json"
+[ "$(printf '%s\n' "$stdout" | wc -l)" -eq 2 ] || fail "map --json lists both: $stdout"
+
 # map.
 expect 0 "" "$pw" map --colour never --depth 1 /usr/include
 case "$stdout" in *"paths:"*readable*) ;; *) fail "map summary: $stdout" ;; esac
