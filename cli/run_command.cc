@@ -34,10 +34,8 @@ int RunRunCommand(const RunCommandOptions& options) {
     std::cerr << "pathwarden run: nothing to enforce: give --policy FILE or --from-env\n";
     return sandbox::kExitOwnError;
   }
-  // Relative rule paths, in files and in the environment, are opened from
-  // here, as landlockconfig and the sandboxer open them.
   std::string cwd;
-  {
+  if (!options.policies.empty()) {
     char* dir = getcwd(nullptr, 0);
     if (dir == nullptr) {
       std::cerr << "pathwarden run: cannot read the working directory\n";
@@ -58,8 +56,10 @@ int RunRunCommand(const RunCommandOptions& options) {
     // The sandboxer's variables at the running kernel's ABI, as it reads
     // them (without Landlock: the latest, all of it dropped later).
     int abi = sandbox::ProbeAbi();
+    // Relative paths stay as written: run opens them from here, as the
+    // sandboxer does (and --dry-run shows them so).
     auto p = policy::PolicyFromEnv([](const char* name) { return std::getenv(name); },
-                                   abi > 0 ? abi : landlock::kAbiLatest, cwd);
+                                   abi > 0 ? abi : landlock::kAbiLatest, "");
     if (!p) {
       std::cerr << "pathwarden run: --from-env: " << p.error() << "\n";
       return sandbox::kExitOwnError;
