@@ -86,7 +86,7 @@ int Engine::ApplyOnce(int task, const OpArgs& args, Explainer* ex, int* new_fd) 
 int Engine::Fill(vfs::Pending* last) {
   const vfs::Pending want = vfs::PendingFill();
   if (want.kind == last->kind && want.dir == last->dir && want.name == last->name)
-    return vfs::Unknown(fmt::format("filling {}{}{} made no progress", world_.PathOf(want.dir),
+    return vfs::Unknown(fmt::format("filling {}{}{} made no progress", world_.DisplayPathOf(want.dir, world_.root()),
                                     want.name.empty() ? "" : "/", want.name));
   *last = want;
   std::lock_guard<std::mutex> lock(writer_mutex_);
@@ -193,6 +193,7 @@ template <bool kQuiet, bool kMemo>
     }
     // Raced a write: what this thread memoized may mix two states.
     landlock::MemoClearThread();
+    vfs::World::ClearDisplayCache();
     if (!kQuiet && ex) ex->Clear();
   }
   vfs::World::ReadLock lock(world_);

@@ -174,7 +174,7 @@ std::string DescribeCheck(const vfs::World& w, const Cred& cred,
                           vfs::PathPos at, vfs::PathPos root,
                           const PermCheck& pc) {
   vfs::InodeId ino = w.inode_of(at.dentry);
-  std::string s = fmt::format("{} ({}; {}", w.PathOf(at, root),
+  std::string s = fmt::format("{} ({}; {}", w.DisplayPathOf(at, root),
                               DescribeInode(w, ino), DescribePerm(w, cred, ino, pc));
   if (pc.exec_lacks_x) s += "; CAP_DAC_OVERRIDE needs some x bit to execute";
   return s + ")";

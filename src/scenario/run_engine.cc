@@ -465,6 +465,14 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
       options.explain ? Model::Detail::kReason : Model::Detail::kVerdictOnly;
   r.steps.reserve(s.steps.size());
   const StepSpec* previous = nullptr;
+  // World::Verify() reads the whole world. After every step while the
+  // world is small (every suite and fuzz case), then once its objects
+  // outnumber kVerifyEach times the steps since the last check: a long
+  // run's checking costs in proportion to its steps (a 100,000-deep chain
+  // checked after every step was quadratic). A cache left stale is still
+  // found at the next check, and the last step is always checked.
+  constexpr size_t kVerifySmall = 512, kVerifyEach = 64;
+  size_t unverified = 0;
   for (const StepSpec& st : s.steps) {
     StepResult sr;
     Model::Detail detail = full;
@@ -516,8 +524,13 @@ RunResult RunInEngine(const Scenario& s, const EngineOptions& options, EngineSta
       sr.reason = d.ToText();
     }
     r.steps.push_back(std::move(sr));
-    if (options.verify) {
-      if (std::string bad = m.engine().world().Verify(); !bad.empty()) {
+    const vfs::World& w = m.engine().world();
+    const size_t objects = size_t{w.dentry_end()} + w.mount_end();
+    ++unverified;
+    if (options.verify && (objects <= kVerifySmall || unverified * kVerifyEach >= objects ||
+                           &st == &s.steps.back())) {
+      unverified = 0;
+      if (std::string bad = w.Verify(); !bad.empty()) {
         r.status = RunResult::Status::kError;
         r.message =
             fmt::format("{}: internal inconsistency after this step: {}", s.Where(st.loc), bad);

@@ -246,7 +246,7 @@ struct OpCtx {
     if (ex) ex->Ok(s, Render(std::forward<Text>(text)));
   }
   bool explain() const { return ex != nullptr; }
-  std::string PathOf(vfs::PathPos pos) const { return w.PathOf(pos, p.root); }
+  std::string PathOf(vfs::PathPos pos) const { return w.DisplayPathOf(pos, p.root); }
 
   // StartFor()
   //

@@ -376,7 +376,7 @@ Result<void, std::string> HostBackend::Lookup(World& w, PathPos dir, std::string
   std::optional<HostPath> hp = HostPathOf(w, d);
   if (!hp) {
     MarkOpaque(w, dino, kInodeUnseen,
-               fmt::format("no mount visible on the host reaches {}", w.PathOf(dir)));
+               fmt::format("no mount visible on the host reaches {}", w.DisplayPathOf(dir, w.root())));
     return {};
   }
   auto r = FillName(w, d, *hp, name);
@@ -393,7 +393,7 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
   std::optional<HostPath> hp = HostPathOf(w, d);
   if (!hp) {
     MarkOpaque(w, dino, kInodeUnseen,
-               fmt::format("no mount visible on the host reaches {}", w.PathOf(dir)));
+               fmt::format("no mount visible on the host reaches {}", w.DisplayPathOf(dir, w.root())));
     return Unexpected(UnknownWhy(w, dino));
   }
   // Opening a directory has no side effect but its access time, which

@@ -38,35 +38,163 @@ bool World::IsDescendant(DentryId d, DentryId ancestor) const noexcept {
   return false;
 }
 
-std::string World::PathOf(PathPos p, PathPos root) const {
-  std::vector<std::string_view> parts;
-  bool deleted = p.dentry != kNone &&
-                 !(dentries_[p.dentry].flags & kDentryHashed) &&
-                 dentries_[p.dentry].parent != p.dentry;
-  for (uint32_t n = 0; n <= dentries_.end() + mounts_.end(); ++n) {
+namespace {
+
+// The components of `p` from `root`, leaf first, as d_path() walks them:
+// across mount roots to their mount points, to `root`, the namespace's
+// root or a filesystem root outside the mount. Calls `part(name)` for
+// each until it returns false; `stop(pos)` is asked before each (true
+// ends the walk there). Returns the position it stopped at.
+template <class Part, class Stop>
+PathPos WalkUp(const internal::StableArena<Dentry>& dentries,
+               const internal::StableArena<Mount>& mounts, const internal::StringPool& strings,
+               PathPos p, PathPos root, Part&& part, Stop&& stop) {
+  for (uint32_t n = 0; n <= dentries.end() + mounts.end(); ++n) {
     if (p == root) break;
-    const Mount& m = mounts_[p.mnt];
+    const Mount& m = mounts[p.mnt];
     if (p.dentry == m.root) {
       if (m.parent == kNone) break;
       p = {m.parent, m.mountpoint};
       continue;
     }
-    const Dentry& d = dentries_[p.dentry];
+    const Dentry& d = dentries[p.dentry];
     if (d.parent == p.dentry) break;  // a filesystem root outside the mount
-    parts.push_back(strings_.Get(d.name));
+    if (stop(p)) break;
+    if (!part(strings.Get(d.name))) break;
     p.dentry = d.parent;
   }
-  size_t len = 0;
-  for (std::string_view part : parts) len += part.size() + 1;
-  std::string out(len == 0 ? 1 : len, '/');
-  size_t pos = 0;
-  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-    it->copy(out.data() + pos + 1, it->size());
-    pos += it->size() + 1;
+  return p;
+}
+
+bool Deleted(const internal::StableArena<Dentry>& dentries, PathPos p) {
+  return p.dentry != kNone && !(dentries[p.dentry].flags & kDentryHashed) &&
+         dentries[p.dentry].parent != p.dentry;
+}
+
+// Cut(): the display form of a path text `t` ("/a/b" whole, or "…/x/y"
+// already cut): whole when it fits in `max` bytes, else "…" and its
+// longest tail of whole components that does (names hold no '/').
+constexpr std::string_view kEllipsis = "\u2026";
+
+std::string Cut(std::string t, bool cut, size_t max) {
+  std::string_view body(t);
+  if (cut) body.remove_prefix(kEllipsis.size());
+  if (!cut && body.size() <= max) return t;
+  size_t from = 0;
+  while (body.size() - from > max) {
+    const size_t slash = body.find('/', from + 1);
+    if (slash == std::string_view::npos) break;  // one name longer than max: cannot be
+    from = slash;
   }
-  if (deleted) out.append(" (deleted)");
+  return std::string(kEllipsis) + std::string(body.substr(from));
+}
+
+// The display paths this thread made last (DisplayPathOf()): a chain of
+// steps asks for a child of the path it asked for before, and each walk
+// up then ends one level above. Valid for one world, root and shape
+// generation (a rename, a dentry freed, a mount moves paths; a creation
+// does not); a reader whose read section failed clears it
+// (World::ClearDisplayCache()), as it may hold torn reads.
+struct DisplayCache {
+  static constexpr int kSize = 8;
+  uint64_t world = 0, shape_gen = 0;
+  PathPos root;
+  int next = 0;
+  struct Entry {
+    PathPos pos;
+    std::string text;  // without " (deleted)"
+    bool cut = false;
+  } entries[kSize];
+
+  const Entry* Find(PathPos p) const {
+    for (const Entry& e : entries)
+      if (e.pos == p && e.pos.dentry != kNone) return &e;
+    return nullptr;
+  }
+  void Clear() {
+    for (Entry& e : entries) e.pos = {};
+  }
+};
+
+thread_local DisplayCache tls_display;
+
+}  // namespace
+
+std::string World::PathOf(PathPos p, PathPos root) const {
+  std::vector<std::string_view> parts;
+  size_t len = 0;
+  WalkUp(dentries_, mounts_, strings_, p, root,
+         [&](std::string_view name) {
+           parts.push_back(name);
+           len += name.size() + 1;
+           return true;
+         },
+         [](PathPos) { return false; });
+  std::string out;
+  out.reserve(len == 0 ? 1 : len);
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    out += '/';
+    out += *it;
+  }
+  if (out.empty()) out.push_back('/');
+  if (Deleted(dentries_, p)) out.append(" (deleted)");
   return out;
 }
+
+std::string World::DisplayPathOf(PathPos p, PathPos root) const {
+  DisplayCache& c = tls_display;
+  if (c.world != instance_id_ || c.shape_gen != shape_gen_ || c.root != root) {
+    c.Clear();
+    c.world = instance_id_;
+    c.shape_gen = shape_gen_;
+    c.root = root;
+  }
+  // Up from p: at most kDisplayPathMax bytes of names (past them the path
+  // is cut anyway), and only a few levels looking for a cached ancestor.
+  std::vector<std::string_view> parts;
+  size_t len = 0, level = 0;
+  bool cut = false;
+  const DisplayCache::Entry* above = nullptr;
+  WalkUp(dentries_, mounts_, strings_, p, root,
+         [&](std::string_view name) {
+           if (len + name.size() + 1 > kDisplayPathMax) {
+             cut = true;
+             return false;
+           }
+           parts.push_back(name);
+           len += name.size() + 1;
+           return true;
+         },
+         [&](PathPos q) {
+           if (level++ >= 3) return false;
+           above = c.Find(q);
+           return above != nullptr;
+         });
+  std::string text;
+  bool text_cut = cut;
+  if (above != nullptr) {
+    text = above->text == "/" ? std::string() : above->text;
+    text_cut = above->cut;
+  } else if (cut) {
+    text = std::string(kEllipsis);
+  }
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    text += '/';
+    text += *it;
+  }
+  if (text.empty()) text.push_back('/');
+  if (above != nullptr) text = Cut(std::move(text), text_cut, kDisplayPathMax);
+  const bool now_cut = text.compare(0, kEllipsis.size(), kEllipsis) == 0;
+  DisplayCache::Entry& e = c.entries[c.next];
+  c.next = (c.next + 1) % DisplayCache::kSize;
+  e.pos = p;
+  e.text = text;
+  e.cut = now_cut;
+  if (Deleted(dentries_, p)) text.append(" (deleted)");
+  return text;
+}
+
+void World::ClearDisplayCache() { tls_display.Clear(); }
 
 AclId World::InternAcl(const PosixAcl& acl) {
   std::string key = acl.ToText();

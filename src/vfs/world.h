@@ -328,10 +328,27 @@ class World {
 
   // PathOf()
   //
-  // The absolute path of a position as seen from `root` (d_path()), for
-  // messages. Unlinked dentries get " (deleted)".
+  // The absolute path of a position as seen from `root` (d_path()).
+  // Unlinked dentries get " (deleted)".
   std::string PathOf(PathPos p, PathPos root) const;
   std::string PathOf(PathPos p) const { return PathOf(p, root()); }
+
+  // DisplayPathOf()
+  //
+  // PathOf() for reasons and messages: a path longer than
+  // kDisplayPathMax bytes is shown by its last components after "…"
+  // (no call can name it whole: it is past PATH_MAX; its tail is what
+  // tells it apart). Naming every path whole made each reason cost its
+  // depth, and a deep chain's checks quadratic.
+  static constexpr size_t kDisplayPathMax = 4096;
+  std::string DisplayPathOf(PathPos p, PathPos root) const;
+
+  // ClearDisplayCache()
+  //
+  // Forgets the display paths this thread made (DisplayPathOf() keeps
+  // the last few, per world, root and shape generation): for a reader
+  // whose read section raced a write, as it may have read a torn tree.
+  static void ClearDisplayCache();
 
   const internal::SeqCount& seq() const noexcept { return seq_; }
 

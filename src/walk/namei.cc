@@ -44,7 +44,7 @@ LastType Classify(uint64_t key) {
     if (pc.err)
       ex->Fail(Stage::kWalk,
                "no search permission on " + DescribeCheck(w, *nd.env.cred, nd.path, nd.root, pc));
-    ex->Component({VerdictOf(w, ino, w.PathOf(nd.path, nd.root), pc), false});
+    ex->Component({VerdictOf(w, ino, w.DisplayPathOf(nd.path, nd.root), pc), false});
   }
   return pc.err;
 }
@@ -55,7 +55,7 @@ LastType Classify(uint64_t key) {
   const vfs::InodeId ino = w.inode_of(nd.path.dentry);
   const vfs::Inode& i = w.inode(ino);
   PermVerdict v;
-  v.path = w.PathOf(nd.path, nd.root);
+  v.path = w.DisplayPathOf(nd.path, nd.root);
   v.want = perm::kMayExec;
   v.granted = true;
   v.decided_by = PermClass::kFastSearch;
@@ -104,7 +104,7 @@ int PickLink(Nameidata& nd, PathPos link_pos, int wflags, Link* link) {
     if (nd.env.ex)
       nd.env.ex->Fail(Stage::kWalk,
                       fmt::format("more than {} symlinks followed (at {})",
-                                  kMaxSymlinks, w.PathOf(link_pos, nd.root)));
+                                  kMaxSymlinks, w.DisplayPathOf(link_pos, nd.root)));
     return ELOOP;
   }
   vfs::InodeId ino = w.inode_of(link_pos.dentry);
@@ -115,7 +115,7 @@ int PickLink(Nameidata& nd, PathPos link_pos, int wflags, Link* link) {
     if (nd.env.ex)
       nd.env.ex->Fail(Stage::kMount,
                       fmt::format("{} is on a nosymfollow mount",
-                                  w.PathOf(link_pos, nd.root)));
+                                  w.DisplayPathOf(link_pos, nd.root)));
     return ELOOP;
   }
   std::string_view body = w.str(w.inode(ino).data);
@@ -166,7 +166,7 @@ int FollowDotdot(Nameidata& nd, DentryId* parent) {
     if (nd.env.ex)
       nd.env.ex->Fail(Stage::kWalk,
                       fmt::format("\"..\" of {} leaves its bind mount",
-                                  w.PathOf(nd.path, nd.root)));
+                                  w.DisplayPathOf(nd.path, nd.root)));
     return ENOENT;
   }
   *parent = p;
@@ -243,7 +243,7 @@ int PathInitInline(Nameidata& nd, const Start& start, std::string_view name) {
     if (nd.env.ex)
       nd.env.ex->Fail(Stage::kWalk,
                       fmt::format("the dirfd {} is not a directory",
-                                  nd.env.w->PathOf(start.pos, nd.root)));
+                                  nd.env.w->DisplayPathOf(start.pos, nd.root)));
     return ENOTDIR;
   }
   nd.path = start.pos;
@@ -260,20 +260,20 @@ namespace {
   if (!kNotDeadDir.Passes(w.dentry(nd.path.dentry).flags)) {
     if (nd.env.ex)
       nd.env.ex->Fail(Stage::kVfs, fmt::format("{} was removed: nothing can be looked up in it",
-                                               w.PathOf(nd.path, nd.root)));
+                                               w.DisplayPathOf(nd.path, nd.root)));
     *err = ENOENT;
   } else if (NameTooLong(nd.last.size())) {
     if (nd.env.ex)
       nd.env.ex->Fail(Stage::kWalk, fmt::format("a component of {} bytes exceeds NAME_MAX "
                                                 "(255) in {}",
-                                                nd.last.size(), w.PathOf(nd.path, nd.root)));
+                                                nd.last.size(), w.DisplayPathOf(nd.path, nd.root)));
     *err = ENAMETOOLONG;
   } else if (int miss = vfs::Absent(w, nd.path, nd.last)) {
     // Not known to be absent: the backend is asked, or cannot say.
     *err = miss;
   } else {
     if (nd.env.ex) {
-      std::string dir_path = w.PathOf(nd.path, nd.root);
+      std::string dir_path = w.DisplayPathOf(nd.path, nd.root);
       nd.env.ex->Fail(Stage::kWalk, fmt::format("{}{}{} does not exist", dir_path,
                                                 dir_path == "/" ? "" : "/", nd.last));
     }
@@ -818,7 +818,7 @@ template <bool kMemo = false>
       if (nd.env.ex)
         nd.env.ex->Fail(Stage::kWalk,
                         fmt::format("{} is not a directory",
-                                    w.PathOf(nd.path, nd.root)));
+                                    w.DisplayPathOf(nd.path, nd.root)));
       return ENOTDIR;
     }
   }
@@ -873,7 +873,7 @@ namespace {
   if ((nd.flags & kLookupDirectory) && !CanLookup(*env.w, nd.path.dentry)) {
     if (env.ex)
       env.ex->Fail(Stage::kWalk, fmt::format("{} is not a directory",
-                                             env.w->PathOf(nd.path, nd.root)));
+                                             env.w->DisplayPathOf(nd.path, nd.root)));
     return ENOTDIR;
   }
   *out = nd.path;
