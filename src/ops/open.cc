@@ -410,13 +410,16 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
 int PathOpenat(OpCtx& ctx, std::string_view name, const walk::Start& start,
                const OpenHow& how, OpenFile* dry, std::shared_ptr<OpenFile>* out) {
   walk::Nameidata nd(ctx.env, how.lookup);
-  if (int err = walk::PathInit(nd, start, name)) return err;
   OpenState st;
-  std::string_view s = name;
   // Without O_CREAT, open_last_lookups() is lookup_fast() and step_into()
   // for a cached name: the register loop may take the last component as
-  // path_lookupat() does (no trailing slash, nothing to follow or cross).
+  // path_lookupat() does (no trailing slash, nothing to follow or cross),
+  // first with no walk state set up at all.
   const bool may_resolve = !(how.open_flag & O_CREAT);
+  if (may_resolve && walk::LookupFast(ctx.env, start, name, how.lookup, &nd.path))
+    return DoOpenLast(ctx, nd, how, st, dry, out);
+  if (int err = walk::PathInit(nd, start, name)) return err;
+  std::string_view s = name;
   for (;;) {
     bool resolved = false;
     if (int err = walk::LinkPathWalk(nd, s, may_resolve ? &resolved : nullptr)) return err;

@@ -913,6 +913,25 @@ int FilenameLookup(const WalkEnv& env, const Start& start,
   return FilenameLookupSlow(env, start, name, flags, {}, kNoResume, out);
 }
 
+bool LookupFast(const WalkEnv& env, const Start& start, std::string_view name, uint32_t flags,
+                PathPos* out) {
+  if (!env.plain_components || name.empty() || (name[0] != '/' && start.has_dirfd)) return false;
+  const PathPos at = name[0] == '/' ? env.root : env.cwd;
+  size_t i = 0;
+  while (i < name.size() && name[i] == '/') ++i;
+  if (i == name.size()) return false;
+  const LoopMode mode = ModeFor(flags, true);
+  const PlainRunResult r =
+      env.fast_search == kFastSearchOn
+          ? PlainRunInline<true>(env, name.data(), name.size(), i, at.dentry, mode)
+          : PlainRunOther(env, name.data(), name.size(), i, at.dentry, mode);
+  if (!r.resolved) return false;  // the general code walks it all, and counts it
+  AddCounts(env, r.counts);
+  out->mnt = at.mnt;
+  out->dentry = r.cur;
+  return true;
+}
+
 int FilenameParentat(const WalkEnv& env, const Start& start,
                      std::string_view name, uint32_t flags, ParentResult* out) {
   if (int err = CheckNameInline(env, name, false)) return err;

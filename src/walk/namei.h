@@ -258,6 +258,17 @@ inline bool CanLookup(const vfs::World& w, vfs::DentryId d) {
 int FilenameLookup(const WalkEnv& env, const Start& start,
                    std::string_view name, uint32_t flags, vfs::PathPos* out);
 
+// LookupFast()
+//
+// FilenameLookup()'s common case alone: a name from the root or the
+// working directory that the register loop resolves whole, the last
+// component as lookup_last() takes it under `flags`. True with *out set
+// (and the components counted); false where the general code must walk,
+// having decided and counted nothing. For a caller whose last step is
+// lookup_last()'s or like it (open_last_lookups() without O_CREAT).
+bool LookupFast(const WalkEnv& env, const Start& start, std::string_view name, uint32_t flags,
+                vfs::PathPos* out);
+
 // ParentResult / FilenameParentat()
 //
 // path_parentat(): resolves all but the last component.
