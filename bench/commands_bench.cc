@@ -293,9 +293,18 @@ void Batch(const Options& o, const std::string& self, const Tree& tree, Reporter
   double second = 0, best = 1e300;
   nlohmann::json pass_s = nlohmann::json::array({first});
   const HostCounts filled = s.model().host_counts();
+  // A pass as `explain --batch --format result` makes it: each answer
+  // asked, and its result line written (into a buffer: the command's
+  // stdout is buffered too).
+  std::string printed;
+  printed.reserve(queries.size() * 8);
   for (int k = 1; k < passes; ++k) {
+    printed.clear();
     const auto t0 = Clock::now();
-    for (const query::Query& q : queries) (void)s.AskQuiet(q);
+    for (const query::Query& q : queries) {
+      printed += query::ResultName(s.AskQuiet(q));
+      printed += '\n';
+    }
     const double t = Since(t0);
     pass_s.push_back(t);
     if (k == 1) second = t;
@@ -369,10 +378,46 @@ void Batch(const Options& o, const std::string& self, const Tree& tree, Reporter
       m["kernel_second_pass_s"] = k_second;
       m["kernel_rate"] = nq / k_best;
       m["kernel_agree"] = agree;
-      // The target: the engine's second pass against the kernel's best.
+      // The engine's second pass against the kernel's best, in this run.
       m["ratio"] = (nq / second) / (nq / k_best);
       m["json_ratio"] = (nq / json_second) / (nq / k_best);
-      m["met"] = (nq / second) / (nq / k_best) >= 10.0;
+      // The target, over several runs taking turns (one run's two numbers
+      // move with the machine by a third or more): each a new session
+      // whose first pass fills its model from the host and whose second
+      // pass is timed, then the kernel's best pass under the same layers;
+      // the median of their ratios decides.
+      const int runs = o.smoke ? 1 : o.quick ? 3 : 7;
+      std::vector<double> ratios, seconds, kernels;
+      for (int run = 0; run < runs; ++run) {
+        auto fresh = query::Session::Open(*who, policies);
+        if (!fresh) break;
+        for (const query::Query& q : queries) (void)(*fresh)->AskQuiet(q);
+        printed.clear();
+        const auto t0 = Clock::now();
+        for (const query::Query& q : queries) {
+          printed += query::ResultName((*fresh)->AskQuiet(q));
+          printed += '\n';
+        }
+        const double t = Since(t0);
+        std::vector<int> ignored;
+        std::string kwhy;
+        const std::vector<double> kp = KernelPasses(specs, queries, passes, &ignored, &kwhy);
+        if (kp.empty()) break;
+        const double kb = *std::min_element(kp.begin() + 1, kp.end());
+        seconds.push_back(t);
+        kernels.push_back(kb);
+        ratios.push_back(kb / t);
+      }
+      if (!ratios.empty()) {
+        std::vector<double> sorted = ratios;
+        std::sort(sorted.begin(), sorted.end());
+        const double median = sorted[sorted.size() / 2];
+        m["runs_second_pass_s"] = seconds;
+        m["runs_kernel_best_s"] = kernels;
+        m["runs_ratio"] = ratios;
+        m["ratio_median"] = median;
+        m["met"] = median >= 10.0;
+      }
     }
     // ProbeHost(): the same calls through the oracle the commands' --verify
     // uses, fork to the last answer, subtracting nothing.
