@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -430,21 +431,48 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
     names.emplace_back(e->d_name);
   }
   const int read_err = errno;
-  closedir(dp);
-  if (read_err != 0)
+  if (read_err != 0) {
+    closedir(dp);
     return Unexpected(fmt::format("listing {}: {}", hp->path, std::strerror(read_err)));
+  }
   for (const std::string& name : names) {
     DentryId c = w.Lookup(d, name);
     if (c == kNone) {
       // What the model removed stays removed.
       if (w.FindNegative(d, name) != kNone) continue;
-      auto r = FillName(w, d, *hp, name);
-      if (!r) return Unexpected(r.error());
-      if (w.inode(dino).flags & kInodeUnseen) return Unexpected(UnknownWhy(w, dino));
-      c = *r;
+      if (Join(hp->path, name).size() >= PATH_MAX) {
+        // Names are read by path, and this path is ENAMETOOLONG to every
+        // call that takes one (Linux reaches the object only relative to
+        // a directory): it is there, of the type fstatat() gives, and
+        // unknown. Enough for the listing to be whole (rmdir's emptiness).
+        struct statx stx {};
+        ++stats_.statx_calls;
+        if (statx(dirfd(dp), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_TYPE,
+                  &stx) != 0) {
+          if (errno == ENOENT) continue;  // gone since listed
+          const int err = errno;
+          closedir(dp);
+          return Unexpected(fmt::format("statx {} in {}: {}", name, hp->path, std::strerror(err)));
+        }
+        c = Synthetic(w, d, name, stx.stx_mode & S_IFMT,
+                      "its path on the host is PATH_MAX bytes or longer: pathwarden reads "
+                      "objects by path");
+      } else {
+        auto r = FillName(w, d, *hp, name);
+        if (!r) {
+          closedir(dp);
+          return Unexpected(r.error());
+        }
+        if (w.inode(dino).flags & kInodeUnseen) {
+          closedir(dp);
+          return Unexpected(UnknownWhy(w, dino));
+        }
+        c = *r;
+      }
     }
     if (children != nullptr && c != kNone) children->push_back(c);
   }
+  closedir(dp);
   w.SetFlags(dino, 0, kInodeIncomplete);
   return {};
 }
