@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -17,6 +20,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "pathwarden/errno.h"
 #include "src/kernel/host_probe.h"
 #include "src/kernel/kernel_session.h"
 #include "src/kernel/scratch_host.h"
@@ -180,9 +184,84 @@ TEST_F(ExplainTest, TheKernelAgrees) {
   EXPECT_GT(compared, 10000);
 }
 
+// A chain below `root` whose deepest paths pass PATH_MAX, made relative
+// to each directory (paths that long are ENAMETOOLONG to every call that
+// takes one): deep/ holds directories of 200-byte names, each holding a
+// file f and the next, until the path is 300 bytes past PATH_MAX; in the
+// directory where they fit, files whose paths are 4095 and 4096 bytes
+// (PATH_MAX with the NUL, and one more). Returns every path made, and
+// the two files.
+struct Deep {
+  std::vector<std::string> paths;
+  std::string fits, too_long;  // 4095 and 4096 bytes
+};
+Deep MakeDeep(const std::string& root) {
+  Deep out;
+  int fd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  std::string path = root;
+  const auto add = [&](const std::string& name, bool dir) {
+    EXPECT_EQ(dir ? mkdirat(fd, name.c_str(), 0755)
+                  : close(openat(fd, name.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644)),
+              0)
+        << name << ": " << std::strerror(errno);
+    out.paths.push_back(path + "/" + name);
+  };
+  const auto enter = [&](const std::string& name) {
+    const int next = openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    EXPECT_GE(next, 0) << std::strerror(errno);
+    close(fd);
+    fd = next;
+    path += "/" + name;
+  };
+  add("deep", true);
+  enter("deep");
+  const std::string name(200, 'n');
+  while (path.size() < PATH_MAX + 300) {
+    add("f", false);
+    if (out.fits.empty() && path.size() + 2 <= PATH_MAX - 1 && PATH_MAX - 1 - path.size() - 1 <= 254) {
+      add(std::string(PATH_MAX - 1 - path.size() - 1, 'x'), false);
+      out.fits = out.paths.back();
+      add(std::string(PATH_MAX - path.size() - 1, 'y'), false);
+      out.too_long = out.paths.back();
+    }
+    add(name, true);
+    enter(name);
+  }
+  close(fd);
+  EXPECT_EQ(out.fits.size(), PATH_MAX - 1u);
+  EXPECT_EQ(out.too_long.size(), static_cast<size_t>(PATH_MAX));
+  return out;
+}
+
+// Every path below `root` but those under root/deep (whose listing needs
+// paths past PATH_MAX), root itself included.
+std::vector<std::string> ListedBelow(const std::string& root) {
+  std::vector<std::string> out{root};
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    out.push_back(it->path().string());
+    if (it->path() == root + "/deep") it.disable_recursion_pending();
+  }
+  EXPECT_FALSE(ec) << ec.message();
+  return out;
+}
+
+// Every right map shows is what explain answers to its query (Right, in
+// src/query/map.h): allowed, denied, or unknown; remove of a non-empty
+// directory allowed exactly when rmdir is ENOTEMPTY (every permission
+// check passed); a right whose query names a path of PATH_MAX bytes or
+// more unknown, where explain answers ENAMETOOLONG. Every entry is
+// listed, past PATH_MAX too, and an allowed right names the Landlock
+// rules that granted it, with their policy file:line, as explain does.
 TEST_F(ExplainTest, MapAgreesWithExplain) {
   const std::string root = scratch_->root();
-  int checked = 0;
+  const Deep deep = MakeDeep(root);
+  std::vector<std::string> all = ListedBelow(root);
+  all.insert(all.end(), deep.paths.begin() + 1, deep.paths.end());
+  std::sort(all.begin(), all.end());
+  int checked = 0, once_empty = 0, unasked = 0, links = 0, rules_named = 0;
   for (const auto& [pname, layers] : Policies(root)) {
     for (const auto& [wname, who] : Identities()) {
       auto s = Session::Open(who, layers);
@@ -194,23 +273,170 @@ TEST_F(ExplainTest, MapAgreesWithExplain) {
       // (clang 14 cannot capture structured bindings.)
       const std::string& policy_name = pname;
       const std::string& who_name = wname;
+      std::vector<std::string> emitted;
       auto r = query::MapTree(**s, o, [&](const query::PathRights& p) {
+        emitted.push_back(p.path);
+        EXPECT_EQ(p.note, "") << p.path;
+        if (p.path.size() >= PATH_MAX) {
+          EXPECT_EQ(p.unknown, p.applies) << p.path;
+          EXPECT_NE(p.applies, 0u) << p.path;
+        }
         for (int k = 0; k < query::kNumRights; ++k) {
-          if (!(p.applies & (1u << k))) continue;
-          auto q = query::QueryFor(static_cast<query::Right>(k), p.path, p.mode);
+          const uint32_t bit = 1u << k;
+          if (!(p.applies & bit)) continue;
+          const auto right = static_cast<query::Right>(k);
+          auto q = query::QueryFor(right, p.path, p.mode);
           ASSERT_TRUE(q);
           const Decision d = (*e)->Ask(*q, false).decision;
-          EXPECT_EQ((p.allowed >> k) & 1, d.allowed() ? 1u : 0u)
-              << who_name << " under " << policy_name << ": "
-              << query::RightName(static_cast<query::Right>(k))
-              << " " << p.path << ": explain says " << d.ToText();
+          const std::string what = fmt::format("{} under {}: {} {}: explain says {} {}", who_name,
+                                               policy_name, query::RightName(right), p.path,
+                                               query::ResultName(d), d.ToText());
           ++checked;
+          if (p.unasked & bit) {
+            EXPECT_TRUE(p.unknown & bit) << what;
+            EXPECT_EQ(d.err(), ENAMETOOLONG) << what;
+            EXPECT_NE(query::Source(**s, p, right).find("PATH_MAX"), std::string::npos) << what;
+            ++unasked;
+            continue;
+          }
+          EXPECT_EQ((p.unknown & bit) != 0, d.unknown()) << what;
+          const bool once = right == query::Right::kRemove && S_ISDIR(p.mode) &&
+                            d.err() == ENOTEMPTY;
+          EXPECT_EQ((p.allowed & bit) != 0, d.allowed() || once) << what;
+          EXPECT_EQ((p.once_empty & bit) != 0, once) << what;
+          if (right == query::Right::kLink) ++links;
+          if (once) {
+            // The source is the permission check that decided, on the
+            // parent, and says what ENOTEMPTY means.
+            const std::string src = query::Source(**s, p, right);
+            EXPECT_NE(src.find("allowed once empty"), std::string::npos) << what << ": " << src;
+            EXPECT_NE(src.find("on the parent"), std::string::npos) << what << ": " << src;
+            ++once_empty;
+          }
+          if (!d.allowed()) continue;
+          // The rules that granted it, named as explain names them.
+          const query::LayerOrigins origins{(*e)->policies(), (*e)->layers()};
+          std::string src;
+          for (const LayerVerdict& v : d.reason().layers) {
+            for (const RuleGrant& g : v.grants) {
+              if (src.empty()) src = query::Source(**s, p, right);
+              const std::string want =
+                  fmt::format("Landlock layer {} ({}) rule {} ({})", g.layer,
+                              query::LayerSource(origins, g.layer), g.path,
+                              query::OriginOf(origins, g.layer, g.path));
+              // One layer's rules are listed together: "rule A (..), rule B (..)".
+              const std::string layer =
+                  fmt::format("Landlock layer {} ({})", g.layer, query::LayerSource(origins, g.layer));
+              const std::string rule =
+                  fmt::format("rule {} ({})", g.path, query::OriginOf(origins, g.layer, g.path));
+              EXPECT_NE(src.find(layer), std::string::npos) << what << ": " << src << "; " << want;
+              EXPECT_NE(src.find(rule), std::string::npos) << what << ": " << src << "; " << want;
+              EXPECT_NE(src.find("(test:1)"), std::string::npos) << what << ": " << src;
+              ++rules_named;
+            }
+          }
         }
       });
       ASSERT_TRUE(r) << r.error();
+      // Every entry, once, in the order of their paths' components.
+      std::vector<std::string> sorted = emitted;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(sorted, all) << who_name << " under " << policy_name;
+      EXPECT_TRUE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
     }
   }
   EXPECT_GT(checked, 3000);
+  EXPECT_GT(once_empty, 0);
+  EXPECT_GT(unasked, 0);
+  EXPECT_GT(links, 0);
+  EXPECT_GT(rules_named, 0);
+}
+
+// What map's remove of a non-empty directory means, on the kernel: rmdir
+// makes every permission check (Landlock's security_path_rmdir(), then
+// may_delete(): write and search on the parent, the sticky bit) before
+// the filesystem finds the directory not empty, so ENOTEMPTY is "allowed
+// once empty" and anything else a refusal. rmdir of a non-empty directory
+// changes nothing, so the kernel is asked for every one of them.
+TEST_F(ExplainTest, RemoveOfANonEmptyDirectoryIsWhatTheKernelSays) {
+  const std::string root = scratch_->root();
+  MakeDeep(root);
+  int compared = 0, allowed = 0, refused = 0;
+  for (const auto& [pname, layers] : Policies(root)) {
+    for (const auto& [wname, who] : Identities()) {
+      auto s = Session::Open(who, layers);
+      ASSERT_TRUE(s) << s.error();
+      std::vector<query::PathRights> dirs;
+      query::MapOptions o;
+      o.dir = root;
+      auto r = query::MapTree(**s, o, [&](const query::PathRights& p) {
+        if (!S_ISDIR(p.mode) || p.path == root || p.path.size() >= PATH_MAX) return;
+        std::error_code ec;
+        if (!std::filesystem::is_empty(p.path, ec) && !ec) dirs.push_back(p);
+      });
+      ASSERT_TRUE(r) << r.error();
+      ASSERT_FALSE(dirs.empty());
+      ProbeIdentity id{who.cred, {}};
+      for (const policy::HostLayer& l : (*s)->layers()) id.layers.push_back(l.ruleset);
+      std::vector<Request> requests;
+      for (const query::PathRights& p : dirs) requests.push_back(Rmdir{.path = p.path});
+      auto kernel = kernel_internal::ProbeHostChanging(id, requests, true);
+      ASSERT_TRUE(kernel) << kernel.error();
+      const uint32_t remove = 1u << static_cast<int>(query::Right::kRemove);
+      for (size_t k = 0; k < dirs.size(); ++k) {
+        const query::PathRights& p = dirs[k];
+        const int err = (*kernel)[k];
+        ASSERT_NE(err, 0) << "rmdir of non-empty " << p.path << " succeeded";
+        ASSERT_FALSE(p.unknown & remove) << p.path;
+        EXPECT_EQ((p.allowed & remove) != 0, err == ENOTEMPTY)
+            << wname << " under " << pname << ": rmdir " << p.path << ": the kernel says "
+            << ErrnoName(err) << "; map's source: "
+            << query::Source(**s, p, query::Right::kRemove);
+        ++((p.allowed & remove) ? allowed : refused);
+        ++compared;
+      }
+    }
+  }
+  RecordProperty("compared", compared);
+  EXPECT_GT(allowed, 0);
+  EXPECT_GT(refused, 0);
+}
+
+// PATH_MAX as the kernel counts it (the NUL included): a path of 4095
+// bytes is looked up, one of 4096 is ENAMETOOLONG before anything else;
+// explain says the same, and map asks the first and leaves the second
+// unknown.
+TEST_F(ExplainTest, PathMaxIsWhereTheKernelPutsIt) {
+  const Deep deep = MakeDeep(scratch_->root());
+  ProbeIdentity id{Cred::ForUser(0, 0), {}};
+  id.cred.cap_effective = id.cred.cap_permitted = kernel_internal::AvailableCaps();
+  const std::vector<Request> requests{Stat{.path = deep.fits}, Stat{.path = deep.too_long},
+                                      Open{.path = deep.fits}, Open{.path = deep.too_long}};
+  auto kernel = ProbeHost(id, requests);
+  ASSERT_TRUE(kernel) << kernel.error();
+  EXPECT_EQ(*kernel, (std::vector<int>{0, ENAMETOOLONG, 0, ENAMETOOLONG}));
+  identity::Identity who;
+  who.cred = id.cred;
+  auto s = Session::Open(who, {});
+  ASSERT_TRUE(s) << s.error();
+  for (size_t k = 0; k < requests.size(); ++k)
+    EXPECT_EQ((*s)->model().Evaluate((*s)->asker(), requests[k]).err(), (*kernel)[k]) << k;
+  query::MapOptions o;
+  o.dir = deep.fits.substr(0, deep.fits.rfind('/'));
+  int seen = 0;
+  auto r = query::MapTree(**s, o, [&](const query::PathRights& p) {
+    if (p.path == deep.fits) {
+      EXPECT_EQ(p.unasked & (1u << static_cast<int>(query::Right::kRead)), 0u);
+      EXPECT_TRUE(p.allowed & (1u << static_cast<int>(query::Right::kRead)));
+      ++seen;
+    } else if (p.path == deep.too_long) {
+      EXPECT_EQ(p.unknown, p.applies);
+      EXPECT_EQ(p.unasked, p.applies);
+      ++seen;
+    }
+  });
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(seen, 2);
 }
 
 }  // namespace

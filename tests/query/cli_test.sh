@@ -139,6 +139,129 @@ case "$stdout" in *"paths:"*readable*) ;; *) fail "map summary: $stdout" ;; esac
 expect 2 "no/such: " "$pw" map /no/such
 expect 2 "not a directory" "$pw" map /etc/passwd
 expect 3 "" "$pw" map --depth 1 /proc/self
+
+# map's tree prints rights where they change from the parent: a directory
+# against its parent directory, another entry against the files: of its
+# directory (what most entries there that are not directories may do). A
+# world-writable directory after a sibling like it is not blank, a blank
+# line is its parent's rights, and directories end in "/".
+mkdir -m 0755 "$out/tr" "$out/tr/P" "$out/tr/P/C"
+mkdir "$out/tr/P/A" "$out/tr/P/B"
+chmod 0777 "$out/tr/P/A" "$out/tr/P/B"
+for f in f1 f2 f3; do : >"$out/tr/P/$f"; done
+chmod 0644 "$out/tr/P/f1" "$out/tr/P/f2"
+chmod 0666 "$out/tr/P/f3"
+creates="create_file,create_dir,create_symlink,create_fifo,create_socket"
+line_is() {  # line_is 'exact line' WHAT: $stdout holds that line
+  printf '%s\n' "$stdout" | grep -qxF -- "$1" || fail "$2: no line \"$1\" in: $stdout"
+}
+line_starts() {  # line_starts 'prefix' WHAT: $stdout holds a line starting so
+  printf '%s\n' "$stdout" | PREFIX="$1" /usr/bin/python3 -c \
+    'import os,sys; p=os.environ["PREFIX"]; sys.exit(0 if any(l.startswith(p) for l in sys.stdin) else 1)' ||
+    fail "$2: no line starting \"$1\" in: $stdout"
+}
+expect 0 "" "$pw" map --uid 1000 --gid 1000 --groups none --colour never "$out/tr/P"
+line_starts "$out/tr/P/  list,search  (list,search: every class has it; " "the top: every right and its source"
+case "$stdout" in *"  files: read  (read: every class has it; write,truncate: other refuses w; "*"; as for f1)"*) ;;
+  *) fail "the top's files: $stdout" ;;
+esac
+line_is "  A/  list,search,$creates  ($creates: every class has it)" "A changes from P"
+line_is "  B/  list,search,$creates  ($creates: every class has it)" "B changes from P too, not from A"
+line_is "  C/" "C has P's rights"
+line_is "  f1" "f1 has the files: rights"
+line_is "  f2" "f2 has the files: rights"
+line_is "  f3  read,write,truncate  (write,truncate: every class has it)" "f3 changes from the files: rights"
+case "$stdout" in *"(a line shows rights where they differ from its parent directory's"*) ;;
+  *) fail "the tree's legend: $stdout" ;; esac
+expect 0 "" "$pw" map --uid 1000 --gid 1000 --groups none --colour never --only writable "$out/tr/P"
+line_starts "$out/tr/P/A/  list,search,$creates  (" "--only: A whole"
+line_starts "$out/tr/P/B/  list,search,$creates  (" "--only: B whole, not blank"
+line_starts "$out/tr/P/f3  read,write,truncate  (" "--only: f3 whole"
+case "$stdout" in *"$out/tr/P/C"*|*"$out/tr/P/f1"*) fail "--only writable: $stdout" ;; esac
+
+# remove of a non-empty directory: the permission checks pass (Linux makes
+# them before the emptiness check), so it is allowed, with the note; link
+# is a right of its own, not for directories.
+expect 0 "" "$pw" map --json --depth 1 "$out/tr"
+printf '%s\n' "$stdout" | /usr/bin/python3 -c '
+import json, sys
+rows = {j["path"]: j for j in map(json.loads, sys.stdin)}
+p = rows[sys.argv[1] + "/P"]
+assert p["rights"]["remove"] is True, p
+assert "ENOTEMPTY" in p["notes"]["remove"] and "once empty" in p["sources"]["remove"], p
+assert "link" not in p["rights"], p
+' "$out/tr" || fail "map --json of a non-empty directory: $stdout"
+expect 0 "" "$pw" map --json "$out/tr/P"
+printf '%s\n' "$stdout" | /usr/bin/python3 -c '
+import json, sys
+rows = {j["path"]: j for j in map(json.loads, sys.stdin)}
+f = rows[sys.argv[1] + "/f1"]
+assert f["rights"]["link"] is True and f["rights"]["rename"] is True, f
+' "$out/tr/P" || fail "map --json: link: $stdout"
+
+# The Landlock rule that grants a right is named with its policy file:line.
+printf '%s\n' 'abi = 1' '[[ruleset]]' 'handled_access_fs = ["read_file", "read_dir", "write_file"]' \
+  '[[path_beneath]]' 'allowed_access = ["read_file", "read_dir"]' 'parent = ["/"]' \
+  '[[path_beneath]]' 'allowed_access = ["write_file"]' "parent = [\"$out/tr/P\"]" >"$out/ll.toml"
+expect 0 "" "$pw" map --policy "$out/ll.toml" --colour never --only writable "$out/tr/P"
+case "$stdout" in
+  *"$out/tr/P/f1  "*"write"*"Landlock layer 1 ($out/ll.toml) rule $out/tr/P ($out/ll.toml:9)"*) ;;
+  *) fail "the rule granting write: $stdout" ;;
+esac
+
+# Names are written with C escapes, quoted when needed: a name cannot
+# forge a line or send a terminal escape.
+mkdir -m 0755 "$out/esc"
+: >"$out/esc/"$'\e[2Jevil\nfake  line'
+: >"$out/esc/plain name"
+expect 0 "" "$pw" map --colour never "$out/esc"
+case "$stdout" in *$'\e'*) fail "map printed a raw escape: $stdout" ;; esac
+line_starts '  "\033[2Jevil\nfake  line"' "the escaped name"
+line_starts '  "plain name"' "a name with a blank"
+if printf '%s\n' "$stdout" | grep -q '^fake'; then fail "a forged line: $stdout"; fi
+expect 0 "" "$pw" map --colour never --only readable "$out/esc"
+line_starts "\"$out/esc/\\033[2Jevil\\nfake  line\"  read" "--only: the escaped path"
+case "$stdout" in *$'\e'*) fail "map --only printed a raw escape: $stdout" ;; esac
+expect 0 "" "$pw" map --json "$out/esc"
+json_ok "map --json of escapes"
+[ "$(printf '%s\n' "$stdout" | wc -l)" -eq 3 ] || fail "map --json, one line each: $stdout"
+
+# Deeper than PATH_MAX: every entry is listed (read relative to its
+# directory); an entry whose path is 4096 bytes or more is unknown with
+# the reason, and counted; exit 3.
+/usr/bin/python3 -c '
+import os, sys
+os.mkdir(sys.argv[1], 0o755)
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for _ in range(2100):
+    os.mkdir("d", 0o755, dir_fd=fd)
+    n = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    os.close(fd)
+    fd = n
+os.close(fd)
+' "$out/deep"
+toolong=$(/usr/bin/python3 -c 'import sys; b = len(sys.argv[1]); print(sum(1 for k in range(2101) if b + 2 * k >= 4096))' "$out/deep")
+expect 3 "" "$pw" map --colour never "$out/deep"
+case "$stdout" in *"2101 paths: "*" unknown ($toolong longer than PATH_MAX)"*) ;;
+  *) fail "map of a deep tree: $(printf '%s\n' "$stdout" | tail -3)" ;;
+esac
+case "$stdout" in *"unknown: path longer than PATH_MAX: reachable only relative to a directory"*) ;;
+  *) fail "map of a deep tree: no reason" ;;
+esac
+expect 3 "" "$pw" map --json "$out/deep"
+printf '%s\n' "$stdout" | /usr/bin/python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert len(rows) == 2101, len(rows)
+deep = [r for r in rows if len(r["path"].encode()) >= 4096]
+assert deep and all(set(r["rights"].values()) == {"unknown"} for r in deep), deep[:1]
+assert all("PATH_MAX" in s for r in deep for s in r["sources"].values()), deep[:1]
+# Short of PATH_MAX by more than the name a query adds, nothing is unknown.
+known = [r for r in rows if len(r["path"].encode()) < 4088]
+bad = [r for r in known if "unknown" in r["rights"].values()]
+assert not bad, bad[:1]
+' || fail "map --json of a deep tree"
+
 # --verify --scratch: changing queries run on the kernel inside the scratch
 # directory only, which is put back exactly (listing with xattrs and
 # mtimes before and after); escapes through symlinks are refused.
