@@ -28,11 +28,32 @@ void AddMap(CLI::App& app, MapCommandOptions* o, CLI::App** out) {
       ->check(CLI::IsMember({"writable", "executable", "readable"}));
   auto* dp = cmd->add_option("--diff-policy", o->diff_policy,
                              "show only what differs under this policy instead");
-  cmd->add_option("--diff-uid", o->diff_uid, "show only what differs for this uid instead")
-      ->excludes(dp);
+  auto* du = cmd->add_option("--diff-uid", o->diff_uid,
+                             "show only what differs for this uid instead (gid and groups from "
+                             "the user database, as --uid)")
+                  ->excludes(dp);
+  // The second identity, as --gid, --groups and --caps give the first.
+  cmd->add_option("--diff-gid", o->diff_gid, "--diff-uid's gid (default: the user's)")->needs(du);
+  cmd->add_option("--diff-groups", o->diff_groups,
+                  "--diff-uid's supplementary groups, a,b,... or none")
+      ->needs(du);
+  cmd->add_option("--diff-caps", o->diff_caps,
+                  "--diff-uid's capabilities (default: all for uid 0, none otherwise)")
+      ->needs(du);
   cmd->add_flag("--json", o->json, "one JSON object per path");
   cmd->add_option("--colour,--color", o->colour, "auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->footer(
+      "Rights: read, list, write, execute, search, truncate, remove, rename, link, create_file, "
+      "create_dir, create_symlink, create_fifo, create_socket, each the answer explain gives to "
+      "one query (docs/commands.md). The tree prints a directory's rights where they differ "
+      "from its parent directory's, and another entry's where they differ from the files: "
+      "its directory's line names (what most entries there that are not directories may do); "
+      "a line without rights has those. Names with blanks, quotes, backslashes, control "
+      "characters or bytes that are not UTF-8 are quoted with C escapes. remove of a "
+      "directory is allowed when every permission check passes (it is then ENOTEMPTY until "
+      "empty). Rights on paths of PATH_MAX bytes or more are unknown. Exit status: 0, 3 when "
+      "any path was unknown, 2 on bad input.");
   *out = cmd;
 }
 
@@ -65,8 +86,21 @@ int RunMapCommand(const MapCommandOptions& o) {
   } else if (o.diff_uid) {
     IdentityFlags f;
     f.uid = *o.diff_uid;
+    f.gid = o.diff_gid;
+    f.groups = o.diff_groups;
+    f.caps = o.diff_caps;
     auto w2 = f.Resolve();
-    if (!w2) return bad(w2.error());
+    if (!w2) {
+      // Its messages name the first identity's flags.
+      std::string msg = w2.error();
+      for (const char* flag : {"--uid", "--gid", "--groups", "--caps"}) {
+        const std::string renamed = "--diff-" + std::string(flag + 2);
+        for (size_t at = msg.find(flag); at != std::string::npos;
+             at = msg.find(flag, at + renamed.size()))
+          msg.replace(at, std::strlen(flag), renamed);
+      }
+      return bad(msg);
+    }
     auto s = query::Session::Open(*w2, layers);
     if (!s) return bad(s.error());
     diff = std::move(*s);

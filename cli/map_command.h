@@ -21,7 +21,7 @@ struct MapCommandOptions {
   int depth = -1;
   std::string only;
   std::optional<std::string> diff_policy;
-  std::optional<std::string> diff_uid;
+  std::optional<std::string> diff_uid, diff_gid, diff_groups, diff_caps;
   bool json = false;
   std::string colour = "auto";
 };

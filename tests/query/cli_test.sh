@@ -178,6 +178,8 @@ line_starts "$out/tr/P/A/  list,search,$creates  (" "--only: A whole"
 line_starts "$out/tr/P/B/  list,search,$creates  (" "--only: B whole, not blank"
 line_starts "$out/tr/P/f3  read,write,truncate  (" "--only: f3 whole"
 case "$stdout" in *"$out/tr/P/C"*|*"$out/tr/P/f1"*) fail "--only writable: $stdout" ;; esac
+map_help="$("$pw" help map)"
+case "$map_help" in *"where they differ from its parent"*) ;; *) fail "map's help: $map_help" ;; esac
 
 # remove of a non-empty directory: the permission checks pass (Linux makes
 # them before the emptiness check), so it is allowed, with the note; link
@@ -261,6 +263,13 @@ known = [r for r in rows if len(r["path"].encode()) < 4088]
 bad = [r for r in known if "unknown" in r["rights"].values()]
 assert not bad, bad[:1]
 ' || fail "map --json of a deep tree"
+
+# --diff-uid for a uid the user database lacks: its gid and groups given
+# as --gid and --groups give the first identity's.
+expect 2 "uid 4123456789 is not in the user database: give --diff-gid" "$pw" map --diff-uid 4123456789 "$out/tr"
+expect 2 "" "$pw" map --diff-gid 5 "$out/tr"
+expect 0 "" "$pw" map --colour never --diff-uid 4123456789 --diff-gid 4123456789 --diff-groups none "$out/tr/P"
+case "$stdout" in *"paths differ"*) ;; *) fail "--diff-uid with --diff-gid: $stdout" ;; esac
 
 # --verify --scratch: changing queries run on the kernel inside the scratch
 # directory only, which is put back exactly (listing with xattrs and
