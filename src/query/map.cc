@@ -122,7 +122,12 @@ std::string_view RightName(Right r) { return kRightNames[static_cast<size_t>(r)]
 std::optional<Query> QueryFor(Right r, const std::string& path, uint32_t mode) {
   const bool dir = S_ISDIR(mode), reg = S_ISREG(mode);
   const std::string inside = Child(path, kNewName);
-  const std::string beside = Child(Parent(path), kNewName);
+  // Not the entry itself: rename(2) of a name onto itself succeeds before
+  // may_delete() (vfs_rename()), whoever asks.
+  const bool is_new = path.size() > kNewName.size() && path.ends_with(kNewName) &&
+                      path[path.size() - kNewName.size() - 1] == '/';
+  const std::string beside =
+      Child(Parent(path), is_new ? std::string(kNewName) + "~" : std::string(kNewName));
   Query q;
   q.path = path;
   switch (r) {
@@ -369,6 +374,11 @@ Result<void, std::string> MapTree(Session& s, const MapOptions& o,
     const uint32_t list = Bit(Right::kList);
     return !(pr.unknown & list) || (pr.unasked & list);
   };
+  // A directory not entered for want of a listing says so.
+  const auto unlisted = [&](PathRights* pr) {
+    if (S_ISDIR(pr->mode) && !(o.depth >= 0 && pr->depth >= o.depth))
+      pr->note = "its entries are not listed: the model cannot decide its listing";
+  };
   // Lists the directory the walk stands in (`dir`, whose path is `path`)
   // into `f`, deciding its entries that are not directories and which
   // rights most of them have.
@@ -417,7 +427,9 @@ Result<void, std::string> MapTree(Session& s, const MapOptions& o,
     pr.mode = walk->here().st_mode;
     DecideAll(s, &pr);
     Frame f;
-    const bool listed = enter(pr) && list(&pr, &f);
+    const bool go = enter(pr);
+    if (!go) unlisted(&pr);
+    const bool listed = go && list(&pr, &f);
     emit(pr);
     if (listed) stack.push_back(std::move(f));
   }
@@ -459,6 +471,7 @@ Result<void, std::string> MapTree(Session& s, const MapOptions& o,
     pr.depth = depth;
     DecideAll(s, &pr);
     if (!enter(pr)) {
+      unlisted(&pr);
       emit(pr);
       continue;
     }

@@ -24,7 +24,9 @@ namespace pathwarden::query {
 //
 // What map shows, each the verdict of one query on the path (NEW is
 // "~pw-new", a name the queries assume absent: in the directory itself
-// for create_*, beside the path for rename and link):
+// for create_*, beside the path for rename and link -- "~pw-new~" for the
+// entry "~pw-new" itself; where one exists, create_* and link are
+// EEXIST, denied):
 //   read      open PATH O_RDONLY                 (not directories)
 //   list      open PATH O_RDONLY|O_DIRECTORY     (directories)
 //   write     open PATH O_WRONLY                 (regular files)

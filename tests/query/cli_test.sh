@@ -200,6 +200,19 @@ rows = {j["path"]: j for j in map(json.loads, sys.stdin)}
 f = rows[sys.argv[1] + "/f1"]
 assert f["rights"]["link"] is True and f["rights"]["rename"] is True, f
 ' "$out/tr/P" || fail "map --json: link: $stdout"
+# The queries' own new name as an entry: renaming a name onto itself
+# succeeds whoever asks, so its rename asks about another name.
+mkdir -m 0755 "$out/nw"
+: >"$out/nw/~pw-new"
+chmod 0644 "$out/nw/~pw-new"
+expect 0 "" "$pw" map --uid 1000 --gid 1000 --groups none --json "$out/nw"
+printf '%s\n' "$stdout" | /usr/bin/python3 -c '
+import json, sys
+rows = {j["path"]: j for j in map(json.loads, sys.stdin)}
+f = rows[sys.argv[1] + "/~pw-new"]
+assert f["rights"]["rename"] is False and f["rights"]["link"] is False, f
+' "$out/nw" || fail "map --json: the entry ~pw-new: $stdout"
+expect 0 "" "$pw" explain --uid 1000 --gid 1000 --groups none rename "$out/nw/~pw-new" "$out/nw/~pw-new"
 
 # The Landlock rule that grants a right is named with its policy file:line.
 printf '%s\n' 'abi = 1' '[[ruleset]]' 'handled_access_fs = ["read_file", "read_dir", "write_file"]' \
