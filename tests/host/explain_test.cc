@@ -24,6 +24,7 @@
 #include "src/kernel/host_probe.h"
 #include "src/kernel/kernel_session.h"
 #include "src/kernel/scratch_host.h"
+#include "src/kernel/sysctl_guard.h"
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
 #include "src/query/map.h"
@@ -128,6 +129,14 @@ class ExplainTest : public ::testing::Test {
     if (geteuid() != 0) GTEST_SKIP() << "needs root";
     if (std::string err = kernel_internal::EnterPrivateMountNamespace(); !err.empty())
       GTEST_SKIP() << "no private mount namespace: " << err;
+    // The host's protected_* sysctls decide links, opens and follows, and
+    // the kernel executor sets a scenario's values machine-wide while it
+    // runs one: its lock, held for the test, keeps the host's values (in
+    // this ctest the RESOURCE_LOCK does; this holds against any other
+    // pathwarden process too).
+    auto guard = kernel_internal::SysctlGuard::Acquire();
+    ASSERT_TRUE(guard) << guard.error();
+    sysctls_ = std::move(*guard);
     auto s = ScratchHost::Build();
     ASSERT_TRUE(s) << s.error();
     scratch_ = std::move(*s);
@@ -137,6 +146,7 @@ class ExplainTest : public ::testing::Test {
       EXPECT_EQ(scratch_->Cleanup(), "");
     }
   }
+  std::unique_ptr<kernel_internal::SysctlGuard> sysctls_;
   std::unique_ptr<ScratchHost> scratch_;
 };
 
