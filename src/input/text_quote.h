@@ -4,7 +4,8 @@
 // terminal escape that rewrites the screen. Names are written with C
 // escapes, as `ls --quoting-style=c` writes them, and quoted only when
 // they need it (`ls --quoting-style=c-maybe`, and also for a blank, so
-// that a quoted or bare name is always one token):
+// that a quoted or bare name is always one token, which the query grammar
+// reads back as the same bytes: src/query/query.h):
 //
 //   \a \b \t \n \v \f \r   those control characters
 //   \" \\                  a double quote, a backslash

@@ -102,12 +102,33 @@ Result<std::vector<Token>, std::string> Tokenize(std::string_view line) {
         if (d == '\\') {
           if (i + 1 == line.size()) break;
           const char e = line[i + 1];
+          // The escapes names are printed with (src/input/text_quote.h):
+          // C's, with one to three octal digits for any byte.
+          if (e >= '0' && e <= '7') {
+            unsigned v = 0;
+            size_t k = i + 1;
+            for (; k < line.size() && k < i + 4 && line[k] >= '0' && line[k] <= '7'; ++k)
+              v = v * 8 + static_cast<unsigned>(line[k] - '0');
+            if (v > 0377) return At(i + 1, fmt::format("\\{} is not a byte", line.substr(i + 1, 3)));
+            if (v == 0) return At(i + 1, "a NUL byte");
+            t.text.push_back(static_cast<char>(v));
+            i = k;
+            continue;
+          }
           switch (e) {
             case '"': t.text.push_back('"'); break;
             case '\\': t.text.push_back('\\'); break;
-            case 'n': t.text.push_back('\n'); break;
+            case 'a': t.text.push_back('\a'); break;
+            case 'b': t.text.push_back('\b'); break;
             case 't': t.text.push_back('\t'); break;
-            default: return At(i + 1, fmt::format("unknown escape \\{} (\\\" \\\\ \\n \\t)", e));
+            case 'n': t.text.push_back('\n'); break;
+            case 'v': t.text.push_back('\v'); break;
+            case 'f': t.text.push_back('\f'); break;
+            case 'r': t.text.push_back('\r'); break;
+            default:
+              return At(i + 1, fmt::format("unknown escape \\{} (\\\" \\\\ \\a \\b \\t \\n \\v "
+                                           "\\f \\r \\ooo)",
+                                           e));
           }
           i += 2;
           continue;

@@ -3,21 +3,28 @@
 // the operations and flags of scenario steps.
 //
 // The grammar (tokens separated by blanks; a token in double quotes may
-// hold blanks, with the C escapes \" \\ \n \t; a token made only of known
-// flag names joined by '|' is the flags wherever it stands after PATH):
+// hold blanks, with the C escapes \" \\ \a \b \t \n \v \f \r and \ooo (one
+// to three octal digits: any byte but NUL), those names are printed with
+// (src/input/text_quote.h); a token made only of known flag names joined
+// by '|' is the flags wherever it stands after PATH):
 //
 //   open PATH [FLAGS] [MODE]        O_RDONLY by default; octal MODE for
 //                                   O_CREAT (0644 by default)
-//   stat|lstat|readlink|chdir|exec_check PATH
+//   stat|lstat|exec_check PATH [FLAGS]
+//   readlink|chdir PATH
 //   access PATH [R_OK|W_OK|X_OK|F_OK|AT_EACCESS|AT_SYMLINK_NOFOLLOW]
+//                                   F_OK by default
 //   mkdir PATH [MODE]               0755 by default
-//   mknod PATH file|fifo|socket [MODE]
+//   mknod PATH file|fifo|socket [MODE]   0644 by default
 //   symlink PATH TARGET
 //   link PATH PATH2 [AT_SYMLINK_FOLLOW]
 //   rename PATH PATH2 [RENAME_NOREPLACE|RENAME_EXCHANGE|RENAME_WHITEOUT]
-//   unlink|rmdir|truncate PATH
-//   chmod PATH MODE
-//   chown|lchown PATH UID:GID       -1 keeps
+//   unlink PATH [AT_REMOVEDIR]
+//   rmdir|truncate PATH
+//   chmod PATH MODE [FLAGS]
+//   chown|lchown PATH UID:GID [FLAGS]   -1 keeps
+//   getxattr|removexattr PATH NAME [FLAGS]; listxattr PATH [FLAGS];
+//   setxattr PATH NAME [VALUE] [FLAGS]
 //   bind_tcp|connect_tcp PORT
 
 #ifndef PATHWARDEN_SRC_QUERY_QUERY_H_

@@ -7,7 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
+
+#include "src/input/text_quote.h"
 
 namespace pathwarden::query {
 namespace {
@@ -22,10 +27,40 @@ TEST(Tokenize, QuotesEscapesAndColumns) {
   EXPECT_EQ((*t)[2].text, "O_RDONLY");
   EXPECT_EQ((*t)[3].text, "x\ty");
   EXPECT_EQ(Tokenize("stat \"/a").error(), "6: a quote that is not closed");
-  EXPECT_EQ(Tokenize("stat \"/a\\q\"").error(), "9: unknown escape \\q (\\\" \\\\ \\n \\t)");
+  EXPECT_EQ(Tokenize("stat \"/a\\q\"").error(),
+            "9: unknown escape \\q (\\\" \\\\ \\a \\b \\t \\n \\v \\f \\r \\ooo)");
   EXPECT_EQ(Tokenize(std::string_view("stat /a\0b", 9)).error(), "8: a NUL byte");
   EXPECT_EQ(Tokenize("stat a\"b\"").error(), "7: a quote inside a token (quote the whole token)");
   EXPECT_EQ(Tokenize("stat \"a\"b").error(), "9: a closing quote must end the token");
+}
+
+TEST(Tokenize, CEscapesAndOctalBytes) {
+  auto t = Tokenize(R"(stat "\a\b\t\n\v\f\r" "\033[2J" "\377\1x" "\1234")");
+  ASSERT_TRUE(t) << t.error();
+  ASSERT_EQ(t->size(), 5u);
+  EXPECT_EQ((*t)[1].text, "\a\b\t\n\v\f\r");
+  EXPECT_EQ((*t)[2].text, "\x1b[2J");
+  EXPECT_EQ((*t)[3].text, "\xff\x01x");  // one to three digits, as C reads them
+  EXPECT_EQ((*t)[4].text, "S4");
+  EXPECT_EQ(Tokenize(R"(stat "a\000b")").error(), "8: a NUL byte");
+  EXPECT_EQ(Tokenize(R"(stat "a\0")").error(), "8: a NUL byte");
+  EXPECT_EQ(Tokenize(R"(stat "a\400")").error(), "8: \\400 is not a byte");
+  // Outside quotes a backslash is itself.
+  EXPECT_EQ(Tokenize(R"(stat a\n)")->at(1).text, "a\\n");
+}
+
+// What explain prints a name as reads back as that name: a query line
+// made of printed names asks about the same bytes.
+TEST(Tokenize, ReadsBackPrintedNames) {
+  const std::string names[] = {"/tmp/a\nb", "\x1b[2Jevil\nfake  line", "x\xff\xfey", "a b",
+                               "q\"uote", "back\\slash", "c1\xc2\x9b", "", "/plain",
+                               std::string("\x01\x7f\r\t", 4)};
+  for (const std::string& n : names) {
+    auto t = Tokenize("stat " + input::QuoteName(n));
+    ASSERT_TRUE(t) << input::QuoteName(n) << ": " << t.error();
+    ASSERT_EQ(t->size(), 2u) << input::QuoteName(n);
+    EXPECT_EQ((*t)[1].text, n) << input::QuoteName(n);
+  }
 }
 
 TEST(ParseQuery, XattrOperations) {
