@@ -116,12 +116,14 @@ struct ComponentVerdict {
 
 // RuleGrant
 //
-// A Landlock rule that granted rights on the walk: where it is attached
-// (as written), the layer (1-based), the rights it granted there.
+// A Landlock rule that granted rights: where it is attached (a path rule
+// on the walk: its path as written; a net rule: `port`, with `path`
+// empty), the layer (1-based), the rights it granted there.
 struct RuleGrant {
   std::string path;
   int layer = 0;
   landlock::AccessMask granted = 0;
+  int port = -1;  // a net rule's port (0 to 65535); -1 for a path rule
 };
 
 // LayerVerdict

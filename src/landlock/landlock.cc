@@ -71,7 +71,7 @@ std::vector<LayerVerdict> FsLayerVerdicts(const OpCtx& ctx, const Domain& d, con
     for (const Grant& g : t.grants) {
       if (g.level != i + 1 || !(g.rights & request)) continue;
       const std::string* src = d.SourceOf(g.object, g.level);
-      v.grants.push_back({src ? *src : ctx.PathOf(g.where), g.level, g.rights & request});
+      v.grants.push_back({src ? *src : ctx.PathOf(g.where), g.level, g.rights & request, -1});
     }
     out.push_back(std::move(v));
   }
@@ -578,6 +578,23 @@ int Landlock::Net(OpCtx& ctx, uint16_t port, AccessMask request) {
   ByLayer m;
   if (!m.Init(*d, request, false)) return 0;
   if (m.Unmask(d->FindNetRule(port))) {
+    // As a filesystem grant: each layer that handles the right, and the
+    // port rule of that layer that granted it.
+    if (ctx.explain()) {
+      std::vector<LayerVerdict> verdicts;
+      for (int i = 0; i < d->num_layers(); ++i) {
+        LayerVerdict v;
+        v.kind = LayerVerdict::Kind::kNet;
+        v.layer = i + 1;
+        v.requested = request & d->layer(i).handled_net;
+        if (!v.requested) continue;
+        for (const LayerAccess& la : d->FindNetRule(port))
+          if (la.level == i + 1 && (la.access & v.requested))
+            v.grants.push_back({"", la.level, la.access & v.requested, port});
+        verdicts.push_back(std::move(v));
+      }
+      ctx.ex->Layers(std::move(verdicts));
+    }
     ctx.Ok(Stage::kLandlock, [&] {
       return fmt::format("a port rule for {} grants {}", port, NetAuditNames(request));
     });

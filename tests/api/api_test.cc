@@ -233,8 +233,21 @@ TEST_F(ApiTest, LandlockDeniesWithTheLayerAndTheMissingRight) {
 }
 
 TEST_F(ApiTest, LandlockNetAndScopes) {
-  // 22. Port 8080 is granted; 9090 is not.
-  EXPECT_TRUE(m.Evaluate(www_data, BindTcp{.port = 8080}).allowed());
+  // 22. Port 8080 is granted, by layer 1's rule on the port (as a
+  // filesystem grant names its rule); 9090 is not.
+  const Decision ok = m.Evaluate(www_data, BindTcp{.port = 8080});
+  EXPECT_TRUE(ok.allowed()) << ok.ToText();
+  ASSERT_EQ(ok.reason().layers.size(), 1u);
+  const LayerVerdict& granted = ok.reason().layers[0];
+  EXPECT_EQ(granted.kind, LayerVerdict::Kind::kNet);
+  EXPECT_EQ(granted.layer, 1);
+  EXPECT_EQ(granted.requested, ll::kNetBindTcp);
+  EXPECT_EQ(granted.missing, 0u);
+  ASSERT_EQ(granted.grants.size(), 1u);
+  EXPECT_EQ(granted.grants[0].port, 8080);
+  EXPECT_EQ(granted.grants[0].path, "");
+  EXPECT_EQ(granted.grants[0].layer, 1);
+  EXPECT_EQ(granted.grants[0].granted, ll::kNetBindTcp);
   const Decision d = m.Evaluate(www_data, BindTcp{.port = 9090});
   EXPECT_EQ(d.err(), EACCES);
   EXPECT_EQ(d.stage(), Stage::kLandlock);
