@@ -39,7 +39,7 @@ struct ChildMessage {
     kRestoreCwd,   // index: the Chdir after which fchdir("/") failed
     kRulePath,     // index: the layer, rule, err
     kCred,         // err, call
-    kSetup,        // err, call (chdir, umask, PR_SET_NO_NEW_PRIVS)
+    kSetup,        // err, call (chroot, chdir, open ., PR_SET_NO_NEW_PRIVS)
     kLayer,        // index: the layer, rule, stage, err
   };
   int32_t kind = kAnswer;
@@ -216,13 +216,17 @@ void Send(int fd, const ChildMessage& m) {
   _exit(0);
 }
 
-[[noreturn]] void RunChild(int out, const Cred& cred, std::span<const LayerSpec> layers,
+[[noreturn]] void RunChild(int out, const ProbeIdentity& who, std::span<const LayerSpec> layers,
                            std::span<const StepSpec> steps) {
   using M = ChildMessage;
-  if (chdir("/") != 0) Stop(out, M{.kind = M::kSetup, .err = errno}, "chdir /");
-  const int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0) Stop(out, M{.kind = M::kSetup, .err = errno}, "open /");
-  // Rule paths are opened as the launcher (root), from "/".
+  const Cred& cred = who.cred;
+  if (who.root != "/" && (chroot(who.root.c_str()) != 0 || chdir("/") != 0))
+    Stop(out, M{.kind = M::kSetup, .err = errno}, "chroot");
+  if (chdir(who.cwd.c_str()) != 0) Stop(out, M{.kind = M::kSetup, .err = errno}, "chdir");
+  // Where each request starts, to come back to after a Chdir.
+  const int start = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (start < 0) Stop(out, M{.kind = M::kSetup, .err = errno}, "open .");
+  // Rule paths are opened as the launcher (root), from there.
   std::vector<std::vector<int>> opened(layers.size());
   for (size_t l = 0; l < layers.size(); ++l) {
     for (size_t i = 0; i < layers[l].rules.size(); ++i) {
@@ -257,7 +261,7 @@ void Send(int fd, const ChildMessage& m) {
     if (st.op == Op::kOpen && OpensSpecialFile(st, &mode))
       Stop(out, M{.kind = M::kRefused, .index = index, .mode = mode});
     int err = RunStep(no_peers, st, kernel_internal::Request{}, &fds);
-    if (st.op == Op::kChdir && err == 0 && fchdir(root) != 0)
+    if (st.op == Op::kChdir && err == 0 && fchdir(start) != 0)
       Stop(out, M{.kind = M::kRestoreCwd, .index = index, .err = errno});
     Send(out, M{.kind = M::kAnswer, .index = index, .err = err});
   }
@@ -274,23 +278,26 @@ std::string_view KindOfMode(uint32_t mode) {
   return "a file of unknown type";
 }
 
-std::string Describe(const ChildMessage& m, std::span<const LayerSpec> layers,
-                     std::span<const StepSpec> steps) {
+std::string Describe(const ChildMessage& m, const ProbeIdentity& who,
+                     std::span<const LayerSpec> layers, std::span<const StepSpec> steps) {
   const auto at = [](int32_t i) { return static_cast<size_t>(i); };
   switch (m.kind) {
     case ChildMessage::kRefused:
       return fmt::format("request {}: open of {} {} is refused: it would reach a driver or a peer",
                          m.index, KindOfMode(m.mode), steps[at(m.index)].path);
     case ChildMessage::kRestoreCwd:
-      return fmt::format("request {}: back to \"/\" after chdir {}: fchdir: {}", m.index,
-                         steps[at(m.index)].path, ErrnoName(m.err));
+      return fmt::format("request {}: back to the working directory after chdir {}: fchdir: {}",
+                         m.index, steps[at(m.index)].path, ErrnoName(m.err));
     case ChildMessage::kRulePath:
       return fmt::format("layer {}: rule path \"{}\" does not resolve: {}", m.index,
                          layers[at(m.index)].rules[at(m.rule)].path, ErrnoName(m.err));
     case ChildMessage::kCred:
       return fmt::format("taking the identity: {}: {}", m.call, ErrnoName(m.err));
-    case ChildMessage::kSetup:
-      return fmt::format("child setup: {}: {}", m.call, ErrnoName(m.err));
+    case ChildMessage::kSetup: {
+      const std::string_view call = m.call;
+      const std::string* dir = call == "chroot" ? &who.root : call == "chdir" ? &who.cwd : nullptr;
+      return fmt::format("child setup: {}{}: {}", call, dir ? " " + *dir : "", ErrnoName(m.err));
+    }
     case ChildMessage::kLayer: {
       LayerFailure f{static_cast<LayerFailure::Stage>(m.stage), at(m.rule)};
       return fmt::format("layer {}: {}", m.index, DescribeFailure(layers[at(m.index)], f, m.err));
@@ -377,7 +384,7 @@ Result<std::vector<int>, std::string> ProbeHostChanging(
   }
   if (pid == 0) {
     close(pipe_fds[0]);
-    RunChild(pipe_fds[1], who.cred, layers, steps);
+    RunChild(pipe_fds[1], who, layers, steps);
   }
   close(pipe_fds[1]);
   std::vector<int> errs;
@@ -397,7 +404,7 @@ Result<std::vector<int>, std::string> ProbeHostChanging(
     } else if (failure.empty()) {
       failure = m.kind == ChildMessage::kAnswer
                     ? fmt::format("answer for request {} out of order", m.index)
-                    : Describe(m, layers, steps);
+                    : Describe(m, who, layers, steps);
     }
   }
   close(pipe_fds[0]);

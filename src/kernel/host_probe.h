@@ -22,21 +22,26 @@ namespace pathwarden::kernel_internal {
 // Who asks: `cred` exactly (real, effective, saved and fs ids, the
 // supplementary groups, the effective and permitted capability sets, the
 // umask) and no_new_privs, confined by `layers` in order (none:
-// unconfined). Rule paths
-// resolve as root from "/" before the credentials change, as a privileged
-// launcher opens them; rules by Node handle are refused.
+// unconfined), in `root` and `cwd`. The child takes them as a model's
+// process is set up (src/query/explain.cc, Session::Open()): chroot(root),
+// then chdir(cwd) inside it, both as root before the credentials change.
+// Rule paths resolve from there, as root, as a privileged launcher opens
+// them; rules by Node handle are refused.
 struct ProbeIdentity {
   Cred cred;
   std::vector<LandlockRuleset> layers = {};
+  std::string cwd = "/";
+  std::string root = "/";
 };
 
 // ProbeHost()
 //
-// Forks one child that takes `who` (TakeCred(), then no_new_privs, then
-// each layer), runs `requests` in order as real system calls and reports
-// each one's errno (0: success) in request order. The child starts in "/"
-// and every request starts there: a Chdir is undone after it succeeds,
-// so each answer is that of Model::Evaluate() on an unchanged process.
+// Forks one child that takes `who` (its root and working directory, then
+// TakeCred(), no_new_privs, each layer), runs `requests` in order as real
+// system calls and reports each one's errno (0: success) in request order.
+// Every request starts in `who.cwd` (a relative path resolves from it): a
+// Chdir is undone after it succeeds, so each answer is that of
+// Model::Evaluate() on an unchanged process.
 //
 // Requests (dirfd kAtFdcwd only): Stat, Lstat, Access (faccessat2),
 // Readlink, Chdir, ExecCheck (execveat(..., AT_EXECVE_CHECK), which never
@@ -48,7 +53,8 @@ struct ProbeIdentity {
 // (it changes no data, but watchers see IN_OPEN / IN_CLOSE_WRITE).
 //
 // Errors: a refused request ("request 3: open of a character device
-// /dev/null is refused: ..."), any other request type, an identity this
+// /dev/null is refused: ..."), any other request type, a root or working
+// directory the child cannot enter, an identity this
 // process cannot grant (capabilities outside its own permitted set, as
 // in a container: mask Cred::ForUser(0, 0)'s with AvailableCaps() from
 // src/kernel/kernel_session.h), a layer the kernel refuses, or a child

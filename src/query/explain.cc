@@ -159,13 +159,10 @@ std::optional<int> Verify(const Session& s, const Query& q, const std::string& s
     return VerifyChanging(id, q, dir, why);
   }
   for (const policy::HostLayer& l : s.layers()) id.layers.push_back(l.ruleset);
-  if (s.who().cwd != "/" || s.who().root != "/") {
-    // The probe starts at "/": a relative path is resolved from the cwd.
-    if (!q.path.starts_with('/')) {
-      *why = "a relative path with a working directory other than /: not run on the kernel";
-      return std::nullopt;
-    }
-  }
+  // The child takes the asker's root and working directory, as the
+  // session's model does: a relative path starts where the model's does.
+  id.root = s.who().root;
+  id.cwd = s.who().cwd;
   const Request reqs[] = {q.request};
   auto r = kernel_internal::ProbeHost(id, reqs);
   if (!r) {

@@ -258,6 +258,49 @@ std::vector<std::string> ListedBelow(const std::string& root) {
   return out;
 }
 
+// --verify asks the kernel read-only queries with relative paths too: its
+// child stands where the asker stands (the working directory, inside the
+// root), so a relative path resolves on the kernel as in the model.
+TEST_F(ExplainTest, RelativePathsAreVerifiedWhereTheAskerStands) {
+  const std::string root = scratch_->root();
+  struct Where {
+    std::string root, cwd;
+  };
+  const Where wheres[] = {{"/", root + "/home"}, {"/", root + "/links"}, {root, "/home"},
+                          {root, "/links"}};
+  const char* lines[] = {"stat alice",        "stat alice/secret", "access alice X_OK",
+                         "open alice/secret", "stat ../private/file", "lstat rel",
+                         "stat rel",          "stat rel_up",       "readlink abs",
+                         "stat abs",          "chdir bob",         "stat .",
+                         "exec_check target", "stat /home/alice",  "open dangling"};
+  int compared = 0, refused = 0;
+  for (const auto& [wname, who0] : Identities()) {
+    for (const Where& w : wheres) {
+      identity::Identity who = who0;
+      who.root = w.root;
+      who.cwd = w.cwd;
+      auto session = Session::Open(who, {});
+      ASSERT_TRUE(session) << session.error();
+      for (const char* line : lines) {
+        auto q = query::ParseQueryLine(line);
+        ASSERT_TRUE(q) << line << ": " << q.error();
+        const query::Answer a = (*session)->Ask(*q, true);
+        ASSERT_TRUE(a.kernel_err) << wname << " in " << w.cwd << " under root " << w.root
+                                  << ": " << line << ": unverified: " << a.unverified;
+        ASSERT_FALSE(a.decision.unknown()) << line;
+        EXPECT_EQ(a.decision.err(), *a.kernel_err)
+            << wname << " in " << w.cwd << " under root " << w.root << ": " << line
+            << "\n  explain: " << query::RenderText(**session, a, false);
+        ++compared;
+        refused += a.decision.err() != 0;
+      }
+    }
+  }
+  // Both answers are among them: allowed ones and refusals.
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(compared - refused, 0);
+}
+
 // Every right map shows is what explain answers to its query (Right, in
 // src/query/map.h): allowed, denied, or unknown; remove of a non-empty
 // directory allowed exactly when rmdir is ENOTEMPTY (every permission
