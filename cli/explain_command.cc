@@ -14,6 +14,7 @@
 #include "src/query/explain.h"
 #include "src/query/query.h"
 #include "src/input/json_text.h"
+#include "src/input/text_quote.h"
 
 namespace pathwarden::cli {
 
@@ -187,8 +188,10 @@ int RunExplain(const ExplainOptions& o) {
   if (!layers) return bad(layers.error());
   auto session = query::Session::Open(*who, std::move(*layers));
   if (!session) return bad(session.error());
-  for (const std::string& n : who->notes) std::cerr << "explain: note: " << n << "\n";
-  for (const std::string& w : (*session)->warnings()) std::cerr << "explain: warning: " << w << "\n";
+  for (const std::string& n : who->notes)
+    std::cerr << "explain: note: " << input::EscapeText(n) << "\n";
+  for (const std::string& w : (*session)->warnings())
+    std::cerr << "explain: warning: " << input::EscapeText(w) << "\n";
   const bool colour = WantColour(o.colour);
   int status = 0;
   bool any_unknown = false;
@@ -210,14 +213,7 @@ int RunExplain(const ExplainOptions& o) {
     if (o.json) {
       std::cout << input::JsonText(query::RenderJson(**session, a)) << "\n";
     } else if (o.batch) {
-      std::string what = q.op + " " + q.path + (q.path2.empty() ? "" : " " + q.path2);
-      std::cout << what << ": " << query::ResultName(a.decision)
-                << (a.decision.ToText().empty() ? "" : " " + a.decision.ToText());
-      if (a.kernel_err)
-        std::cout << (*a.kernel_err == a.decision.err() && !a.decision.unknown()
-                          ? " [kernel agrees]"
-                          : " [kernel DISAGREES]");
-      std::cout << "\n";
+      std::cout << query::RenderLine(a, colour) << "\n";
     } else {
       std::cout << query::RenderText(**session, a, colour);
     }

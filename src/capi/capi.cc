@@ -480,7 +480,7 @@ pathwarden_decision* NewDecision(query::Query q, Decision d, std::shared_ptr<con
     out->missing_names.push_back(std::move(names));
     out->policy.push_back(query::LayerSource(origins, l.layer));
     std::vector<std::string> g;
-    for (const RuleGrant& rg : l.grants) g.push_back(query::OriginOf(origins, rg.layer, rg.path));
+    for (const RuleGrant& rg : l.grants) g.push_back(query::OriginOf(origins, rg));
     out->grant_origin.push_back(std::move(g));
   }
   return out;

@@ -17,6 +17,7 @@
 #include <signal.h>
 
 #include "src/api/model_impl.h"
+#include "src/input/text_quote.h"
 #include "src/kernel/host_probe.h"
 #include "src/query/scratch.h"
 
@@ -45,6 +46,24 @@ std::string OriginOf(const LayerOrigins& o, int layer, const std::string& path) 
   const policy::HostLayer& l = o.layers[static_cast<size_t>(layer) - 1];
   for (size_t i = 0; i < l.ruleset.rules.size() && i < l.origins.size(); ++i) {
     if (l.ruleset.rules[i].path != path) continue;
+    std::string out;
+    for (const policy::Origin& og : l.origins[i]) {
+      if (!out.empty()) out += ", ";
+      out += og.line > 0 ? fmt::format("{}:{}", og.file, og.line) : og.file;
+    }
+    return out;
+  }
+  return "";
+}
+
+std::string OriginOf(const LayerOrigins& o, const RuleGrant& g) {
+  if (g.port < 0) return OriginOf(o, g.layer, g.path);
+  if (g.layer < 1 || static_cast<size_t>(g.layer) > o.layers.size()) return "";
+  const policy::HostLayer& l = o.layers[static_cast<size_t>(g.layer) - 1];
+  for (size_t i = 0; i < l.ruleset.rules.size() && i < l.origins.size(); ++i) {
+    const LandlockRule& rule = l.ruleset.rules[i];
+    if (rule.type != landlock::kRuleNetPort || rule.port != static_cast<uint64_t>(g.port))
+      continue;
     std::string out;
     for (const policy::Origin& og : l.origins[i]) {
       if (!out.empty()) out += ", ";
@@ -275,24 +294,98 @@ Decision Session::AskQuiet(const Query& q) {
   return model_.Evaluate(asker_, q.request, Model::Detail::kVerdictOnly);
 }
 
+std::vector<LayerVerdict> LayersOf(const Reason& r) {
+  std::vector<LayerVerdict> out = r.layers;
+  for (const ReferSide& side : r.refer) {
+    for (const LayerVerdict& v : side.layers) {
+      auto same = std::find_if(out.begin(), out.end(), [&](const LayerVerdict& o) {
+        return o.layer == v.layer && o.kind == v.kind;
+      });
+      if (same == out.end()) {
+        out.push_back(v);
+        continue;
+      }
+      same->requested |= v.requested;
+      same->missing |= v.missing;
+      same->grants.insert(same->grants.end(), v.grants.begin(), v.grants.end());
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const LayerVerdict& x, const LayerVerdict& y) { return x.layer < y.layer; });
+  return out;
+}
+
+Verdict VerdictOf(const Answer& a) {
+  Verdict v;
+  if (!a.kernel_err) {
+    v.why = a.unverified;
+    return v;
+  }
+  v.kernel = *a.kernel_err == 0 ? std::string("ok") : ErrnoName(*a.kernel_err);
+  if (a.decision.unknown()) {
+    v.kind = Verdict::Kind::kNotCompared;
+    v.why = "the model's answer is unknown";
+  } else {
+    v.kind = *a.kernel_err == a.decision.err() ? Verdict::Kind::kAgrees
+                                               : Verdict::Kind::kDisagrees;
+  }
+  return v;
+}
+
+namespace {
+
+// The operation and its paths, each as it could be written again:
+// "rename /a \"b c\"".
+std::string QueryText(const Query& q) {
+  std::string what = q.op + " " + input::QuoteName(q.path);
+  if (!q.path2.empty()) what += " " + input::QuoteName(q.path2);
+  return what;
+}
+
+const char* ResultColour(const Decision& d) {
+  return d.allowed() ? kGreen : d.unknown() ? kYellow : kRed;
+}
+
+}  // namespace
+
+std::string RenderLine(const Answer& a, bool colour) {
+  const Decision& d = a.decision;
+  std::string out = QueryText(a.query) + ": " + Paint(colour, ResultColour(d), ResultName(d));
+  if (!d.ToText().empty()) out += " " + input::EscapeText(d.ToText());
+  const Verdict v = VerdictOf(a);
+  switch (v.kind) {
+    case Verdict::Kind::kAgrees: out += " " + Paint(colour, kGreen, "[kernel agrees]"); break;
+    case Verdict::Kind::kDisagrees:
+      out += " " + Paint(colour, kRed, fmt::format("[kernel DISAGREES: {}]", v.kernel));
+      break;
+    case Verdict::Kind::kNotCompared:
+      out += " " + Paint(colour, kYellow,
+                         fmt::format("[kernel: {}, not compared: {}]", v.kernel, v.why));
+      break;
+    case Verdict::Kind::kUnverified:
+      if (!v.why.empty())
+        out += " " + Paint(colour, kYellow, fmt::format("[unverified: {}]", input::EscapeText(v.why)));
+      break;
+  }
+  return out;
+}
+
 std::string RenderText(const Session& s, const Answer& a, bool colour) {
   const LayerOrigins origins{s.policies(), s.layers()};
   const Decision& d = a.decision;
   std::string out;
-  std::string what = a.query.op + " " + a.query.path;
-  if (!a.query.path2.empty()) what += " " + a.query.path2;
-  const char* c = d.allowed() ? kGreen : d.unknown() ? kYellow : kRed;
   std::string result = ResultName(d);
   if (d.err() > 0) result += fmt::format(" ({})", std::strerror(d.err()));
-  out += fmt::format("{}: {}\n", Paint(colour, kBold, what), Paint(colour, c, result));
-  out += fmt::format("  as {}\n", s.who().Describe());
-  if (!d.ToText().empty()) out += fmt::format("  {}\n", d.ToText());
+  out += fmt::format("{}: {}\n", Paint(colour, kBold, QueryText(a.query)),
+                     Paint(colour, ResultColour(d), result));
+  out += fmt::format("  as {}\n", input::EscapeText(s.who().Describe()));
+  if (!d.ToText().empty()) out += fmt::format("  {}\n", input::EscapeText(d.ToText()));
   const Reason& r = d.reason();
   // The walk: each directory searched, then the object's own check.
   std::vector<std::array<std::string, 7>> rows;
   auto row = [&](const PermVerdict& v, bool fast) {
-    rows.push_back({v.path, std::string(TypeName(v.mode)), ModeText(v), std::to_string(v.uid),
-                    std::to_string(v.gid), Want(v.want),
+    rows.push_back({input::QuoteName(v.path), std::string(TypeName(v.mode)), ModeText(v),
+                    std::to_string(v.uid), std::to_string(v.gid), Want(v.want),
                     DecidedBy(v, fast) + (v.granted ? "" : " — refused")});
   };
   for (const ComponentVerdict& cv : r.components) row(cv.check, cv.fast);
@@ -316,17 +409,18 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
       out += line(rows[i], refused ? kRed : nullptr);
     }
   }
-  // Landlock, per layer.
+  // Landlock, per layer (a rename's or link's two sides merged), then each
+  // side of a rename or link across directories.
   auto layers = [&](const std::vector<LayerVerdict>& lv, const std::string& side) {
     for (const LayerVerdict& v : lv) {
       std::string src = LayerSource(origins, v.layer);
       std::string l = fmt::format("  landlock layer {}{}{}: asked {}", v.layer,
-                                  src.empty() ? "" : " (" + src + ")", side,
+                                  src.empty() ? "" : " (" + input::QuoteName(src) + ")", side,
                                   Join(Names(v, v.requested, false)));
       for (const RuleGrant& g : v.grants) {
-        std::string origin = OriginOf(origins, g.layer, g.path);
-        l += fmt::format("; {} granted by the rule on {}{}",
-                         Join(Names(v, g.granted, false)), g.path,
+        std::string origin = input::EscapeText(OriginOf(origins, g));
+        l += fmt::format("; {} granted by the rule on {}{}", Join(Names(v, g.granted, false)),
+                         g.port >= 0 ? fmt::format("port {}", g.port) : input::QuoteName(g.path),
                          origin.empty() ? "" : " (" + origin + ")");
       }
       if (v.missing)
@@ -336,17 +430,29 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
       out += l + "\n";
     }
   };
-  if (!r.layers.empty() || !r.refer.empty()) out += "\n";
-  layers(r.layers, "");
+  const std::vector<LayerVerdict> merged = LayersOf(r);
+  if (!merged.empty()) out += "\n";
+  layers(merged, "");
   for (const ReferSide& side : r.refer)
-    layers(side.layers, fmt::format(", {} {}", side.source ? "from" : "to", side.path));
-  if (a.kernel_err) {
-    const bool agree = !d.unknown() && *a.kernel_err == d.err();
-    out += fmt::format("\n  kernel: {} — {}\n",
-                       *a.kernel_err == 0 ? std::string("ok") : ErrnoName(*a.kernel_err),
-                       Paint(colour, agree ? kGreen : kRed, agree ? "agrees" : "DISAGREES"));
-  } else if (!a.unverified.empty()) {
-    out += fmt::format("\n  kernel: unverified ({})\n", a.unverified);
+    layers(side.layers,
+           fmt::format(", {} {}", side.source ? "from" : "to", input::QuoteName(side.path)));
+  const Verdict v = VerdictOf(a);
+  switch (v.kind) {
+    case Verdict::Kind::kAgrees:
+    case Verdict::Kind::kDisagrees: {
+      const bool agree = v.kind == Verdict::Kind::kAgrees;
+      out += fmt::format("\n  kernel: {} — {}\n", v.kernel,
+                         Paint(colour, agree ? kGreen : kRed, agree ? "agrees" : "DISAGREES"));
+      break;
+    }
+    case Verdict::Kind::kNotCompared:
+      out += fmt::format("\n  kernel: {} — {}\n", v.kernel,
+                         Paint(colour, kYellow, "not compared (" + v.why + ")"));
+      break;
+    case Verdict::Kind::kUnverified:
+      if (!v.why.empty())
+        out += fmt::format("\n  kernel: unverified ({})\n", input::EscapeText(v.why));
+      break;
   }
   return out;
 }
@@ -396,27 +502,39 @@ nlohmann::json RenderJson(const LayerOrigins& s, const Answer& a) {
              {"requested", Names(v, v.requested, false)},
              {"missing", BlockerNames(v, v.missing)}};
       json grants = json::array();
-      for (const RuleGrant& g : v.grants)
-        grants.push_back({{"rule", g.path},
-                          {"rights", Names(v, g.granted, false)},
-                          {"origin", OriginOf(s, g.layer, g.path)}});
+      for (const RuleGrant& g : v.grants) {
+        json gj{{"rights", Names(v, g.granted, false)}, {"origin", OriginOf(s, g)}};
+        if (g.port >= 0) {
+          gj["port"] = g.port;
+        } else {
+          gj["rule"] = g.path;
+        }
+        grants.push_back(gj);
+      }
       l["grants"] = grants;
       arr.push_back(l);
     }
     return arr;
   };
-  j["layers"] = layers(r.layers);
+  j["layers"] = layers(LayersOf(r));
   if (!r.refer.empty()) {
     json refer = json::array();
     for (const ReferSide& side : r.refer)
       refer.push_back({{"path", side.path}, {"source", side.source}, {"layers", layers(side.layers)}});
     j["refer"] = refer;
   }
-  if (a.kernel_err) {
-    j["verified"] = {{"kernel", *a.kernel_err == 0 ? std::string("ok") : ErrnoName(*a.kernel_err)},
-                     {"agrees", !d.unknown() && *a.kernel_err == d.err()}};
-  } else if (!a.unverified.empty()) {
-    j["verified"] = {{"kernel", nullptr}, {"why", a.unverified}};
+  const Verdict v = VerdictOf(a);
+  switch (v.kind) {
+    case Verdict::Kind::kAgrees:
+    case Verdict::Kind::kDisagrees:
+      j["verified"] = {{"kernel", v.kernel}, {"agrees", v.kind == Verdict::Kind::kAgrees}};
+      break;
+    case Verdict::Kind::kNotCompared:
+      j["verified"] = {{"kernel", v.kernel}, {"agrees", nullptr}, {"why", "not compared: " + v.why}};
+      break;
+    case Verdict::Kind::kUnverified:
+      if (!v.why.empty()) j["verified"] = {{"kernel", nullptr}, {"why", v.why}};
+      break;
   }
   return j;
 }

@@ -108,8 +108,43 @@ std::string ResultName(const Decision& d);
 // mode with '+' for an ACL, owner, group, the check and what decided it),
 // each Landlock layer (rights asked, the rule that granted each, with its
 // policy file:line, or the blockers as the kernel's audit names them), the
-// kernel's verdict when verified. `colour`: ANSI colours.
+// kernel's verdict when verified. `colour`: ANSI colours. Names are
+// written as input::QuoteName() writes them, prose that embeds them as
+// input::EscapeText() does (src/input/text_quote.h): one answer never
+// holds a control character from a name.
 std::string RenderText(const Session& s, const Answer& a, bool colour);
+
+// RenderLine()
+//
+// One line for --batch: the operation and its paths (names quoted as
+// QuoteName() does: a path reads back as the same bytes), the result, the
+// reason, and with --verify the kernel's verdict
+// or why there is none ("[kernel agrees]", "[kernel DISAGREES: ok]",
+// "[kernel: ok, not compared: the model's answer is unknown]",
+// "[unverified: ...]"). No newline at the end.
+std::string RenderLine(const Answer& a, bool colour);
+
+// Verdict
+//
+// What --verify found: no kernel answer (`why` says why), the kernel's
+// answer compared (agrees or not), or the kernel's answer not compared
+// (the model's is unknown: an unknown is never a disagreement, nor an
+// agreement).
+struct Verdict {
+  enum class Kind { kUnverified, kAgrees, kDisagrees, kNotCompared };
+  Kind kind = Kind::kUnverified;
+  std::string kernel;  // "ok", "EACCES", ...; "" when unverified
+  std::string why;
+};
+Verdict VerdictOf(const Answer& a);
+
+// LayersOf()
+//
+// A decision's per-layer verdicts: its layers, and for a rename or link
+// across directories the two sides' merged per layer (requested and
+// missing rights united, grants of both) -- what the JSON's "layers" and
+// the text's layer lines show; the sides stay in "refer".
+std::vector<LayerVerdict> LayersOf(const Reason& r);
 
 // LayerOrigins
 //
@@ -124,14 +159,18 @@ struct LayerOrigins {
 // LayerSource() / OriginOf()
 //
 // The policy of layer `layer` (1-based); where the rule on `path` in it
-// was written ("policy.toml:4, other.toml:2"); "" when not known.
+// was written ("policy.toml:4, other.toml:2"), or the rule a grant came
+// from (a path rule, or a port rule); "" when not known.
 std::string LayerSource(const LayerOrigins& o, int layer);
 std::string OriginOf(const LayerOrigins& o, int layer, const std::string& path);
+std::string OriginOf(const LayerOrigins& o, const RuleGrant& g);
 
 // RenderJson()
 //
 // {"op", "path", "path2" (when given), "result", "errno", "reason",
-// "walk": [...], "dac": {...}, "layers": [...], "verified": ...}.
+// "walk": [...], "dac": {...}, "layers": [...] (LayersOf()), "refer": [...]
+// (a rename or link across directories), "verified": {"kernel", "agrees"
+// (null: not compared), "why"}}; docs/commands.md lists every field.
 nlohmann::json RenderJson(const Session& s, const Answer& a);
 nlohmann::json RenderJson(const LayerOrigins& o, const Answer& a);
 

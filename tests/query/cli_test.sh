@@ -328,4 +328,164 @@ PY
   case "$stdout" in *"unverified"*"--scratch"*) ;; *) fail "no scratch: $stdout" ;; esac
   expect 2 "--scratch is for --verify" "$pw" explain --scratch "$scr" stat /
 fi
+
+# Names hold any byte but '/' and NUL. Text output writes them with C
+# escapes, quoted when needed (src/input/text_quote.h): one batch answer
+# is one line, and no name reaches the terminal as a control character.
+esc="$out/names"
+mkdir -m 0755 "$esc"
+evil=$'\e[2Jevil\nfake  line'
+mkdir -m 0755 "$esc/$evil"
+: >"$esc/$evil/f"
+: >"$esc/a"$'\n'"b"
+printf '%s\n' "stat \"$esc/a\\nb\"" "stat \"$esc/\\033[2Jevil\\nfake  line/f\"" \
+  "stat \"$esc/no\\nsuch\"" "stat /" >"$out/esc.txt"
+expect 0 "" "$pw" explain --colour never --batch "$out/esc.txt"
+[ "$(printf '%s\n' "$stdout" | wc -l)" -eq 4 ] || fail "one answer per line: $stdout"
+case "$stdout" in *$'\e'*) fail "a name's ESC reached the output: $stdout" ;; esac
+grep -qF "stat \"$esc/a\\nb\": ok walk: $esc/a\\nb (" <<<"$stdout" || fail "a newline in a name: $stdout"
+grep -qF "stat \"$esc/\\033[2Jevil\\nfake  line/f\": ok walk: $esc/\\033[2Jevil\\nfake  line/f (" <<<"$stdout" \
+  || fail "ESC in a name: $stdout"
+grep -qF "stat \"$esc/no\\nsuch\": ENOENT walk: $esc/no\\nsuch does not exist" <<<"$stdout" \
+  || fail "a name in a reason: $stdout"
+# One query: the header, the walk table and the reason the same way.
+expect 0 "" "$pw" explain --uid 65534 --gid 65534 --colour never stat "$esc/$evil/f"
+case "$stdout" in *$'\e'*) fail "a name's ESC reached the output: $stdout" ;; esac
+grep -qF "stat \"$esc/\\033[2Jevil\\nfake  line/f\": ok" <<<"$stdout" || fail "the header: $stdout"
+grep -qE "^    \"$esc/\\\\033\[2Jevil\\\\nfake  line\" +dir " <<<"$stdout" || fail "the walk table: $stdout"
+expect 1 "" "$pw" explain --colour never stat "$esc/$evil/none"
+grep -qF "walk: $esc/\\033[2Jevil\\nfake  line/none does not exist" <<<"$stdout" || fail "the reason: $stdout"
+# A name that is not UTF-8, a quote, a backslash and a blank.
+: >"$esc/q\"b\\s p"$'\xff'
+expect 0 "" "$pw" explain --colour never stat "$esc/q\"b\\s p"$'\xff'
+grep -qxF "stat \"$esc/q\\\"b\\\\s p\\377\": ok" <<<"$stdout" || fail "quote, backslash, blank, 0xff: $stdout"
+# What is printed reads back: the printed name, as a batch line, is the same file.
+printf '%s\n' "$(sed -n 's/: ok$//p' <<<"$stdout" | head -1)" >"$out/back.txt"
+expect 0 "" "$pw" explain --batch "$out/back.txt" --format result
+[ "$stdout" = ok ] || fail "a printed name read back: $(cat "$out/back.txt"): $stdout"
+
+# Batch text marks what --verify could not check, and colours like a
+# single query (--colour always|never; auto: only on a terminal).
+printf 'stat /\naccess /root R_OK\n' >"$out/col.txt"
+expect 0 "" "$pw" explain --colour always --batch "$out/col.txt"
+case "$stdout" in *$'\e[32m'ok$'\e[0m'*) ;; *) fail "batch --colour always: $stdout" ;; esac
+expect 0 "" "$pw" explain --colour never --batch "$out/col.txt"
+case "$stdout" in *$'\e'*) fail "batch --colour never: $stdout" ;; esac
+expect 0 "" "$pw" explain --batch "$out/col.txt"
+case "$stdout" in *$'\e'*) fail "batch --colour auto, piped: $stdout" ;; esac
+
+# An allowed bind_tcp or connect_tcp names the layer and the port rule
+# that granted it, as a filesystem grant does.
+cat >"$out/net.toml" <<'T'
+[[ruleset]]
+handled_access_net = ["bind_tcp", "connect_tcp"]
+
+[[net_port]]
+allowed_access = ["bind_tcp"]
+port = [8080]
+T
+expect 0 "" "$pw" explain --policy "$out/net.toml" --colour never bind_tcp 8080
+grep -qE "landlock layer 1 \($out/net.toml\): asked bind_tcp; bind_tcp granted by the rule on port 8080 \($out/net.toml:[0-9]+\)" <<<"$stdout" \
+  || fail "a net grant: $stdout"
+expect 0 "" "$pw" explain --policy "$out/net.toml" --json bind_tcp 8080
+/usr/bin/python3 -c '
+import json, sys, re
+j = json.loads(sys.argv[1])
+[l] = j["layers"]
+assert l["layer"] == 1 and l["kind"] == "net" and l["requested"] == ["bind_tcp"] and l["missing"] == [], l
+[g] = l["grants"]
+assert g["port"] == 8080 and g["rights"] == ["bind_tcp"] and re.fullmatch(r".*/net\.toml:\d+", g["origin"]), g' "$stdout" \
+  || fail "a net grant in JSON: $stdout"
+expect 1 "" "$pw" explain --policy "$out/net.toml" --json connect_tcp 8080
+/usr/bin/python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+[l] = j["layers"]
+assert l["missing"] == ["net.connect_tcp"] and l["grants"] == [], l' "$stdout" || fail "a net denial: $stdout"
+
+# A rename or link across directories: each layer's verdict in "layers"
+# (both sides merged), the sides in "refer".
+mkdir -p "$out/mv/a" "$out/mv/b"
+: >"$out/mv/a/f"
+cat >"$out/mv.toml" <<T
+[[ruleset]]
+handled_access_fs = ["make_reg", "remove_file", "refer"]
+
+[[path_beneath]]
+allowed_access = ["make_reg", "remove_file", "refer"]
+parent = ["$out/mv/a"]
+
+[[path_beneath]]
+allowed_access = ["make_reg"]
+parent = ["$out/mv/b"]
+T
+# (The kernel gives the same: --verify below, as root.)
+expect 1 "" "$pw" explain --policy "$out/mv.toml" --json rename "$out/mv/a/f" "$out/mv/b/f"
+/usr/bin/python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["result"] == "EXDEV", j["result"]
+[l] = j["layers"]
+assert l["layer"] == 1 and l["missing"] == ["fs.refer"], l
+rules = sorted(g["rule"].rsplit("/", 1)[-1] for g in l["grants"])
+assert rules == ["a", "b"], l
+sides = j["refer"]
+assert len(sides) == 2 and sides[0]["source"] and not sides[1]["source"], sides
+assert sides[0]["layers"][0]["missing"] == [] and sides[1]["layers"][0]["missing"] == ["fs.refer"], sides' "$stdout" \
+  || fail "rename layers: $stdout"
+expect 1 "" "$pw" explain --policy "$out/mv.toml" --colour never rename "$out/mv/a/f" "$out/mv/b/f"
+grep -qE "^  landlock layer 1 \([^)]*mv.toml\): asked [^;]*; .*missing fs\.refer " <<<"$stdout" \
+  || fail "rename: the merged layer line: $stdout"
+grep -qF "  landlock layer 1 ($out/mv.toml), to $out/mv/b: asked" <<<"$stdout" || fail "rename: the sides: $stdout"
+
+if [ "$(id -u)" -eq 0 ]; then
+  # --verify of an unknown: the kernel's answer, not compared.
+  expect 3 "" "$pw" explain --verify --colour never open /proc/self/status
+  case "$stdout" in *"kernel: ok — not compared (the model's answer is unknown)"*) ;; *) fail "verify unknown: $stdout" ;; esac
+  case "$stdout" in *DISAGREES*) fail "verify unknown: a disagreement: $stdout" ;; esac
+  expect 3 "" "$pw" explain --verify --json open /proc/self/status
+  /usr/bin/python3 -c '
+import json, sys
+v = json.loads(sys.argv[1])["verified"]
+assert v["kernel"] == "ok" and v["agrees"] is None and "not compared" in v["why"], v' "$stdout" \
+    || fail "verify unknown, JSON: $stdout"
+  printf 'open /proc/self/status\n' >"$out/unk.txt"
+  expect 3 "" "$pw" explain --verify --colour never --batch "$out/unk.txt"
+  grep -qF "[kernel: ok, not compared: the model's answer is unknown]" <<<"$stdout" || fail "verify unknown, batch: $stdout"
+  # --verify of relative paths from any working directory, as the caller
+  # and as another uid: the kernel's child stands where the asker stands.
+  mkdir -m 0700 "$out/rel/priv"
+  (
+    cd "$out/rel"
+    expect 0 "" "$pw" explain --verify --colour never stat f
+    case "$stdout" in *"kernel: ok — agrees"*) ;; *) fail "verify a relative path: $stdout" ;; esac
+    expect 1 "" "$pw" explain --uid 65534 --gid 65534 --verify --colour never stat priv/x
+    case "$stdout" in *"EACCES"*"kernel: EACCES — agrees"*) ;; *) fail "verify a relative path as 65534: $stdout" ;; esac
+    expect 1 "" "$pw" explain --verify --colour never stat ../no-such
+    case "$stdout" in *"kernel: ENOENT — agrees"*) ;; *) fail "verify ..: $stdout" ;; esac
+    # Batch text marks each answer: agreed, or unverified and why.
+    printf 'stat f\nmkdir newd\naccess priv R_OK\n' >"$out/vb.txt"
+    expect 0 "" "$pw" explain --uid 65534 --gid 65534 --verify --colour never --batch "$out/vb.txt"
+    printf '%s\n' "$stdout" | sed -n 1p | grep -qE "^stat f: ok .*\[kernel agrees\]$" || fail "batch verify: $stdout"
+    printf '%s\n' "$stdout" | sed -n 2p | grep -qF "[unverified: changes the host: run only inside a directory given with --scratch]" \
+      || fail "batch unverified: $stdout"
+    printf '%s\n' "$stdout" | sed -n 3p | grep -qE "^access priv: EACCES .*\[kernel agrees\]$" || fail "batch verify EACCES: $stdout"
+  )
+  # The rename across directories above, on the kernel too (inside a
+  # scratch directory): denied with EXDEV, and allowed once the rule
+  # covers both sides.
+  expect 1 "" "$pw" explain --policy "$out/mv.toml" --verify --scratch "$out/mv" --colour never \
+    rename "$out/mv/a/f" "$out/mv/b/f"
+  case "$stdout" in *"kernel: EXDEV — agrees"*) ;; *) fail "verify the rename: $stdout" ;; esac
+  sed -i 's/^allowed_access = \["make_reg"\]$/allowed_access = ["make_reg", "refer"]/' "$out/mv.toml"
+  expect 0 "" "$pw" explain --policy "$out/mv.toml" --verify --scratch "$out/mv" --json \
+    rename "$out/mv/a/f" "$out/mv/b/f"
+  /usr/bin/python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["result"] == "ok" and j["verified"]["agrees"] is True, j
+[l] = j["layers"]
+assert l["missing"] == [] and sorted(g["rule"].rsplit("/", 1)[-1] for g in l["grants"]) == ["a", "b"], l' "$stdout" \
+    || fail "verify the allowed rename: $stdout"
+fi
 echo "cli_test: ok"
