@@ -200,9 +200,9 @@ int RunExplain(const ExplainOptions& o) {
       const Decision d = (*session)->AskQuiet(q);
       any_unknown |= d.unknown();
       if (o.json) {
-        std::cout << input::JsonText(nlohmann::json{
-                         {"op", q.op}, {"path", q.path}, {"result", query::ResultName(d)}})
-                  << "\n";
+        nlohmann::json j{{"op", q.op}, {"path", q.path}, {"result", query::ResultName(d)}};
+        if (!q.path2.empty()) j["path2"] = q.path2;
+        std::cout << input::JsonText(j) << "\n";
       } else {
         std::cout << query::ResultName(d) << "\n";
       }

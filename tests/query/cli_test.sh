@@ -364,6 +364,16 @@ printf '%s\n' "$(sed -n 's/: ok$//p' <<<"$stdout" | head -1)" >"$out/back.txt"
 expect 0 "" "$pw" explain --batch "$out/back.txt" --format result
 [ "$stdout" = ok ] || fail "a printed name read back: $(cat "$out/back.txt"): $stdout"
 
+# --batch --format result --json: path2 when the query has one.
+printf 'rename /no/a /no/b\nstat /\nsymlink /no/l target\n' >"$out/p2.txt"
+expect 0 "" "$pw" explain --batch "$out/p2.txt" --json --format result
+/usr/bin/python3 -c '
+import json, sys
+a = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert a[0]["path"] == "/no/a" and a[0]["path2"] == "/no/b", a[0]
+assert "path2" not in a[1], a[1]
+assert a[2]["path"] == "/no/l" and a[2]["path2"] == "target", a[2]' "$stdout" || fail "path2: $stdout"
+
 # Batch text marks what --verify could not check, and colours like a
 # single query (--colour always|never; auto: only on a terminal).
 printf 'stat /\naccess /root R_OK\n' >"$out/col.txt"
