@@ -89,11 +89,19 @@ void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
       ->check(CLI::IsMember({"full", "result"}));
   cmd->add_option("--colour,--color", o->colour, "auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_option("QUERY", o->query,
-                  "OP PATH [ARGS]: open PATH [FLAGS] [MODE], stat, lstat, readlink, chdir, "
-                  "exec_check, access PATH [R_OK|W_OK|X_OK], mkdir, mknod, symlink, link, rename, "
-                  "unlink, rmdir, truncate, chmod, chown, lchown, getxattr PATH NAME, listxattr, "
-                  "setxattr PATH NAME [VALUE], removexattr PATH NAME, bind_tcp PORT, connect_tcp PORT");
+  cmd->add_option("QUERY", o->query, "OP PATH [ARGS]: one query of the grammar below");
+  // The grammar from the parser's own tables: every flag it takes.
+  std::string footer =
+      "Queries (one per line with --batch; FLAGS joined by |, anywhere after PATH; in a batch, "
+      "a token in double quotes may hold blanks and the C escapes \\\" \\\\ \\a \\b \\t \\n \\v \\f \\r "
+      "\\ooo; blank lines and # lines are skipped):\n";
+  for (const std::string& form : query::Grammar()) footer += "  " + form + "\n";
+  footer +=
+      "Names in text output are quoted and escaped the same way when they hold blanks, quotes, "
+      "backslashes, control characters or bytes that are not UTF-8.\n"
+      "Exit status: 0 allowed, 1 denied, 3 unknown, 2 bad input; with --batch 0 when every query "
+      "was answered, 3 when any was unknown, 2 bad input. See docs/commands.md.";
+  cmd->footer(footer);
   *out = cmd;
 }
 

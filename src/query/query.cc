@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -385,6 +386,39 @@ Result<Query, std::string> ParseQuery(const std::vector<Token>& tokens) {
     default:
       return unknown_op();
   }
+}
+
+std::vector<std::string> Grammar() {
+  // "[A|B|C]": the flag names an operation takes (access: its modes too).
+  auto flags = [](Op op) {
+    std::string s;
+    auto add = [&](std::span<const FlagName> names) {
+      for (const FlagName& f : names) s += (s.empty() ? "" : "|") + std::string(f.name);
+    };
+    if (op == Op::kAccess) add(scenario_internal::AccessModeNames());
+    add(scenario_internal::FlagsOf(scenario_internal::FamilyFor(op)));
+    return "[" + s + "]";
+  };
+  return {
+      "open PATH " + flags(Op::kOpen) + " [MODE]  (O_RDONLY by default; MODE octal, for "
+          "O_CREAT: 0644 by default)",
+      "stat|lstat|exec_check PATH " + flags(Op::kStat),
+      "readlink|chdir PATH",
+      "access PATH " + flags(Op::kAccess) + "  (faccessat2; F_OK by default)",
+      "mkdir PATH [MODE]  (0755 by default)",
+      "mknod PATH file|fifo|socket [MODE]  (0644 by default)",
+      "symlink PATH TARGET",
+      "link PATH PATH2 " + flags(Op::kLink),
+      "rename PATH PATH2 " + flags(Op::kRename),
+      "unlink PATH " + flags(Op::kUnlink),
+      "rmdir|truncate PATH",
+      "chmod PATH MODE " + flags(Op::kChmod),
+      "chown|lchown PATH UID:GID " + flags(Op::kChown) + "  (-1 keeps the id)",
+      "getxattr|removexattr PATH NAME " + flags(Op::kGetxattr),
+      "listxattr PATH " + flags(Op::kListxattr),
+      "setxattr PATH NAME [VALUE] " + flags(Op::kSetxattr),
+      "bind_tcp|connect_tcp PORT  (0 to 65535)",
+  };
 }
 
 Result<Query, std::string> ParseQueryLine(std::string_view line) {

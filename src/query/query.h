@@ -6,7 +6,8 @@
 // hold blanks, with the C escapes \" \\ \a \b \t \n \v \f \r and \ooo (one
 // to three octal digits: any byte but NUL), those names are printed with
 // (src/input/text_quote.h); a token made only of known flag names joined
-// by '|' is the flags wherever it stands after PATH):
+// by '|' is the flags wherever it stands after PATH; every flag each
+// operation takes: Grammar()):
 //
 //   open PATH [FLAGS] [MODE]        O_RDONLY by default; octal MODE for
 //                                   O_CREAT (0644 by default)
@@ -77,6 +78,13 @@ Result<Query, std::string> ParseQuery(const std::vector<Token>& tokens);
 //
 // Tokenize() then ParseQuery().
 Result<Query, std::string> ParseQueryLine(std::string_view line);
+
+// Grammar()
+//
+// The grammar, one line per form with every flag name it takes, from the
+// tables ParseQuery() reads ("access PATH [F_OK|R_OK|...|AT_EMPTY_PATH]
+// (F_OK by default)"): explain --help lists it.
+std::vector<std::string> Grammar();
 
 }  // namespace pathwarden::query
 

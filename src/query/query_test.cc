@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -160,6 +162,63 @@ TEST(ParseQuery, Refusals) {
     ASSERT_FALSE(q) << c.line;
     EXPECT_TRUE(q.error().starts_with(c.error)) << c.line << "\n  gave: " << q.error();
   }
+}
+
+// explain --help lists Grammar(): every flag it names parses in its place,
+// and every operation the parser knows has a form there.
+TEST(Grammar, EveryListedFormAndFlagParses) {
+  std::set<std::string> ops;
+  size_t flags_seen = 0;
+  for (const std::string& line : Grammar()) {
+    std::istringstream words(line.substr(0, line.find("  (")));
+    std::string names, w;
+    words >> names;
+    std::vector<std::string> fixed, slot;
+    while (words >> w) {
+      if (w == "PATH" || w == "PATH2" || w == "TARGET") {
+        fixed.push_back("/x");
+      } else if (w == "NAME") {
+        fixed.push_back("user.x");
+      } else if (w == "MODE") {
+        fixed.push_back("0644");
+      } else if (w == "UID:GID") {
+        fixed.push_back("0:0");
+      } else if (w == "PORT") {
+        fixed.push_back("80");
+      } else if (w == "file|fifo|socket") {
+        fixed.push_back("file");
+      } else if (w == "[MODE]" || w == "[VALUE]") {
+      } else {
+        ASSERT_TRUE(w.starts_with("[") && w.ends_with("]")) << line;
+        std::istringstream f(w.substr(1, w.size() - 2));
+        for (std::string flag; std::getline(f, flag, '|');) slot.push_back(flag);
+      }
+    }
+    std::istringstream each(names);
+    for (std::string op; std::getline(each, op, '|');) {
+      ops.insert(op);
+      std::string base = op;
+      for (const std::string& a : fixed) base += " " + a;
+      auto q = ParseQueryLine(base);
+      EXPECT_TRUE(q) << base << ": " << q.error();
+      for (const std::string& flag : slot) {
+        q = ParseQueryLine(base + " " + flag);
+        EXPECT_TRUE(q) << base << " " << flag << ": " << q.error();
+        ++flags_seen;
+      }
+    }
+  }
+  for (const char* op : {"open", "stat", "lstat", "readlink", "chdir", "exec_check", "access",
+                         "mkdir", "mknod", "symlink", "link", "rename", "unlink", "rmdir",
+                         "truncate", "chmod", "chown", "lchown", "getxattr", "listxattr",
+                         "setxattr", "removexattr", "bind_tcp", "connect_tcp"})
+    EXPECT_TRUE(ops.contains(op)) << op;
+  EXPECT_GT(flags_seen, 40u);
+  // The flags the audit found missing from the help.
+  bool access = false;
+  for (const std::string& line : Grammar())
+    access |= line.starts_with("access PATH [F_OK|R_OK|W_OK|X_OK|AT_EACCESS|AT_SYMLINK_NOFOLLOW");
+  EXPECT_TRUE(access);
 }
 
 }  // namespace

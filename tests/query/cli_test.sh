@@ -364,6 +364,15 @@ printf '%s\n' "$(sed -n 's/: ok$//p' <<<"$stdout" | head -1)" >"$out/back.txt"
 expect 0 "" "$pw" explain --batch "$out/back.txt" --format result
 [ "$stdout" = ok ] || fail "a printed name read back: $(cat "$out/back.txt"): $stdout"
 
+# --help lists every flag the grammar takes.
+expect 0 "" "$pw" explain --help
+for form in 'access PATH [F_OK|R_OK|W_OK|X_OK|AT_EACCESS|AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH]' \
+            'rename PATH PATH2 [RENAME_NOREPLACE|RENAME_EXCHANGE|RENAME_WHITEOUT]' \
+            'link PATH PATH2 [AT_SYMLINK_FOLLOW|AT_EMPTY_PATH]' 'unlink PATH [AT_REMOVEDIR]' \
+            'open PATH [O_RDONLY|O_WRONLY|O_RDWR|O_CREAT|O_EXCL|'; do
+  grep -qF -- "$form" <<<"$stdout" || fail "explain --help lacks $form: $stdout"
+done
+
 # --batch --format result --json: path2 when the query has one.
 printf 'rename /no/a /no/b\nstat /\nsymlink /no/l target\n' >"$out/p2.txt"
 expect 0 "" "$pw" explain --batch "$out/p2.txt" --json --format result
