@@ -139,23 +139,30 @@ int main(int argc, char** argv) {
   // run's command after "--" is set aside before CLI11 sees it (CLI11
   // would call it extras); without "--", prefix_command() ends the options
   // at the command. A "--" after the command starts is the command's own.
+  // The command's name stands after the global options (--memory-budget
+  // N); an option of `at` that takes a value (as `--policy F`, not
+  // `--policy=F`) is followed by it.
+  auto takes_value = [](const CLI::App& at, std::string_view a) {
+    const CLI::Option* opt = at.get_option_no_throw(std::string(a));
+    return opt != nullptr && opt->get_items_expected_max() > 0;
+  };
+  int sub = 1;
+  while (sub < argc && argv[sub][0] == '-' && std::string_view(argv[sub]) != "--")
+    sub += takes_value(app, argv[sub]) ? 2 : 1;
   std::vector<std::string> run_command_after_dashes;
-  const bool wraps = argc > 1 && (std::string_view(argv[1]) == "run" ||
-                                  std::string_view(argv[1]) == "trace");
+  const bool wraps = sub < argc && (std::string_view(argv[sub]) == "run" ||
+                                    std::string_view(argv[sub]) == "trace");
   if (wraps) {
-    for (int i = 2; i < argc; ++i) {
+    const CLI::App& cmd_app = *app.get_subcommand(argv[sub]);
+    for (int i = sub + 1; i < argc; ++i) {
       std::string_view a = argv[i];
       if (a == "--") {
         run_command_after_dashes.assign(argv + i + 1, argv + argc);
         argc = i;
         break;
       }
-      if (a == "--policy" || a == "--pretend-abi" || a == "--learn" || a == "-o" ||
-          a == "--output" || a == "--colour" || a == "--color") {
-        ++i;
-      } else if (a.empty() || a[0] != '-') {
-        break;
-      }
+      if (a.empty() || a[0] != '-') break;
+      if (takes_value(cmd_app, a)) ++i;
     }
   }
   try {
@@ -165,7 +172,7 @@ int main(int argc, char** argv) {
     // run's own errors are 125, as env(1)'s and timeout(1)'s; the other
     // commands' bad input is 2.
     if (rc != 0 && wraps) {
-      if (std::string_view(argv[1]) == "trace") pathwarden::cli::PrintNoCounts();
+      if (std::string_view(argv[sub]) == "trace") pathwarden::cli::PrintNoCounts();
       return 125;
     }
     return rc == 0 ? 0 : 2;

@@ -60,16 +60,19 @@ class RunCommand : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  // pathwarden run ARGS in the temp dir, with the LL_* variables of
-  // `env` only (and the rest of this process's environment).
+  // pathwarden [GLOBAL...] run ARGS in the temp dir, with the LL_*
+  // variables of `env` only (and the rest of this process's environment).
   Outcome Run(const std::vector<std::string>& args,
-              const std::map<std::string, std::string>& env = {}) {
+              const std::map<std::string, std::string>& env = {},
+              const std::vector<std::string>& global = {}) {
     std::vector<std::string> envs;
     for (char** e = environ; *e != nullptr; ++e) {
       if (std::string(*e).rfind("LL_", 0) != 0) envs.push_back(*e);
     }
     for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
-    std::vector<std::string> argv = {PATHWARDEN_BINARY, "run"};
+    std::vector<std::string> argv = {PATHWARDEN_BINARY};
+    argv.insert(argv.end(), global.begin(), global.end());
+    argv.push_back("run");
     argv.insert(argv.end(), args.begin(), args.end());
     std::string out_file = dir_ + "/.out", err_file = dir_ + "/.err";
     pid_t pid = fork();
@@ -182,6 +185,21 @@ TEST_F(RunCommand, BadPolicyIs125) {
 TEST_F(RunCommand, BadFlagIs125) {
   EXPECT_EQ(Run({"--no-such-flag", "--", "/bin/true"}).status, 125);
   EXPECT_EQ(Run({"--hard", "--best-effort", "--from-env", "--", "/bin/true"}, ShellEnv()).status,
+            125);
+}
+
+// Global options before the command: "--" still ends run's options, and
+// what follows is the command (trace: tests/trace/cli_test.sh).
+TEST_F(RunCommand, GlobalOptionsBeforeTheCommand) {
+  for (const std::vector<std::string>& global :
+       {std::vector<std::string>{"--memory-budget", "1000"},
+        std::vector<std::string>{"--memory-budget=1000"}}) {
+    Outcome r = Run({"--from-env", "--", "/bin/sh", "-c", "echo hi; exit 7"}, ShellEnv(), global);
+    EXPECT_EQ(r.status, 7) << global[0] << ": " << r.err;
+    EXPECT_EQ(r.out, "hi\n") << global[0];
+  }
+  // A bad option after the global ones is still run's own error.
+  EXPECT_EQ(Run({"--no-such-flag", "--", "/bin/true"}, {}, {"--memory-budget", "1000"}).status,
             125);
 }
 

@@ -46,6 +46,9 @@ expect 0 "" "$pw" trace -- /bin/true
 [[ "$last" =~ $counts ]] || fail "last line: $last"
 expect 7 "" "$pw" trace -- /bin/sh -c 'exit 7'
 [[ "$last" =~ $counts ]] || fail "last line after exit 7: $last"
+# Global options before the command: "--" still ends trace's options.
+expect 7 "" "$pw" --memory-budget 1000 trace -- /bin/sh -c 'exit 7'
+expect 7 "" "$pw" --memory-budget=1000 trace --colour never -- /bin/sh -c 'exit 7'
 expect 127 "command not found" "$pw" trace -- /nonexistent/pathwarden-cmd
 [[ "$last" =~ $counts ]] || fail "last line after 127: $last"
 printf 'not a program\n' >"$out/noexec"
