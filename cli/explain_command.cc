@@ -76,7 +76,8 @@ void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
       ->allow_extra_args(false);
   cmd->add_flag("--from-env", o->from_env,
                 "one more layer from the kernel sample sandboxer's LL_FS_RO, LL_FS_RW, "
-                "LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED");
+                "LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED, stacked where it stands among the "
+                "--policy layers");
   o->who.Add(cmd);
   cmd->add_option("--batch", o->batch, "one query per line from FILE (- for stdin)");
   cmd->add_flag("--json", o->json, "one JSON object per query");
@@ -113,20 +114,37 @@ std::string CurrentDir() {
 }
 
 Result<std::vector<policy::Policy>, std::string> LoadLayers(const std::vector<std::string>& files,
-                                                            bool from_env, const std::string& cwd) {
+                                                            bool from_env, const std::string& cwd,
+                                                            size_t env_at) {
   std::vector<policy::Policy> layers;
-  for (const std::string& p : files) {
-    auto l = policy::LoadPolicy(p, cwd);
-    if (!l) return Unexpected(l.error());
-    layers.push_back(std::move(*l));
-  }
-  if (from_env) {
+  auto env = [&]() -> Result<void, std::string> {
     auto l = policy::PolicyFromEnv([](const char* n) { return std::getenv(n); },
                                    landlock::kAbiLatest, cwd);
     if (!l) return Unexpected(l.error());
     layers.push_back(std::move(*l));
+    return {};
+  };
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (from_env && i == env_at)
+      if (auto r = env(); !r) return Unexpected(r.error());
+    auto l = policy::LoadPolicy(files[i], cwd);
+    if (!l) return Unexpected(l.error());
+    layers.push_back(std::move(*l));
   }
+  if (from_env && env_at >= files.size())
+    if (auto r = env(); !r) return Unexpected(r.error());
   return layers;
+}
+
+size_t FromEnvPosition(const CLI::App& cmd) {
+  const CLI::Option* policy = cmd.get_option_no_throw("--policy");
+  const CLI::Option* env = cmd.get_option_no_throw("--from-env");
+  size_t before = 0;
+  for (const CLI::Option* o : cmd.parse_order()) {
+    if (o == env) return before;
+    if (o == policy) ++before;
+  }
+  return before;
 }
 
 bool WantColour(const std::string& setting) {
@@ -192,7 +210,7 @@ int RunExplain(const ExplainOptions& o) {
   auto who = o.who.Resolve();
   if (!who) return bad(who.error());
   if (!o.scratch.empty() && !o.verify) return bad("--scratch is for --verify");
-  auto layers = LoadLayers(o.policies, o.from_env, CurrentDir());
+  auto layers = LoadLayers(o.policies, o.from_env, CurrentDir(), o.from_env_at);
   if (!layers) return bad(layers.error());
   auto session = query::Session::Open(*who, std::move(*layers));
   if (!session) return bad(session.error());

@@ -3,6 +3,7 @@
 #ifndef PATHWARDEN_CLI_EXPLAIN_COMMAND_H_
 #define PATHWARDEN_CLI_EXPLAIN_COMMAND_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,10 +35,20 @@ std::string CurrentDir();
 // LoadLayers()
 //
 // The layers the flags give, in order: each --policy file or directory
-// (relative rule paths from `cwd`), then --from-env's. Errors: the bad
-// policy's message.
+// (relative rule paths from `cwd`), with --from-env's after the first
+// `env_at` of them (where it stood on the command line: FromEnvPosition()).
+// Errors: the bad policy's message.
 Result<std::vector<policy::Policy>, std::string> LoadLayers(const std::vector<std::string>& files,
-                                                            bool from_env, const std::string& cwd);
+                                                            bool from_env, const std::string& cwd,
+                                                            size_t env_at = SIZE_MAX);
+
+// FromEnvPosition()
+//
+// How many of `cmd`'s --policy options stand before its first
+// --from-env on the command line (CLI11's parse order): the layers
+// --from-env's is stacked after. Layers are stacked as the options are
+// written, whichever kind.
+size_t FromEnvPosition(const CLI::App& cmd);
 
 // WantColour()
 //
@@ -47,6 +58,7 @@ bool WantColour(const std::string& setting);
 struct ExplainOptions {
   std::vector<std::string> policies;
   bool from_env = false;
+  size_t from_env_at = SIZE_MAX;  // --policy layers before --from-env's (FromEnvPosition())
   IdentityFlags who;
   std::vector<std::string> query;
   std::optional<std::string> batch;

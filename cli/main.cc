@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   rcmd->add_flag("--from-env", run.from_env,
                  "one more layer from the kernel sample sandboxer's variables (LL_FS_RO, "
-                 "LL_FS_RW, LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED)");
+                 "LL_FS_RW, LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED), stacked where it stands "
+                 "among the --policy layers");
   bool best_effort = false;
   auto* best = rcmd->add_flag("--best-effort", best_effort,
                               "drop rights this kernel lacks, listing them on stderr (default)");
@@ -185,6 +186,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // --from-env's layer is stacked where it stood among the --policy
+  // options.
+  explain.from_env_at = pathwarden::cli::FromEnvPosition(*explain_cmd);
+  map.from_env_at = pathwarden::cli::FromEnvPosition(*map_cmd);
+  run.from_env_at = pathwarden::cli::FromEnvPosition(*rcmd);
+  trace.from_env_at = pathwarden::cli::FromEnvPosition(*trace_cmd);
   if (hcmd->parsed()) return pathwarden::cli::RunHelp(app, help_words);
   if (ccmd->parsed()) {
     std::cout << pathwarden::cli::BashCompletion(app);

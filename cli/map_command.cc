@@ -19,7 +19,9 @@ void AddMap(CLI::App& app, MapCommandOptions* o, CLI::App** out) {
       "map", "what an identity may do on every path under a directory, under policies");
   cmd->add_option("--policy", o->policies, "a landlockconfig policy: one Landlock layer each")
       ->allow_extra_args(false);
-  cmd->add_flag("--from-env", o->from_env, "one more layer from the sandboxer's LL_* variables");
+  cmd->add_flag("--from-env", o->from_env,
+                "one more layer from the sandboxer's LL_* variables, stacked where it stands "
+                "among the --policy layers");
   o->who.Add(cmd);
   cmd->add_option("DIR", o->dir, "the directory to map")->required();
   cmd->add_option("--depth", o->depth, "at most this deep (0: DIR alone)")
@@ -65,7 +67,7 @@ int RunMapCommand(const MapCommandOptions& o) {
   auto who = o.who.Resolve();
   if (!who) return bad(who.error());
   const std::string cwd = CurrentDir();
-  auto loaded = LoadLayers(o.policies, o.from_env, cwd);
+  auto loaded = LoadLayers(o.policies, o.from_env, cwd, o.from_env_at);
   if (!loaded) return bad(loaded.error());
   const std::vector<policy::Policy>& layers = *loaded;
   std::string dir = o.dir;

@@ -3,6 +3,7 @@
 #ifndef PATHWARDEN_CLI_MAP_COMMAND_H_
 #define PATHWARDEN_CLI_MAP_COMMAND_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ namespace pathwarden::cli {
 struct MapCommandOptions {
   std::vector<std::string> policies;
   bool from_env = false;
+  size_t from_env_at = SIZE_MAX;  // --policy layers before --from-env's (FromEnvPosition())
   IdentityFlags who;
   std::string dir;
   int depth = -1;

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <iostream>
 
@@ -64,7 +66,9 @@ int RunRunCommand(const RunCommandOptions& options) {
       std::cerr << "pathwarden run: --from-env: " << p.error() << "\n";
       return sandbox::kExitOwnError;
     }
-    run.layers.push_back(std::move(*p));
+    // Stacked where --from-env stood among the --policy options.
+    const size_t at = std::min(options.from_env_at, run.layers.size());
+    run.layers.insert(run.layers.begin() + static_cast<std::ptrdiff_t>(at), std::move(*p));
     // As the sandboxer does: a sandboxer run inside does not apply them again.
     for (const char* name : {"LL_FS_RO", "LL_FS_RW", "LL_TCP_BIND", "LL_TCP_CONNECT", "LL_SCOPED"}) {
       unsetenv(name);

@@ -4,6 +4,7 @@
 #ifndef PATHWARDEN_CLI_RUN_COMMAND_H_
 #define PATHWARDEN_CLI_RUN_COMMAND_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +13,8 @@ namespace pathwarden::cli {
 
 struct RunCommandOptions {
   std::vector<std::string> policies;  // --policy, one layer each, in order
-  bool from_env = false;              // --from-env: one more layer, last
+  bool from_env = false;              // --from-env: one more layer,
+  size_t from_env_at = SIZE_MAX;      // after this many --policy layers (FromEnvPosition())
   bool hard = false;
   bool dry_run = false;
   bool verbose = false;

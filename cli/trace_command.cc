@@ -180,7 +180,8 @@ void AddTrace(CLI::App& app, TraceOptions* o, CLI::App** out) {
                   "the order given (none: report what a policy would need)")
       ->allow_extra_args(false);
   cmd->add_flag("--from-env", o->from_env,
-                "one more layer from the kernel sample sandboxer's LL_* variables");
+                "one more layer from the kernel sample sandboxer's LL_* variables, stacked where "
+                "it stands among the --policy layers");
   cmd->add_flag("--enforce", o->enforce,
                 "enforce the layers with the kernel as run does, and compare each prediction "
                 "with the kernel's result");
@@ -232,7 +233,7 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
     return kOwnError;
   }
   const std::string cwd = CurrentDir();
-  auto layers = LoadLayers(o.policies, o.from_env, cwd);
+  auto layers = LoadLayers(o.policies, o.from_env, cwd, o.from_env_at);
   if (!layers) {
     std::cerr << self << layers.error() << "\n";
     return kOwnError;

@@ -6,6 +6,7 @@
 #ifndef PATHWARDEN_CLI_TRACE_COMMAND_H_
 #define PATHWARDEN_CLI_TRACE_COMMAND_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ namespace pathwarden::cli {
 struct TraceOptions {
   std::vector<std::string> policies;
   bool from_env = false;
+  size_t from_env_at = SIZE_MAX;  // --policy layers before --from-env's (FromEnvPosition())
   bool enforce = false;
   std::string learn;  // --learn OUT.toml
   bool keep_on_failure = false;

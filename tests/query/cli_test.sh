@@ -422,6 +422,25 @@ j = json.loads(sys.argv[1])
 [l] = j["layers"]
 assert l["missing"] == ["net.connect_tcp"] and l["grants"] == [], l' "$stdout" || fail "a net denial: $stdout"
 
+# --from-env's layer stands where --from-env stands among the --policy
+# options.
+order() {  # order ARGS...: the policy of each layer, in order
+  run env LL_FS_RO=/ LL_FS_RW= "$pw" explain "$@" --json open / "O_RDONLY|O_DIRECTORY"
+  /usr/bin/python3 -c 'import json,sys; print(" ".join(l["policy"].rsplit("/",1)[-1] for l in json.loads(sys.argv[1])["layers"]))' "$stdout"
+}
+cat >"$out/fs.toml" <<'T'
+[[ruleset]]
+handled_access_fs = ["read_dir"]
+
+[[path_beneath]]
+allowed_access = ["read_dir"]
+parent = ["/"]
+T
+[ "$(order --from-env --policy "$out/fs.toml")" = "environment fs.toml" ] || fail "--from-env first: $(order --from-env --policy "$out/fs.toml")"
+[ "$(order --policy "$out/fs.toml" --from-env)" = "fs.toml environment" ] || fail "--from-env last"
+[ "$(order --policy "$out/fs.toml" --from-env --policy "$out/fs.toml")" = "fs.toml environment fs.toml" ] \
+  || fail "--from-env between: $(order --policy "$out/fs.toml" --from-env --policy "$out/fs.toml")"
+
 # A rename or link across directories: each layer's verdict in "layers"
 # (both sides merged), the sides in "refer".
 mkdir -p "$out/mv/a" "$out/mv/b"

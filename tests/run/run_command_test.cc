@@ -342,6 +342,29 @@ TEST_F(RunCommand, DryRunPrintsTheRulesets) {
   EXPECT_THAT(r.out, HasSubstr("  net_port 443: net.connect_tcp  [LL_TCP_CONNECT]\n"));
 }
 
+// --from-env's layer is stacked where --from-env stands among the
+// --policy options.
+TEST_F(RunCommand, FromEnvIsStackedWhereItStands) {
+  SKIP_UNLESS_LANDLOCK(1);
+  std::ofstream(dir_ + "/p.toml") << "[[ruleset]]\nhandled_access_fs = [\"read_file\"]\n";
+  auto layers = [&](std::vector<std::string> args) {
+    args.push_back("--dry-run");
+    Outcome r = Run(args, ShellEnv());
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::string names;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("layer ", 0) == 0) names += line + ";";
+    return names;
+  };
+  EXPECT_EQ(layers({"--from-env", "--policy", "p.toml"}),
+            "layer 1 (environment);layer 2 (p.toml);");
+  EXPECT_EQ(layers({"--policy", "p.toml", "--from-env"}),
+            "layer 1 (p.toml);layer 2 (environment);");
+  EXPECT_EQ(layers({"--policy=p.toml", "--from-env", "--policy", "p.toml"}),
+            "layer 1 (p.toml);layer 2 (environment);layer 3 (p.toml);");
+}
+
 TEST_F(RunCommand, BestEffortDropsWhatAnOlderAbiLacks) {
   SKIP_UNLESS_LANDLOCK(6);
   auto env = ShellEnv();
