@@ -78,6 +78,12 @@ HostLayer BuildHostLayer(const policy::Policy& p, int abi) {
       abi <= 0 ? landlock::AbiRights{0, 0, 0} : landlock::RightsForAbi(abi);
   HostLayer layer;
   layer.source = p.source;
+  // A policy's `abi` above the kernel's is clamped to it, as explain
+  // clamps it to the model's (src/policy/build.cc): what that ABI lacks is
+  // dropped below (or refused under --hard).
+  if (p.abi && abi > 0 && *p.abi > abi)
+    layer.warnings.push_back(fmt::format("policy ABI {} is above the kernel's ({}): clamped to {}",
+                                         *p.abi, abi, abi));
   layer.handled_fs = p.handled_fs & known.fs;
   layer.handled_net = p.handled_net & known.net;
   layer.scoped = p.scoped & known.scoped;

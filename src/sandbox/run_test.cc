@@ -142,6 +142,21 @@ TEST(BuildHostLayer, OlderAbisDropWhatTheyLack) {
   }
 }
 
+// A policy's abi above the kernel's is clamped to it, with a warning (as
+// explain gives it); at the kernel's own ABI, or below, nothing is said.
+TEST(BuildHostLayer, AbiAboveTheKernelsIsClampedWithAWarning) {
+  TempTree t;
+  policy::Policy p = FsPolicy(t);
+  HostLayer old = BuildHostLayer(p, 3);
+  ASSERT_FALSE(old.warnings.empty());
+  EXPECT_EQ(old.warnings[0], "policy ABI 7 is above the kernel's (3): clamped to 3");
+  EXPECT_THAT(BuildHostLayer(p, 7).warnings, ::testing::IsEmpty());
+  p.abi = 2;
+  EXPECT_THAT(BuildHostLayer(p, 3).warnings, ::testing::IsEmpty());
+  p.abi.reset();
+  EXPECT_THAT(BuildHostLayer(p, 3).warnings, ::testing::IsEmpty());
+}
+
 TEST(BuildHostLayer, NoLandlockDropsEverything) {
   TempTree t;
   HostLayer l = BuildHostLayer(FsPolicy(t), 0);

@@ -365,6 +365,22 @@ TEST_F(RunCommand, FromEnvIsStackedWhereItStands) {
             "layer 1 (p.toml);layer 2 (environment);layer 3 (p.toml);");
 }
 
+// A policy's abi above the kernel's is clamped to it, with a warning, as
+// explain gives it (here the kernel pretends ABI 3).
+TEST_F(RunCommand, AbiAboveTheKernelsIsClampedWithAWarning) {
+  SKIP_UNLESS_LANDLOCK(4);
+  std::ofstream(dir_ + "/p.toml") << "abi = " << KernelAbi()
+                                  << "\n[[ruleset]]\nhandled_access_fs = [\"read_file\"]\n";
+  Outcome r = Run({"--policy", "p.toml", "--pretend-abi", "3", "--dry-run"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("pathwarden run: layer 1 (p.toml): policy ABI " +
+                               std::to_string(KernelAbi()) +
+                               " is above the kernel's (3): clamped to 3\n"));
+  Outcome same = Run({"--policy", "p.toml", "--dry-run"});
+  EXPECT_EQ(same.status, 0) << same.err;
+  EXPECT_THAT(same.err, Not(HasSubstr("clamped")));
+}
+
 TEST_F(RunCommand, BestEffortDropsWhatAnOlderAbiLacks) {
   SKIP_UNLESS_LANDLOCK(6);
   auto env = ShellEnv();
