@@ -230,7 +230,10 @@ int RunExplain(const ExplainOptions& o) {
         if (!q.path2.empty()) j["path2"] = q.path2;
         std::cout << input::JsonText(j) << "\n";
       } else {
-        std::cout << query::ResultName(d) << "\n";
+        const char* c = d.allowed() ? query::ansi::kGreen
+                        : d.unknown() ? query::ansi::kYellow
+                                      : query::ansi::kRed;
+        std::cout << query::Paint(colour, c, query::ResultName(d)) << "\n";
       }
       continue;
     }

@@ -392,6 +392,11 @@ expect 0 "" "$pw" explain --colour never --batch "$out/col.txt"
 case "$stdout" in *$'\e'*) fail "batch --colour never: $stdout" ;; esac
 expect 0 "" "$pw" explain --batch "$out/col.txt"
 case "$stdout" in *$'\e'*) fail "batch --colour auto, piped: $stdout" ;; esac
+printf 'stat /\nstat /no/such\n' >"$out/col2.txt"
+expect 0 "" "$pw" explain --colour always --batch "$out/col2.txt" --format result
+[ "$stdout" = $'\e[32mok\e[0m\n\e[31mENOENT\e[0m' ] || fail "batch --format result --colour always: $stdout"
+expect 0 "" "$pw" explain --batch "$out/col2.txt" --format result
+[ "$stdout" = $'ok\nENOENT' ] || fail "batch --format result, piped: $stdout"
 
 # An allowed bind_tcp or connect_tcp names the layer and the port rule
 # that granted it, as a filesystem grant does.
