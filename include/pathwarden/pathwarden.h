@@ -427,8 +427,9 @@ struct pathwarden_layer {
   const char *policy;
   size_t grant_count;
 };
-/* A rule that granted rights: where it is attached, the rights, and
- * where it was written ("policy.toml:4"; "" for rules added by hand). */
+/* A rule that granted rights: where it is attached (its path; "" for the
+ * port rule of a PATHWARDEN_LAYER_NET layer), the rights, and where it was
+ * written ("policy.toml:4"; "" for rules added by hand). */
 struct pathwarden_grant {
   const char *path;
   uint64_t granted;
