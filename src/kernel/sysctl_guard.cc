@@ -5,15 +5,9 @@
 #include "src/kernel/sysctl_guard.h"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -67,26 +61,11 @@ std::string WriteSysctls(const Sysctls& want, Sysctls* current) {
   return "";
 }
 
-// The saved file is "name=value" lines in kSysctlFields order; written to
-// a temporary name and renamed, so a crash never leaves half a file.
+// The saved file is "name=value" lines in kSysctlFields order.
 std::string SaveFile(const std::string& path, const Sysctls& v) {
   std::string text;
   for (const SysctlField& f : kSysctlFields) text += fmt::format("{}={}\n", f.name, v.*f.value);
-  std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return fmt::format("create {}: {}", tmp, ErrnoName(errno));
-  ssize_t n = write(fd, text.data(), text.size());
-  int err = errno;
-  if (n == static_cast<ssize_t>(text.size()) && fsync(fd) != 0) {
-    n = -1;
-    err = errno;
-  }
-  close(fd);
-  if (n != static_cast<ssize_t>(text.size()))
-    return fmt::format("write {}: {}", tmp, ErrnoName(n < 0 ? err : EIO));
-  if (rename(tmp.c_str(), path.c_str()) != 0)
-    return fmt::format("rename {} to {}: {}", tmp, path, ErrnoName(errno));
-  return "";
+  return SaveAtomically(path, text, 0644, /*sync=*/true);
 }
 
 Result<Sysctls, std::string> LoadFile(const std::string& path) {
@@ -104,28 +83,6 @@ Result<Sysctls, std::string> LoadFile(const std::string& path) {
     return Unexpected(fmt::format(
         "{} is damaged: restore /proc/sys/fs/protected_* by hand and delete it", path));
   return v;
-}
-
-// Does this process already hold the flock on `fd`'s file? Then waiting
-// for it would wait forever. Linux: fs/locks.c (/proc/locks lines).
-bool HeldByThisProcess(int fd) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) return false;
-  FILE* f = fopen("/proc/locks", "re");
-  if (f == nullptr) return false;
-  bool held = false;
-  char line[256];
-  while (!held && fgets(line, sizeof(line), f) != nullptr) {
-    char kind[16] = {};
-    int pid = 0;
-    unsigned maj = 0, min = 0;
-    unsigned long ino = 0;
-    if (std::sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) == 5)
-      held = std::string_view(kind) == "FLOCK" && pid == getpid() && ino == st.st_ino &&
-             makedev(maj, min) == st.st_dev;
-  }
-  fclose(f);
-  return held;
 }
 
 // The guardian's work once the holder is gone: sysctl.saved back into
@@ -193,24 +150,12 @@ Result<Sysctls, std::string> ReadSysctls() {
 
 Result<std::unique_ptr<SysctlGuard>, std::string> SysctlGuard::Acquire(
     const std::string& dir) {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    return Unexpected(fmt::format("mkdir {}: {}", dir, ErrnoName(errno)));
-  std::string lock_path = dir + "/sysctl.lock";
-  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return Unexpected(fmt::format("open {}: {}", lock_path, ErrnoName(errno)));
-  int r = flock(fd, LOCK_EX | LOCK_NB);
-  if (r != 0 && errno == EWOULDBLOCK && HeldByThisProcess(fd)) {
-    close(fd);
-    return Unexpected(
-        "this process already holds the kernel executor's lock (a KernelSession is open): "
-        "end it first");
-  }
-  while (r != 0 && (errno == EWOULDBLOCK || errno == EINTR)) r = flock(fd, LOCK_EX);
-  if (r != 0) {
-    int err = errno;
-    close(fd);
-    return Unexpected(fmt::format("flock {}: {}", lock_path, ErrnoName(err)));
-  }
+  auto lock = LockStateFile(
+      dir, "sysctl.lock",
+      "this process already holds the kernel executor's lock (a KernelSession is open): "
+      "end it first");
+  if (!lock) return Unexpected(lock.error());
+  const int fd = *lock;
   auto fail = [fd](std::string e) {
     close(fd);
     return Unexpected(std::move(e));
@@ -242,7 +187,7 @@ SysctlGuard::~SysctlGuard() {
   // Nothing to report to: a failure leaves sysctl.saved for the guardian,
   // or the next holder.
   (void)Restore();
-  StopGuardian();
+  guardian_.Finish();
   close(lock_fd_);
 }
 
@@ -263,13 +208,13 @@ std::string SysctlGuard::Restore() {
     if (unlink(saved.c_str()) != 0 && errno != ENOENT)
       return fmt::format("unlink {}: {}", saved, ErrnoName(errno));
     saved_ = false;
-    StopGuardian();
+    guardian_.Finish();  // it finds no saved file: nothing to do
   }
   return "";
 }
 
 std::string SysctlGuard::StartGuardian() {
-  // Everything the child needs, built before fork().
+  // Everything the guardian needs, built before it is forked.
   const std::string saved = dir_ + "/sysctl.saved";
   std::string paths[kNumSysctls];
   const char* cpaths[kNumSysctls];
@@ -277,43 +222,12 @@ std::string SysctlGuard::StartGuardian() {
     paths[i] = SysctlPath(kSysctlFields[i]);
     cpaths[i] = paths[i].c_str();
   }
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return fmt::format("pipe: {}", ErrnoName(errno));
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int err = errno;
-    close(fds[0]);
-    close(fds[1]);
-    return fmt::format("fork the sysctl guardian: {}", ErrnoName(err));
-  }
-  if (pid == 0) {
-    // Out of the terminal's process group, deaf to what ends the holder;
-    // only the lock and the pipe's read end kept open (the lock stays held
-    // until the values are back).
-    setsid();
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) signal(sig, SIG_IGN);
-    const int keep_lo = std::min(lock_fd_, fds[0]), keep_hi = std::max(lock_fd_, fds[0]);
-    if (keep_lo > 0) close_range(0, keep_lo - 1, 0);
-    if (keep_hi > keep_lo + 1) close_range(keep_lo + 1, keep_hi - 1, 0);
-    close_range(keep_hi + 1, ~0u, 0);
-    char c;
-    while (read(fds[0], &c, 1) != 0 && errno == EINTR) {
-    }
-    GuardianRestore(saved.c_str(), cpaths);
-  }
-  close(fds[0]);
-  guardian_ = pid;
-  guardian_pipe_ = fds[1];
+  // The lock stays held until the values are back.
+  const int keep[] = {lock_fd_};
+  auto g = Guardian::Start(keep, [&]() -> int { GuardianRestore(saved.c_str(), cpaths); });
+  if (!g) return "the sysctl guardian: " + g.error();
+  guardian_ = std::move(*g);
   return "";
-}
-
-void SysctlGuard::StopGuardian() {
-  if (guardian_ < 0) return;
-  close(guardian_pipe_);  // wakes it: it finds no saved file, or restores
-  while (waitpid(guardian_, nullptr, 0) < 0 && errno == EINTR) {
-  }
-  guardian_ = -1;
-  guardian_pipe_ = -1;
 }
 
 }  // namespace pathwarden::kernel_internal

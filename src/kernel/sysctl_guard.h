@@ -11,11 +11,9 @@
 
 #include "pathwarden/result.h"
 #include "pathwarden/sysctls.h"
+#include "src/kernel/guardian.h"
 
 namespace pathwarden::kernel_internal {
-
-// Where the lock and the saved host values live.
-inline constexpr const char* kStateDir = "/run/pathwarden";
 
 // ReadSysctls()
 //
@@ -38,11 +36,11 @@ Result<Sysctls, std::string> ReadHostSysctls(
 // Restore() and the destructor put them back and delete the file.
 //
 // While the values differ from the host's, a guardian process (forked at
-// the first change, in a session of its own so that a Ctrl-C on the
-// terminal does not reach it) waits on a pipe from the holder: when the
-// holder dies however it dies (SIGINT, SIGKILL, a crash), the guardian,
-// still holding the lock, writes the saved values back and deletes the
-// file. Should both die, the next Acquire() puts the saved values back
+// the first change, src/kernel/guardian.h: in a session of its own so that
+// a Ctrl-C on the terminal does not reach it) waits on a pipe from the
+// holder: when the holder dies however it dies (SIGINT, SIGKILL, a crash),
+// the guardian, still holding the lock, writes the saved values back and
+// deletes the file. Should both die, the next Acquire() puts the saved values back
 // before anything else.
 // Acquire() waits while another process holds the lock, and fails at once
 // when this process does (waiting would never end).
@@ -75,7 +73,7 @@ class SysctlGuard {
   // Whether Acquire() found a dead holder's values and put them back.
   bool repaired() const noexcept { return repaired_; }
   // The guardian's pid while there is one (for tests), else -1.
-  pid_t guardian() const noexcept { return guardian_; }
+  pid_t guardian() const noexcept { return guardian_.pid(); }
 
  private:
   SysctlGuard(int lock_fd, std::string dir, Sysctls host, bool repaired)
@@ -86,7 +84,6 @@ class SysctlGuard {
         repaired_(repaired) {}
 
   std::string StartGuardian();
-  void StopGuardian();
 
   int lock_fd_;
   std::string dir_;
@@ -94,8 +91,7 @@ class SysctlGuard {
   Sysctls current_;
   bool repaired_;
   bool saved_ = false;  // sysctl.saved holds host_
-  pid_t guardian_ = -1;
-  int guardian_pipe_ = -1;  // the write end: its closing wakes the guardian
+  Guardian guardian_;  // while the values differ from the host's
 };
 
 }  // namespace pathwarden::kernel_internal
