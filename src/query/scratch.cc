@@ -342,6 +342,10 @@ std::string Contained(const Query& q, const std::string& root, const std::string
         if constexpr (std::is_same_v<T, Truncate> || std::is_same_v<T, Chown>) follows = true;
         if constexpr (std::is_same_v<T, Chmod>) follows = !(r.flags & AT_SYMLINK_NOFOLLOW);
         if constexpr (std::is_same_v<T, Link>) follows = (r.flags & AT_SYMLINK_FOLLOW) != 0;
+        // Landlock has no right for extended attributes: only this keeps a
+        // setxattr through a symlink inside from changing its target.
+        if constexpr (std::is_same_v<T, Setxattr> || std::is_same_v<T, Removexattr>)
+          follows = !(r.flags & AT_SYMLINK_NOFOLLOW);
       },
       q.request);
   char* real_root = realpath(root.c_str(), nullptr);

@@ -322,6 +322,18 @@ PY
   cmp -s "$out/before" "$out/after" || fail "the scratch directory changed: $(diff "$out/before" "$out/after")"
   expect 0 "" "$pw" explain --verify --scratch "$scr" --colour never chmod "$scr/etc" 0700
   case "$stdout" in *"unverified"*"symlink the call would follow"*) ;; *) fail "escape: $stdout" ;; esac
+  # Landlock has no right for xattrs: a setxattr through a symlink would
+  # change its target outside (the target here is the test's own file).
+  printf 'outside\n' >"$out/outside"
+  ln -s "$out/outside" "$scr/evil"
+  for q in "setxattr $scr/evil user.pw x" "removexattr $scr/evil user.pw"; do
+    # shellcheck disable=SC2086
+    run "$pw" explain --verify --scratch "$scr" --colour never $q
+    case "$stdout" in *"unverified"*"symlink the call would follow"*) ;; *) fail "escape through $q: $stdout" ;; esac
+  done
+  /usr/bin/python3 -c 'import os,sys; assert os.listxattr(sys.argv[1]) == [], os.listxattr(sys.argv[1])' "$out/outside" \
+    || fail "setxattr through a symlink changed a file outside the scratch directory"
+  rm "$scr/evil"
   expect 1 "" "$pw" explain --verify --scratch "$scr" --colour never unlink "$scr/etc/nonexistent-pw"
   case "$stdout" in *"unverified"*"outside --scratch"*) ;; *) fail "escape 2: $stdout" ;; esac
   expect 1 "" "$pw" explain --verify --colour never unlink /nonexistent-pw
