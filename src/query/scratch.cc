@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+
 namespace pathwarden::query {
 namespace {
 
@@ -59,8 +60,47 @@ Result<std::vector<std::pair<std::string, std::string>>, std::string> Xattrs(
   return out;
 }
 
+// open() without moving the access time (O_NOATIME: the owner's or
+// CAP_FOWNER's), else as it may.
+int OpenNoAtime(const std::string& path, int flags) {
+  const int fd = open(path.c_str(), flags | O_NOATIME | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+  if (fd >= 0 || errno != EPERM) return fd;
+  return open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+}
+
+// The names in a directory, "." and ".." aside, read without moving its
+// access time.
+Result<std::vector<std::string>, std::string> ListDir(const std::string& path) {
+  const int fd = OpenNoAtime(path, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return Unexpected(Err("open", path));
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    close(fd);
+    return Unexpected(Err("fdopendir", path));
+  }
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      names.emplace_back(e->d_name);
+  closedir(d);
+  return names;
+}
+
+// readlink() moves a symlink's access time, and no flag stops it (fs/
+// stat.c: touch_atime()): the time `st` read before is set back.
+Result<void, std::string> KeepAtime(const std::string& path, const struct stat& st) {
+  struct stat now {};
+  if (lstat(path.c_str(), &now) != 0) return Unexpected(Err("lstat", path));
+  if (now.st_atim.tv_sec == st.st_atim.tv_sec && now.st_atim.tv_nsec == st.st_atim.tv_nsec)
+    return {};
+  const timespec times[2] = {st.st_atim, {0, UTIME_OMIT}};
+  if (utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0)
+    return Unexpected(Err("utimensat", path));
+  return {};
+}
+
 Result<std::string, std::string> ReadAll(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+  const int fd = OpenNoAtime(path, O_RDONLY);
   if (fd < 0) return Unexpected(Err("open", path));
   std::string out;
   char buf[65536];
@@ -103,14 +143,9 @@ Result<void, std::string> RemoveAll(const std::string& path) {
     return Unexpected(Err("lstat", path));
   }
   if (S_ISDIR(st.st_mode)) {
-    DIR* d = opendir(path.c_str());
-    if (d == nullptr) return Unexpected(Err("opendir", path));
-    std::vector<std::string> names;
-    while (dirent* e = readdir(d))
-      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-        names.emplace_back(e->d_name);
-    closedir(d);
-    for (const std::string& n : names)
+    auto names = ListDir(path);
+    if (!names) return Unexpected(names.error());
+    for (const std::string& n : *names)
       if (auto r = RemoveAll(path + "/" + n); !r) return r;
     if (rmdir(path.c_str()) != 0) return Unexpected(Err("rmdir", path));
     return {};
@@ -151,7 +186,11 @@ bool BelowOrAt(const std::string& path, const std::string& root) {
 
 }  // namespace
 
-Result<TreeState, std::string> Capture(const std::string& root) {
+namespace {
+
+// Capture(), or with `full` false only names, types and inodes (no
+// contents, xattrs or symlink bodies: for finding renames).
+Result<TreeState, std::string> CaptureTree(const std::string& root, bool full) {
   TreeState t;
   t.root = root;
   size_t bytes = 0;
@@ -175,13 +214,18 @@ Result<TreeState, std::string> Capture(const std::string& root) {
     }
     if (S_ISCHR(e.st.st_mode) || S_ISBLK(e.st.st_mode))
       return Unexpected(fmt::format("{} is a device node: not put back safely", path));
-    auto x = Xattrs(path);
-    if (!x) return Unexpected(x.error());
-    e.xattrs = std::move(*x);
-    if (S_ISLNK(e.st.st_mode)) {
+    if (full) {
+      auto x = Xattrs(path);
+      if (!x) return Unexpected(x.error());
+      e.xattrs = std::move(*x);
+    }
+    if (!full && !S_ISDIR(e.st.st_mode)) {
+      if (S_ISREG(e.st.st_mode)) ++names[e.st.st_ino];
+    } else if (S_ISLNK(e.st.st_mode)) {
       std::string buf(PATH_MAX, '\0');
       const ssize_t n = readlink(path.c_str(), buf.data(), buf.size());
       if (n < 0) return Unexpected(Err("readlink", path));
+      if (auto r = KeepAtime(path, e.st); !r) return Unexpected(r.error());
       buf.resize(static_cast<size_t>(n));
       e.link = std::move(buf);
     } else if (S_ISREG(e.st.st_mode)) {
@@ -193,13 +237,10 @@ Result<TreeState, std::string> Capture(const std::string& root) {
       if (!c) return Unexpected(c.error());
       e.content = std::move(*c);
     } else if (S_ISDIR(e.st.st_mode)) {
-      DIR* d = opendir(path.c_str());
-      if (d == nullptr) return Unexpected(Err("opendir", path));
+      auto listed = ListDir(path);
+      if (!listed) return Unexpected(listed.error());
       std::vector<std::string> kids;
-      while (dirent* de = readdir(d))
-        if (std::strcmp(de->d_name, ".") != 0 && std::strcmp(de->d_name, "..") != 0)
-          kids.push_back(rel.empty() ? de->d_name : rel + "/" + de->d_name);
-      closedir(d);
+      for (std::string& n : *listed) kids.push_back(rel.empty() ? std::move(n) : rel + "/" + n);
       std::sort(kids.rbegin(), kids.rend());
       for (std::string& k : kids) todo.push_back(std::move(k));
     }
@@ -214,37 +255,86 @@ Result<TreeState, std::string> Capture(const std::string& root) {
   return t;
 }
 
+// Renames undone, by inode: every inode of `before` still in the tree
+// under a name that is not one of its own goes back to its own, in
+// parents-first order, one rename at a time (a directory brings its
+// children), exchanged with whatever holds that name now (which a later
+// round moves on, or step 2 removes). A name whose parent is not there
+// yet is left to make again.
+Result<void, std::string> UndoRenames(const TreeState& before) {
+  const std::string& root = before.root;
+  std::map<ino_t, std::vector<std::string>> names_of;  // an inode's names before
+  for (const auto& e : before.entries)
+    if (!e.rel.empty()) names_of[e.st.st_ino].push_back(e.rel);
+  auto own = [&](ino_t ino, const std::string& rel) {
+    auto it = names_of.find(ino);
+    return it != names_of.end() &&
+           std::find(it->second.begin(), it->second.end(), rel) != it->second.end();
+  };
+  for (size_t round = 0; round <= before.entries.size(); ++round) {
+    auto now = CaptureTree(root, false);
+    if (!now) return Unexpected("reading the scratch directory again: " + now.error());
+    std::map<std::string, ino_t> at;                       // name -> inode now
+    std::map<ino_t, std::vector<std::string>> elsewhere;  // inode -> names not its own
+    for (const auto& c : now->entries) {
+      if (c.rel.empty()) continue;
+      at[c.rel] = c.st.st_ino;
+      if (names_of.count(c.st.st_ino) && !own(c.st.st_ino, c.rel))
+        elsewhere[c.st.st_ino].push_back(c.rel);
+    }
+    bool moved = false;
+    for (const auto& e : before.entries) {
+      if (e.rel.empty()) continue;
+      auto held = at.find(e.rel);
+      if (held != at.end() && held->second == e.st.st_ino) continue;
+      auto from = elsewhere.find(e.st.st_ino);
+      if (from == elsewhere.end()) continue;  // gone, or only its other links are left
+      const std::string parent = e.rel.find('/') == std::string::npos
+                                     ? ""
+                                     : e.rel.substr(0, e.rel.rfind('/'));
+      if (!parent.empty() && !at.count(parent)) continue;
+      const std::string src = Join(root, from->second.front()), dst = Join(root, e.rel);
+      const unsigned flags = held != at.end() ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+      if (renameat2(AT_FDCWD, src.c_str(), AT_FDCWD, dst.c_str(), flags) != 0)
+        return Unexpected(Err(fmt::format("rename {} back to", src), dst));
+      moved = true;
+      break;
+    }
+    if (!moved) return {};
+  }
+  return Unexpected(fmt::format("{}: renames not undone after {} rounds", root,
+                                before.entries.size() + 1));
+}
+
+}  // namespace
+
+Result<TreeState, std::string> Capture(const std::string& root) { return CaptureTree(root, true); }
+
 Result<void, std::string> Restore(const TreeState& before) {
   const std::string& root = before.root;
-  auto now = Capture(root);
-  if (!now) return Unexpected("reading the scratch directory again: " + now.error());
   std::map<std::string, const TreeState::Entry*> was, is;
   for (const auto& e : before.entries) was[e.rel] = &e;
-  for (const auto& e : now->entries) is[e.rel] = &e;
-  // 1. Renames undone: an inode of before that now has another name.
-  std::map<ino_t, std::string> now_by_ino;
-  for (const auto& e : now->entries)
-    if (!was.count(e.rel)) now_by_ino.emplace(e.st.st_ino, e.rel);
-  for (const auto& e : before.entries) {
-    if (e.rel.empty() || is.count(e.rel)) continue;
-    auto it = now_by_ino.find(e.st.st_ino);
-    if (it == now_by_ino.end()) continue;
-    if (rename(Join(root, it->second).c_str(), Join(root, e.rel).c_str()) != 0)
-      return Unexpected(Err("rename back to", Join(root, e.rel)));
-    now_by_ino.erase(it);
-  }
-  now = Capture(root);
+  // 1. Renames undone, by inode (exchanges too).
+  if (auto r = UndoRenames(before); !r) return r;
+  auto now = Capture(root);
   if (!now) return Unexpected("reading the scratch directory again: " + now.error());
-  is.clear();
-  for (const auto& e : now->entries) is[e.rel] = &e;
+  // A name of before that now holds another type of file (its own inode
+  // is gone) counts as added: removed, then made again.
+  auto added = [&](const TreeState::Entry& c) {
+    auto it = was.find(c.rel);
+    return it == was.end() ||
+           (!c.rel.empty() && (it->second->st.st_mode & S_IFMT) != (c.st.st_mode & S_IFMT));
+  };
   // 2. Names added: removed, deepest first.
   for (auto it = now->entries.rbegin(); it != now->entries.rend(); ++it)
-    if (!was.count(it->rel))
+    if (added(*it))
       if (auto r = RemoveAll(Join(root, it->rel)); !r) return r;
-  // 3. Names removed: made again, parents first (a hard link as a link).
-  std::map<ino_t, std::string> made;
   for (const auto& e : now->entries)
-    if (was.count(e.rel)) made.emplace(was[e.rel]->st.st_ino, e.rel);
+    if (!added(e)) is[e.rel] = &e;
+  // 3. Names removed: made again, parents first (a hard link as a link).
+  std::map<ino_t, std::string> made;  // an inode of before -> a name it has now
+  for (const auto& [rel, c] : is)
+    if (!rel.empty() && c->st.st_ino == was[rel]->st.st_ino) made.emplace(c->st.st_ino, rel);
   for (const auto& e : before.entries) {
     if (e.rel.empty() || is.count(e.rel)) continue;
     const std::string path = Join(root, e.rel);
@@ -323,6 +413,8 @@ std::string Differences(const TreeState& a, const TreeState& b) {
     if (e.xattrs != f.xattrs) add(name + ": xattrs");
     if (e.st.st_mtim.tv_sec != f.st.st_mtim.tv_sec || e.st.st_mtim.tv_nsec != f.st.st_mtim.tv_nsec)
       add(name + ": mtime");
+    if (e.st.st_atim.tv_sec != f.st.st_atim.tv_sec || e.st.st_atim.tv_nsec != f.st.st_atim.tv_nsec)
+      add(name + ": atime");
     if (e.st.st_nlink != f.st.st_nlink) add(name + ": link count");
   }
   for (const auto& [rel, e] : in_b) add(rel + " is new");

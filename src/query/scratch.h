@@ -36,15 +36,18 @@ struct TreeState {
 
 // Capture()
 //
-// Errors: a tree too large to keep (over 10,000 entries or 64 MiB of
-// contents), a mount point inside it, a file with links outside it.
+// Reads without changing access times (O_NOATIME). Errors: a tree too
+// large to keep (over 10,000 entries or 64 MiB of contents), a mount point
+// inside it, a device node, a file with links outside it.
 Result<TreeState, std::string> Capture(const std::string& root);
 
 // Restore()
 //
-// Puts `before` back: renames undone (by inode), names added removed,
-// names removed made again (hard links as links), contents, xattrs,
-// owners, modes and times set. Errors: what could not be put back.
+// Puts `before` back: renames and exchanges undone (by inode: an inode
+// under a name not its own goes back to its own), names added removed
+// (and a name now holding another type of file), names removed made
+// again (hard links as links), contents, xattrs, owners, modes, access
+// and modification times set. Errors: what could not be put back.
 Result<void, std::string> Restore(const TreeState& before);
 
 // Differences()
