@@ -14,8 +14,6 @@
 
 #include "pathwarden/errno.h"
 #include "src/explain/explain.h"
-#include <signal.h>
-
 #include "src/api/model_impl.h"
 #include "src/input/text_quote.h"
 #include "src/kernel/host_probe.h"
@@ -108,46 +106,30 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep = ", ")
 }
 
 // A changing query on the kernel, inside the scratch directory, which is
-// put back after; signals that would end the process wait until then.
+// put back after, also when this process dies meanwhile (ChangeGuarded()).
 std::optional<int> VerifyChanging(const kernel_internal::ProbeIdentity& who, const Query& q,
                                   const std::string& scratch, std::string* why) {
-  sigset_t hold, old;
-  sigemptyset(&hold);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGPIPE}) sigaddset(&hold, sig);
-  sigprocmask(SIG_BLOCK, &hold, &old);
-  std::optional<int> out;
-  auto before = Capture(scratch);
-  if (!before) {
-    *why = "--scratch: " + before.error();
-  } else {
-    // Besides the containment checks, the child may change nothing outside
-    // the scratch directory (Landlock: every right beneath it, reading and
-    // executing elsewhere).
-    kernel_internal::ProbeIdentity id = who;
-    LandlockRuleset fence;
-    fence.handled_access_fs = landlock::kFsAll;
-    fence.AllowPath(scratch, landlock::kFsAll);
-    fence.AllowPath("/", landlock::kFsReadFile | landlock::kFsReadDir | landlock::kFsExecute);
-    id.layers.push_back(fence);
-    const Request reqs[] = {q.request};
-    auto r = kernel_internal::ProbeHostChanging(id, reqs, true);
-    if (r) {
-      out = (*r)[0];
-    } else {
-      *why = r.error();
-    }
-    auto restored = Restore(*before);
-    auto after = Capture(scratch);
-    std::string diff = !restored ? restored.error()
-                       : !after  ? after.error()
-                                 : Differences(*before, *after);
-    if (!diff.empty()) {
-      out.reset();
-      *why = "the scratch directory could not be put back exactly: " + diff;
-    }
+  // Besides the containment checks, the child may change nothing outside
+  // the scratch directory (Landlock: every right beneath it, reading and
+  // executing elsewhere).
+  kernel_internal::ProbeIdentity id = who;
+  LandlockRuleset fence;
+  fence.handled_access_fs = landlock::kFsAll;
+  fence.AllowPath(scratch, landlock::kFsAll);
+  fence.AllowPath("/", landlock::kFsReadFile | landlock::kFsReadDir | landlock::kFsExecute);
+  id.layers.push_back(fence);
+  const Request reqs[] = {q.request};
+  std::string probe_error;
+  auto r = ChangeGuarded(scratch, [&]() -> Result<int, std::string> {
+    auto errs = kernel_internal::ProbeHostChanging(id, reqs, true);
+    if (!errs) return Unexpected(probe_error = errs.error());
+    return (*errs)[0];
+  });
+  if (!r) {
+    *why = r.error() == probe_error ? probe_error : "--scratch: " + r.error();
+    return std::nullopt;
   }
-  sigprocmask(SIG_SETMASK, &old, nullptr);
-  return out;
+  return *r;
 }
 
 // The kernel's answer (ProbeHost), or why not.

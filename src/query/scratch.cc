@@ -6,18 +6,21 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "src/kernel/guardian.h"
 
 namespace pathwarden::query {
 namespace {
@@ -419,6 +422,227 @@ std::string Differences(const TreeState& a, const TreeState& b) {
   }
   for (const auto& [rel, e] : in_b) add(rel + " is new");
   return out;
+}
+
+namespace {
+
+constexpr std::string_view kJournalMagic = "pathwarden scratch journal 1\n";
+constexpr size_t kMaxJournal = kMaxBytes + (size_t{64} << 20);
+
+void PutU64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
+
+void PutBytes(std::string* out, std::string_view b) {
+  PutU64(out, b.size());
+  out->append(b);
+}
+
+// Reads what PutU64() and PutBytes() wrote; `ok` false from the first
+// read past the end on.
+struct JournalReader {
+  std::string_view in;
+  bool ok = true;
+  uint64_t U64() {
+    uint64_t v = 0;
+    if (in.size() < 8) {
+      ok = false;
+      return 0;
+    }
+    std::memcpy(&v, in.data(), 8);
+    in.remove_prefix(8);
+    return v;
+  }
+  std::string Bytes() {
+    const uint64_t n = U64();
+    if (!ok || n > in.size()) {
+      ok = false;
+      return "";
+    }
+    std::string out(in.substr(0, n));
+    in.remove_prefix(n);
+    return out;
+  }
+};
+
+std::function<void(pid_t)>& AfterChangeHook() {
+  static std::function<void(pid_t)> hook;
+  return hook;
+}
+
+// Restore(), then Capture() again and compare; the journal deleted when
+// nothing differs. "" or why the tree is not `before`.
+std::string PutBack(const TreeState& before, const std::string& journal) {
+  auto restored = Restore(before);
+  if (!restored) return restored.error();
+  auto after = Capture(before.root);
+  if (!after) return "reading it again: " + after.error();
+  if (std::string diff = Differences(before, *after); !diff.empty()) return diff;
+  if (unlink(journal.c_str()) != 0 && errno != ENOENT) return Err("unlink", journal);
+  return "";
+}
+
+// The journal a holder and its guardian left, put back (the lock held).
+Result<bool, std::string> RepairJournal(const std::string& journal) {
+  if (access(journal.c_str(), F_OK) != 0) {
+    if (errno == ENOENT) return false;
+    return Unexpected(Err("access", journal));
+  }
+  auto bytes = ReadAll(journal);
+  if (!bytes) return Unexpected(bytes.error());
+  auto before = DecodeJournal(*bytes);
+  if (!before)
+    return Unexpected(fmt::format("{}: {}: put the scratch directory back by hand and delete it",
+                                  journal, before.error()));
+  // The directory it kept, still there? A directory since removed, or
+  // made again (another inode), is not the one to put back.
+  struct stat st {};
+  const TreeState::Entry& top = before->entries.front();
+  if (lstat(before->root.c_str(), &st) != 0 || st.st_dev != top.st.st_dev ||
+      st.st_ino != top.st.st_ino) {
+    if (unlink(journal.c_str()) != 0) return Unexpected(Err("unlink", journal));
+    return true;
+  }
+  if (std::string why = PutBack(*before, journal); !why.empty())
+    return Unexpected(fmt::format(
+        "{} left changed by a run that died, and not put back exactly ({}): put it back by hand "
+        "from {} and delete that file",
+        before->root, why, journal));
+  return true;
+}
+
+// The descriptor closed on every way out.
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+}  // namespace
+
+std::string EncodeJournal(const TreeState& t) {
+  std::string out(kJournalMagic);
+  PutU64(&out, sizeof(struct stat));
+  PutBytes(&out, t.root);
+  PutU64(&out, t.entries.size());
+  for (const TreeState::Entry& e : t.entries) {
+    PutBytes(&out, e.rel);
+    PutBytes(&out, std::string_view(reinterpret_cast<const char*>(&e.st), sizeof e.st));
+    PutBytes(&out, e.link);
+    PutBytes(&out, e.content);
+    PutU64(&out, e.xattrs.size());
+    for (const auto& [name, value] : e.xattrs) {
+      PutBytes(&out, name);
+      PutBytes(&out, value);
+    }
+  }
+  return out;
+}
+
+Result<TreeState, std::string> DecodeJournal(std::string_view bytes) {
+  if (!bytes.starts_with(kJournalMagic)) return Unexpected(std::string("not a scratch journal"));
+  JournalReader r{bytes.substr(kJournalMagic.size())};
+  if (r.U64() != sizeof(struct stat))
+    return Unexpected(std::string("written by another build (struct stat differs)"));
+  TreeState t;
+  t.root = r.Bytes();
+  const uint64_t n = r.U64();
+  // Every entry takes more than 40 bytes: a count past that is damage.
+  if (!r.ok || n == 0 || n > r.in.size() / 40 || !t.root.starts_with('/'))
+    return Unexpected(std::string("damaged"));
+  for (uint64_t i = 0; i < n && r.ok; ++i) {
+    TreeState::Entry e;
+    e.rel = r.Bytes();
+    const std::string st = r.Bytes();
+    if (st.size() != sizeof e.st) r.ok = false;
+    if (r.ok) std::memcpy(&e.st, st.data(), sizeof e.st);
+    e.link = r.Bytes();
+    e.content = r.Bytes();
+    const uint64_t nx = r.U64();
+    for (uint64_t k = 0; k < nx && r.ok; ++k) {
+      std::string name = r.Bytes();
+      std::string value = r.Bytes();
+      e.xattrs.emplace_back(std::move(name), std::move(value));
+    }
+    if (r.ok && (i == 0) != e.rel.empty()) r.ok = false;  // the root first, and only there
+    t.entries.push_back(std::move(e));
+  }
+  if (!r.ok || !r.in.empty()) return Unexpected(std::string("damaged"));
+  return t;
+}
+
+void SetAfterChangeHookForTesting(std::function<void(pid_t guardian)> hook) {
+  AfterChangeHook() = std::move(hook);
+}
+
+Result<bool, std::string> RepairScratch(const std::string& state_dir) {
+  auto lock = kernel_internal::LockStateFile(state_dir, "scratch.lock",
+                                             "this process is changing a scratch directory");
+  if (!lock) return Unexpected(lock.error());
+  const FdCloser closer{*lock};
+  return RepairJournal(state_dir + "/scratch.journal");
+}
+
+Result<int, std::string> ChangeGuarded(const std::string& root,
+                                       const std::function<Result<int, std::string>()>& change,
+                                       const std::string& state_dir) {
+  auto lock = kernel_internal::LockStateFile(state_dir, "scratch.lock",
+                                             "this process is changing a scratch directory");
+  if (!lock) return Unexpected(lock.error());
+  const FdCloser lock_closer{*lock};
+  const std::string journal = state_dir + "/scratch.journal";
+  if (auto r = RepairJournal(journal); !r) return Unexpected(r.error());
+  auto before = Capture(root);
+  if (!before) return Unexpected(before.error());
+  // Not fsync()ed (a disk's flush per query): the journal is for this
+  // process and its guardian dying, and /run does not outlive the machine.
+  if (std::string e =
+          kernel_internal::SaveAtomically(journal, EncodeJournal(*before), 0600, /*sync=*/false);
+      !e.empty())
+    return Unexpected("the journal: " + e);
+  // The guardian reports what it could not put back on this pipe.
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    const std::string e = Err("pipe", "for the guardian");
+    unlink(journal.c_str());  // nothing changed yet
+    return Unexpected(e);
+  }
+  const FdCloser report_closer{report[0]};
+  const int keep[] = {*lock, report[1]};
+  auto guardian = kernel_internal::Guardian::Start(keep, [&]() -> int {
+    const std::string why = PutBack(*before, journal);
+    for (size_t done = 0; done < why.size();) {
+      const ssize_t n = write(report[1], why.data() + done, why.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // the holder is gone: the journal says it
+      done += static_cast<size_t>(n);
+    }
+    return why.empty() ? 0 : 1;
+  });
+  close(report[1]);
+  if (!guardian) {
+    unlink(journal.c_str());  // nothing changed yet
+    return Unexpected(guardian.error());
+  }
+  auto changed = change();
+  if (AfterChangeHook()) AfterChangeHook()(guardian->pid());
+  guardian->Wake();
+  // Read to the end before waiting: a long report would fill the pipe.
+  std::string why;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(report[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    why.append(buf, static_cast<size_t>(n));
+  }
+  const int status = guardian->Finish();
+  const bool reported = WIFEXITED(status) && (WEXITSTATUS(status) == 0   ? why.empty()
+                                              : WEXITSTATUS(status) == 1 ? !why.empty()
+                                                                         : false);
+  if (!reported) why = PutBack(*before, journal);  // the guardian died at its work: done here
+  if (!why.empty())
+    return Unexpected("the scratch directory could not be put back exactly: " + why);
+  return changed;
 }
 
 std::string Contained(const Query& q, const std::string& root, const std::string& cwd) {

@@ -2,18 +2,22 @@
 // changing query is run on the kernel there only when it can touch
 // nothing outside it, and the tree is put back exactly afterwards
 // (names, types, contents, modes, owners, ACLs and other xattrs, access
-// and modification times; a ctime cannot be set from userspace).
+// and modification times; a ctime cannot be set from userspace), also
+// when the process changing it dies (ChangeGuarded()).
 
 #ifndef PATHWARDEN_SRC_QUERY_SCRATCH_H_
 #define PATHWARDEN_SRC_QUERY_SCRATCH_H_
 
 #include <sys/stat.h>
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "pathwarden/result.h"
+#include "src/kernel/guardian.h"
 #include "src/query/query.h"
 
 namespace pathwarden::query {
@@ -55,6 +59,63 @@ Result<void, std::string> Restore(const TreeState& before);
 // What differs between two states, ctimes and inode numbers aside ("" when
 // nothing): for the check after Restore().
 std::string Differences(const TreeState& a, const TreeState& b);
+
+// EncodeJournal() / DecodeJournal()
+//
+// A state as the bytes of a journal file, and back (for this build on
+// this machine: `struct stat` is kept as it is in memory). Errors: bytes
+// that are not such a journal.
+std::string EncodeJournal(const TreeState& t);
+Result<TreeState, std::string> DecodeJournal(std::string_view bytes);
+
+// ChangeGuarded()
+//
+// Runs `change` (which may change the tree at `root`, the real path of a
+// directory) and puts the tree back exactly, however this process ends:
+//
+//   1. an exclusive flock on `<state_dir>/scratch.lock`: one scratch
+//      directory changed at a time on the machine; a journal left there
+//      by a holder that died with its guardian is put back first
+//      (RepairScratch());
+//   2. Capture(root), written to `<state_dir>/scratch.journal` (0600,
+//      fsync()ed, renamed into place);
+//   3. a guardian (src/kernel/guardian.h: its own session, holding the
+//      lock and the state captured) forked;
+//   4. change();
+//   5. the guardian woken: it Restore()s, Capture()s again, compares
+//      (Differences()), deletes the journal when nothing differs, and
+//      reports; should it die instead, this process puts the tree back.
+//
+// Should this process die in 4 or 5 (SIGINT, SIGKILL, the OOM killer, a
+// crash), the guardian puts the tree back once it and its children are
+// gone (the kernel's child is tied to it), before it lets go of the
+// lock. Should both die, the next ChangeGuarded() or RepairScratch()
+// with the same `state_dir` puts it back from the journal first.
+//
+// Returns change()'s value or error; an error when the tree could not be
+// captured or journalled (change() not run), or not put back exactly
+// (change()'s value dropped: fail closed).
+Result<int, std::string> ChangeGuarded(
+    const std::string& root, const std::function<Result<int, std::string>()>& change,
+    const std::string& state_dir = kernel_internal::kStateDir);
+
+// RepairScratch()
+//
+// Waits for the lock (so for a guardian still at work), then puts back
+// from the journal what a holder and its guardian that both died left
+// changed, and deletes the journal: whether there was one. A journal
+// whose directory is gone or replaced (another inode) is deleted unused.
+// Errors: a damaged journal, or a tree not put back exactly (the journal
+// stays, and every ChangeGuarded() fails with the reason until it is
+// dealt with).
+Result<bool, std::string> RepairScratch(const std::string& state_dir = kernel_internal::kStateDir);
+
+// SetAfterChangeHookForTesting()
+//
+// A function ChangeGuarded() calls after change() returns, before the
+// guardian is woken, with the guardian's pid (tests kill the process
+// there, or read the changed tree); an empty one removes it.
+void SetAfterChangeHookForTesting(std::function<void(pid_t guardian)> hook);
 
 // Contained()
 //
