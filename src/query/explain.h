@@ -53,8 +53,8 @@ class Session {
   //
   // A query that changes the host is run on the kernel only inside
   // `scratch` (a directory the user lets it change; "" for none), when it
-  // can touch nothing outside it, with signals held until the directory
-  // is put back (src/query/scratch.h).
+  // can touch nothing outside it; the directory is put back after, also
+  // when this process dies meanwhile (ChangeGuarded(), src/query/scratch.h).
   Answer Ask(const Query& q, bool verify, const std::string& scratch = "");
 
   // Result only, no reason: the batch's --format result.
