@@ -16,6 +16,7 @@
 // must be exactly as it was. In a private mount namespace, on a tmpfs;
 // root and Landlock only, skipped elsewhere.
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/acl.h>
 #include <sys/mount.h>
@@ -27,10 +28,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <dirent.h>
-#include <filesystem>
+#include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -41,6 +43,7 @@
 #include "pathwarden/tree.h"
 #include "src/kernel/kernel_session.h"
 #include "src/kernel/scratch_host.h"
+#include "src/kernel/sysctl_guard.h"
 #include "src/kernel/tree_capture.h"
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
@@ -433,6 +436,12 @@ class ExplainChangesTest : public ::testing::Test {
     if (std::string why = KernelUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
     if (std::string err = kernel_internal::EnterPrivateMountNamespace(); !err.empty())
       GTEST_SKIP() << "no private mount namespace: " << err;
+    // The host's protected_* values are what the model reads once and the
+    // kernel applies each time: no pathwarden run on this machine may
+    // change them meanwhile (they take this lock to).
+    auto sysctls = kernel_internal::SysctlGuard::Acquire();
+    ASSERT_TRUE(sysctls) << sysctls.error();
+    sysctls_ = std::move(*sysctls);
     char dir[] = "/tmp/pathwarden-changes.XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     root_ = dir;
@@ -450,6 +459,7 @@ class ExplainChangesTest : public ::testing::Test {
     }
     if (!root_.empty()) rmdir(root_.c_str());
   }
+  std::unique_ptr<kernel_internal::SysctlGuard> sysctls_;
   std::string root_;
   bool mounted_ = false;
 };
