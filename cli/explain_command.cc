@@ -13,6 +13,7 @@
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
 #include "src/query/query.h"
+#include "src/query/scratch.h"
 #include "src/input/json_text.h"
 #include "src/input/text_quote.h"
 
@@ -210,6 +211,11 @@ int RunExplain(const ExplainOptions& o) {
   auto who = o.who.Resolve();
   if (!who) return bad(who.error());
   if (!o.scratch.empty() && !o.verify) return bad("--scratch is for --verify");
+  // A run killed a moment ago may have a guardian still putting a scratch
+  // directory back: the host is read after it is done (and after what a
+  // run that died with its guardian left is put back). What fails here
+  // is said again by the first changing query, as its reason.
+  if (!o.scratch.empty()) (void)query::RepairScratch();
   auto layers = LoadLayers(o.policies, o.from_env, CurrentDir(), o.from_env_at);
   if (!layers) return bad(layers.error());
   auto session = query::Session::Open(*who, std::move(*layers));

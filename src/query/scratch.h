@@ -92,6 +92,12 @@ Result<TreeState, std::string> DecodeJournal(std::string_view bytes);
 // lock. Should both die, the next ChangeGuarded() or RepairScratch()
 // with the same `state_dir` puts it back from the journal first.
 //
+// Readers do not take the lock: a model that reads the tree while
+// another process has it changed sees the change. So a run calls
+// RepairScratch() before it reads the host (explain does), which waits
+// for a guardian at work; two runs at once on one directory remain
+// unsupported.
+//
 // Returns change()'s value or error; an error when the tree could not be
 // captured or journalled (change() not run), or not put back exactly
 // (change()'s value dropped: fail closed).
