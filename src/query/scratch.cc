@@ -486,6 +486,14 @@ Result<bool, std::string> RepairJournal(const std::string& journal) {
     if (errno == ENOENT) return false;
     return Unexpected(Err("access", journal));
   }
+  // Never larger than the files it may keep (kMaxBytes) and their
+  // metadata: a larger file is not one of ours, and is not read whole.
+  struct stat jst {};
+  if (lstat(journal.c_str(), &jst) != 0) return Unexpected(Err("lstat", journal));
+  if (static_cast<uint64_t>(jst.st_size) > kMaxJournal)
+    return Unexpected(fmt::format("{}: {} bytes, larger than a scratch journal can be: put the "
+                                  "scratch directory back by hand and delete it",
+                                  journal, jst.st_size));
   auto bytes = ReadAll(journal);
   if (!bytes) return Unexpected(bytes.error());
   auto before = DecodeJournal(*bytes);

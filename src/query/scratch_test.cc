@@ -416,6 +416,28 @@ TEST_F(ScratchGuardTest, ADamagedJournalStopsEveryChange) {
   EXPECT_EQ(access(journal.c_str(), F_OK), 0);
 }
 
+// A file far larger than any journal (a sparse 129 MiB) is refused
+// unread, as a damaged one is: no change runs, the file stays.
+TEST_F(ScratchGuardTest, AnOversizedJournalIsNotRead) {
+  ASSERT_EQ(mkdir(state_.c_str(), 0755), 0);
+  const std::string journal = state_ + "/scratch.journal";
+  ASSERT_TRUE(Write(journal, "", 0600, 0, 0));
+  ASSERT_EQ(truncate(journal.c_str(), off_t{129} << 20), 0);
+  bool ran = false;
+  auto r = ChangeGuarded(
+      root_,
+      [&]() -> Result<int, std::string> {
+        ran = true;
+        return 0;
+      },
+      state_);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("larger than a scratch journal can be"), std::string::npos)
+      << r.error();
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(access(journal.c_str(), F_OK), 0);
+}
+
 TEST_F(ScratchGuardTest, JournalRoundTrip) {
   auto t = Capture(root_);
   ASSERT_TRUE(t) << t.error();
