@@ -14,6 +14,12 @@
 # Usage: deep_chain_test.sh PATHWARDEN
 set -euo pipefail
 pw=$1
+# Under ASan the resident set is mostly its quarantine (freed memory held
+# back to catch a use after free: 1.1 GB already at 2,500 levels with
+# --cross-check, and filling unevenly), not what pathwarden keeps; with the
+# quarantine off the same runs measure 104, 207 and 409 MB. A build
+# without ASan ignores the variable.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
