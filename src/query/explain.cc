@@ -39,11 +39,16 @@ std::string ModeText(const PermVerdict& v) {
 
 }  // namespace
 
-std::string OriginOf(const LayerOrigins& o, int layer, const std::string& path) {
+namespace {
+
+// The file:line of every policy line that wrote the first rule of layer
+// `layer` that `match` accepts, ", "-joined; "" when there is none.
+template <typename Match>
+std::string OriginOfRule(const LayerOrigins& o, int layer, Match match) {
   if (layer < 1 || static_cast<size_t>(layer) > o.layers.size()) return "";
   const policy::HostLayer& l = o.layers[static_cast<size_t>(layer) - 1];
   for (size_t i = 0; i < l.ruleset.rules.size() && i < l.origins.size(); ++i) {
-    if (l.ruleset.rules[i].path != path) continue;
+    if (!match(l.ruleset.rules[i])) continue;
     std::string out;
     for (const policy::Origin& og : l.origins[i]) {
       if (!out.empty()) out += ", ";
@@ -54,22 +59,17 @@ std::string OriginOf(const LayerOrigins& o, int layer, const std::string& path) 
   return "";
 }
 
+}  // namespace
+
+std::string OriginOf(const LayerOrigins& o, int layer, const std::string& path) {
+  return OriginOfRule(o, layer, [&](const LandlockRule& r) { return r.path == path; });
+}
+
 std::string OriginOf(const LayerOrigins& o, const RuleGrant& g) {
   if (g.port < 0) return OriginOf(o, g.layer, g.path);
-  if (g.layer < 1 || static_cast<size_t>(g.layer) > o.layers.size()) return "";
-  const policy::HostLayer& l = o.layers[static_cast<size_t>(g.layer) - 1];
-  for (size_t i = 0; i < l.ruleset.rules.size() && i < l.origins.size(); ++i) {
-    const LandlockRule& rule = l.ruleset.rules[i];
-    if (rule.type != landlock::kRuleNetPort || rule.port != static_cast<uint64_t>(g.port))
-      continue;
-    std::string out;
-    for (const policy::Origin& og : l.origins[i]) {
-      if (!out.empty()) out += ", ";
-      out += og.line > 0 ? fmt::format("{}:{}", og.file, og.line) : og.file;
-    }
-    return out;
-  }
-  return "";
+  return OriginOfRule(o, g.layer, [&](const LandlockRule& r) {
+    return r.type == landlock::kRuleNetPort && r.port == static_cast<uint64_t>(g.port);
+  });
 }
 
 std::string LayerSource(const LayerOrigins& o, int layer) {
