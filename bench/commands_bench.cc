@@ -296,14 +296,12 @@ void Batch(const Options& o, const std::string& self, const Tree& tree, Reporter
   // A pass as `explain --batch --format result` makes it: each answer
   // asked, and its result line written (into a buffer: the command's
   // stdout is buffered too).
-  std::string printed;
-  printed.reserve(queries.size() * 8);
+  query::ResultLines printed;
   for (int k = 1; k < passes; ++k) {
     printed.clear();
     const auto t0 = Clock::now();
     for (const query::Query& q : queries) {
-      printed += query::ResultName(s.AskQuiet(q));
-      printed += '\n';
+      printed.Add(s.AskQuiet(q));
     }
     const double t = Since(t0);
     pass_s.push_back(t);
@@ -395,8 +393,7 @@ void Batch(const Options& o, const std::string& self, const Tree& tree, Reporter
         printed.clear();
         const auto t0 = Clock::now();
         for (const query::Query& q : queries) {
-          printed += query::ResultName((*fresh)->AskQuiet(q));
-          printed += '\n';
+          printed.Add((*fresh)->AskQuiet(q));
         }
         const double t = Since(t0);
         std::vector<int> ignored;

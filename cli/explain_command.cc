@@ -227,20 +227,28 @@ int RunExplain(const ExplainOptions& o) {
   const bool colour = WantColour(o.colour);
   int status = 0;
   bool any_unknown = false;
+  if (o.batch && o.format == "result" && !o.verify && !o.json) {
+    // Results only: the lines gathered and written in blocks.
+    query::ResultLines out(colour);
+    for (const query::Query& q : queries) {
+      const Decision d = (*session)->AskQuiet(q);
+      any_unknown |= d.unknown();
+      out.Add(d);
+      if (out.text().size() >= 64 * 1024) {
+        std::cout.write(out.text().data(), static_cast<std::streamsize>(out.text().size()));
+        out.clear();
+      }
+    }
+    std::cout.write(out.text().data(), static_cast<std::streamsize>(out.text().size()));
+    return any_unknown ? 3 : 0;
+  }
   for (const query::Query& q : queries) {
     if (o.batch && o.format == "result" && !o.verify) {
       const Decision d = (*session)->AskQuiet(q);
       any_unknown |= d.unknown();
-      if (o.json) {
-        nlohmann::json j{{"op", q.op}, {"path", q.path}, {"result", query::ResultName(d)}};
-        if (!q.path2.empty()) j["path2"] = q.path2;
-        std::cout << input::JsonText(j) << "\n";
-      } else {
-        const char* c = d.allowed() ? query::ansi::kGreen
-                        : d.unknown() ? query::ansi::kYellow
-                                      : query::ansi::kRed;
-        std::cout << query::Paint(colour, c, query::ResultName(d)) << "\n";
-      }
+      nlohmann::json j{{"op", q.op}, {"path", q.path}, {"result", query::ResultName(d)}};
+      if (!q.path2.empty()) j["path2"] = q.path2;
+      std::cout << input::JsonText(j) << "\n";
       continue;
     }
     const query::Answer a = (*session)->Ask(q, o.verify, o.scratch);

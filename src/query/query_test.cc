@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "src/input/text_quote.h"
+#include "src/query/explain.h"
 
 namespace pathwarden::query {
 namespace {
@@ -219,6 +220,32 @@ TEST(Grammar, EveryListedFormAndFlagParses) {
   for (const std::string& line : Grammar())
     access |= line.starts_with("access PATH [F_OK|R_OK|W_OK|X_OK|AT_EACCESS|AT_SYMLINK_NOFOLLOW");
   EXPECT_TRUE(access);
+}
+
+// ResultLines: each line is ResultName() and a newline, for every errno
+// (the table's and beyond it), unknown, and in colour.
+TEST(ResultLines, EachLineIsTheResultName) {
+  std::vector<Decision> all = {Decision(pathwarden::Verdict::kUnknown, -1), Decision(pathwarden::Verdict::kAllowed, 0)};
+  for (int e = 1; e < 4200; ++e) all.push_back(Decision(pathwarden::Verdict::kDenied, e));
+  all.push_back(Decision(pathwarden::Verdict::kDenied, -7));  // inconsistent: still named as ResultName()
+  std::string want, want_colour;
+  for (const Decision& d : all) {
+    want += ResultName(d) + "\n";
+    const char* c = d.allowed() ? ansi::kGreen : d.unknown() ? ansi::kYellow : ansi::kRed;
+    want_colour += Paint(true, c, ResultName(d)) + "\n";
+  }
+  ResultLines plain, colour(true);
+  for (const Decision& d : all) {
+    plain.Add(d);
+    colour.Add(d);
+  }
+  EXPECT_EQ(plain.text(), want);
+  EXPECT_EQ(colour.text(), want_colour);
+  EXPECT_EQ(want.substr(0, 11), "unknown\nok\n");
+  plain.clear();
+  EXPECT_EQ(plain.text(), "");
+  plain.Add(Decision(pathwarden::Verdict::kDenied, EACCES));
+  EXPECT_EQ(plain.text(), "EACCES\n");
 }
 
 }  // namespace
