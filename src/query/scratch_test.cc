@@ -32,6 +32,7 @@
 #include "src/identity/identity.h"
 #include "src/kernel/kernel_session.h"
 #include "src/query/explain.h"
+#include "src/query/listing_test_util.h"
 #include "src/query/query.h"
 
 namespace pathwarden::query {
@@ -118,54 +119,8 @@ bool Remade(const std::string& rel) { return rel == "sticky/f" || rel == "empty"
 // type and mode, owner, size, links, atime, mtime, inode (renames are
 // undone by inode; not for names removed and made again), symlink body,
 // contents, xattrs.
-std::string Listing(const std::string& root, const std::string& rel = "") {
-  const std::string path = rel.empty() ? root : root + "/" + rel;
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) return path + ": " + std::strerror(errno) + "\n";
-  std::string line = fmt::format("{} {:o} {}:{} size {} nlink {} atime {}.{} mtime {}.{} ino {}",
-                                 rel.empty() ? "." : rel, st.st_mode, st.st_uid, st.st_gid,
-                                 st.st_size, st.st_nlink, st.st_atim.tv_sec, st.st_atim.tv_nsec,
-                                 st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                                 Remade(rel) ? 0 : st.st_ino);
-  char buf[4096];
-  if (S_ISLNK(st.st_mode)) {
-    const ssize_t n = readlink(path.c_str(), buf, sizeof buf);
-    line += " -> " + std::string(buf, n > 0 ? static_cast<size_t>(n) : 0);
-    const timespec times[2] = {st.st_atim, {0, UTIME_OMIT}};  // readlink() moved it
-    utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW);
-  }
-  if (S_ISREG(st.st_mode)) {
-    const int fd = open(path.c_str(), O_RDONLY | O_NOATIME | O_NOFOLLOW | O_CLOEXEC);
-    const ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf);
-    if (fd >= 0) close(fd);
-    line += " \"" + std::string(buf, n > 0 ? static_cast<size_t>(n) : 0) + "\"";
-  }
-  const ssize_t len = llistxattr(path.c_str(), buf, sizeof buf);
-  std::vector<std::string> names;
-  for (ssize_t i = 0; i < len; i += static_cast<ssize_t>(std::strlen(buf + i)) + 1)
-    names.emplace_back(buf + i);
-  std::sort(names.begin(), names.end());
-  for (const std::string& n : names) {
-    char value[1024];
-    const ssize_t vl = lgetxattr(path.c_str(), n.c_str(), value, sizeof value);
-    line += " " + n + "=";
-    for (ssize_t i = 0; i < vl; ++i) line += fmt::format("{:02x}", static_cast<uint8_t>(value[i]));
-  }
-  std::string out = line + "\n";
-  if (S_ISDIR(st.st_mode)) {
-    const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOATIME | O_CLOEXEC);
-    DIR* d = fd < 0 ? nullptr : fdopendir(fd);
-    std::vector<std::string> kids;
-    if (d != nullptr) {
-      while (dirent* e = readdir(d))
-        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-          kids.push_back(rel.empty() ? e->d_name : rel + "/" + e->d_name);
-      closedir(d);
-    }
-    std::sort(kids.begin(), kids.end());
-    for (const std::string& k : kids) out += Listing(root, k);
-  }
-  return out;
+std::string Listing(const std::string& root) {
+  return query_testing::Listing(root, {.remade = Remade});
 }
 
 // Every kind of change the restore must undo, made by the calling process
@@ -286,6 +241,18 @@ class ScratchGuardTest : public ::testing::Test {
     return out;
   }
 
+  // The holder ended by `end` with its change made (in the kernel's child
+  // when `in_child`), its guardian left alone: the guardian put the tree
+  // back and removed the journal (RepairScratch() waits for its lock and
+  // finds nothing to do).
+  void ExpectPutBackByTheGuardian(End end, bool in_child) {
+    ASSERT_EQ(ChangeAndEnd(end, in_child, /*guardian_too=*/false), "");
+    auto repaired = RepairScratch(state_);
+    ASSERT_TRUE(repaired) << repaired.error();
+    EXPECT_FALSE(*repaired) << "the guardian left the journal";
+    EXPECT_EQ(Listing(root_), before_);
+  }
+
   std::string top_, root_, state_, before_;
 };
 
@@ -317,35 +284,19 @@ TEST_F(ScratchGuardTest, TheChangesErrorIsReturnedAndTheTreePutBack) {
 }
 
 TEST_F(ScratchGuardTest, KilledWhileTheKernelsChildHoldsTheChange) {
-  ASSERT_EQ(ChangeAndEnd(End::kSigkill, /*in_child=*/true, /*guardian_too=*/false), "");
-  auto repaired = RepairScratch(state_);  // waits for the guardian's lock
-  ASSERT_TRUE(repaired) << repaired.error();
-  EXPECT_FALSE(*repaired) << "the guardian left the journal";
-  EXPECT_EQ(Listing(root_), before_);
+  ExpectPutBackByTheGuardian(End::kSigkill, /*in_child=*/true);
 }
 
 TEST_F(ScratchGuardTest, CtrlCWhileTheKernelsChildHoldsTheChange) {
-  ASSERT_EQ(ChangeAndEnd(End::kCtrlC, /*in_child=*/true, /*guardian_too=*/false), "");
-  auto repaired = RepairScratch(state_);
-  ASSERT_TRUE(repaired) << repaired.error();
-  EXPECT_FALSE(*repaired) << "the guardian left the journal";
-  EXPECT_EQ(Listing(root_), before_);
+  ExpectPutBackByTheGuardian(End::kCtrlC, /*in_child=*/true);
 }
 
 TEST_F(ScratchGuardTest, KilledAfterTheChangeBeforeThePutBack) {
-  ASSERT_EQ(ChangeAndEnd(End::kSigkill, /*in_child=*/false, /*guardian_too=*/false), "");
-  auto repaired = RepairScratch(state_);
-  ASSERT_TRUE(repaired) << repaired.error();
-  EXPECT_FALSE(*repaired);
-  EXPECT_EQ(Listing(root_), before_);
+  ExpectPutBackByTheGuardian(End::kSigkill, /*in_child=*/false);
 }
 
 TEST_F(ScratchGuardTest, CtrlCAfterTheChangeBeforeThePutBack) {
-  ASSERT_EQ(ChangeAndEnd(End::kCtrlC, /*in_child=*/false, /*guardian_too=*/false), "");
-  auto repaired = RepairScratch(state_);
-  ASSERT_TRUE(repaired) << repaired.error();
-  EXPECT_FALSE(*repaired);
-  EXPECT_EQ(Listing(root_), before_);
+  ExpectPutBackByTheGuardian(End::kCtrlC, /*in_child=*/false);
 }
 
 TEST_F(ScratchGuardTest, GuardianKilledTooTheNextRunRepairsFirst) {

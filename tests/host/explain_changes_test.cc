@@ -47,6 +47,7 @@
 #include "src/kernel/tree_capture.h"
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
+#include "src/query/listing_test_util.h"
 #include "src/query/query.h"
 #include "src/query/scratch.h"
 
@@ -341,50 +342,8 @@ std::vector<std::pair<std::string, std::vector<policy::Policy>>> Policies(const 
 // access time. A symlink's access time is left out: the models of this
 // test read symlinks on the host (readlink(), which moves it; the
 // scratch tests check that the restore puts it back).
-std::string Listing(const std::string& root, const std::string& rel = "") {
-  const std::string path = rel.empty() ? root : root + "/" + rel;
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) return path + ": " + std::strerror(errno) + "\n";
-  if (S_ISLNK(st.st_mode)) st.st_atim = {};
-  std::string out = fmt::format("{} {:o} {}:{} size {} nlink {} atime {}.{} mtime {}.{}",
-                                rel.empty() ? "." : rel, st.st_mode, st.st_uid, st.st_gid,
-                                st.st_size, st.st_nlink, st.st_atim.tv_sec, st.st_atim.tv_nsec,
-                                st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-  char buf[4096];
-  if (S_ISLNK(st.st_mode)) {
-    const ssize_t n = readlink(path.c_str(), buf, sizeof buf);
-    out += " -> " + std::string(buf, n > 0 ? size_t(n) : 0);
-  } else if (S_ISREG(st.st_mode)) {
-    const int fd = open(path.c_str(), O_RDONLY | O_NOATIME | O_NOFOLLOW | O_CLOEXEC);
-    const ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf);
-    if (fd >= 0) close(fd);
-    out += " \"" + std::string(buf, n > 0 ? size_t(n) : 0) + "\"";
-  }
-  const ssize_t len = llistxattr(path.c_str(), buf, sizeof buf);
-  std::vector<std::string> names;
-  for (ssize_t i = 0; i < len; i += ssize_t(std::strlen(buf + i)) + 1) names.emplace_back(buf + i);
-  std::sort(names.begin(), names.end());
-  for (const std::string& n : names) {
-    char value[512];
-    const ssize_t vl = lgetxattr(path.c_str(), n.c_str(), value, sizeof value);
-    out += " " + n + "=";
-    for (ssize_t i = 0; i < vl; ++i) out += fmt::format("{:02x}", uint8_t(value[i]));
-  }
-  out += "\n";
-  if (S_ISDIR(st.st_mode)) {
-    const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOATIME | O_CLOEXEC);
-    DIR* d = fd < 0 ? nullptr : fdopendir(fd);
-    std::vector<std::string> kids;
-    if (d != nullptr) {
-      while (dirent* e = readdir(d))
-        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-          kids.push_back(rel.empty() ? e->d_name : rel + "/" + e->d_name);
-      closedir(d);
-    }
-    std::sort(kids.begin(), kids.end());
-    for (const std::string& k : kids) out += Listing(root, k);
-  }
-  return out;
+std::string Listing(const std::string& root) {
+  return query_testing::Listing(root, {.remade = nullptr, .symlink_atime = false});
 }
 
 // One object as the comparison of results sees it: "none", or its type,
