@@ -210,21 +210,13 @@ std::string ResultName(const Decision& d) {
 
 namespace {
 
-// A result line as ResultLines copies it: the name, '\n', and padding,
-// in one 16-byte block; `size` counts the name and the newline.
-struct ResultLine {
-  char text[16];
-  uint8_t size;
-};
-
-// kUnknownLine, then the lines of 0 ("ok") up to EHWPOISON (133) and of
-// any errno glibc names after it. A name too long for the block (none
-// today) is left to AddSlow() (size 0).
-const std::vector<ResultLine>& ResultLineTable() {
-  static const std::vector<ResultLine> kLines = [] {
-    std::vector<ResultLine> lines;
+// "unknown", then the lines of 0 ("ok") up to EHWPOISON (133) and of
+// any errno glibc names after it.
+const std::vector<ResultLines::Line>& ResultLineTable() {
+  static const std::vector<ResultLines::Line> kLines = [] {
+    std::vector<ResultLines::Line> lines;
     auto add = [&](std::string_view name) {
-      ResultLine l{};
+      ResultLines::Line l{};
       if (name.size() < sizeof l.text) {
         std::memcpy(l.text, name.data(), name.size());
         l.text[name.size()] = '\n';
@@ -241,25 +233,17 @@ const std::vector<ResultLine>& ResultLineTable() {
 
 }  // namespace
 
-void ResultLines::Add(const Decision& d) {
-  const std::vector<ResultLine>& lines = ResultLineTable();
-  // Row 0 is "unknown"; an errno e is row e + 1 (a negative one, which
-  // only an unknown decision has, is AddSlow()'s).
-  const size_t row = d.unknown() ? 0 : d.err() >= 0 ? static_cast<size_t>(d.err()) + 1 : SIZE_MAX;
-  if (colour_ || row >= lines.size() || lines[row].size == 0) [[unlikely]] {
-    AddSlow(d);
-    return;
-  }
-  if (buf_.size() - size_ < sizeof(ResultLine::text))
-    buf_.resize(std::max<size_t>(2 * buf_.size(), 4096));
-  std::memcpy(buf_.data() + size_, lines[row].text, sizeof(ResultLine::text));
-  size_ += lines[row].size;
+ResultLines::ResultLines(bool colour)
+    : colour_(colour), lines_(ResultLineTable().data()), rows_(ResultLineTable().size()) {}
+
+void ResultLines::Grow(size_t more) {
+  buf_.resize(std::max<size_t>(2 * buf_.size(), std::max<size_t>(size_ + more, 4096)));
 }
 
 void ResultLines::AddSlow(const Decision& d) {
   const char* colour = d.allowed() ? ansi::kGreen : d.unknown() ? ansi::kYellow : ansi::kRed;
   const std::string line = Paint(colour_, colour, ResultName(d)) + "\n";
-  if (buf_.size() - size_ < line.size()) buf_.resize(std::max(2 * buf_.size(), size_ + line.size()));
+  if (buf_.size() - size_ < line.size()) Grow(line.size());
   std::memcpy(buf_.data() + size_, line.data(), line.size());
   size_ += line.size();
 }

@@ -6,6 +6,8 @@
 #ifndef PATHWARDEN_SRC_QUERY_EXPLAIN_H_
 #define PATHWARDEN_SRC_QUERY_EXPLAIN_H_
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -112,16 +114,40 @@ std::string ResultName(const Decision& d);
 // table built once.
 class ResultLines {
  public:
-  explicit ResultLines(bool colour = false) : colour_(colour) {}
+  explicit ResultLines(bool colour = false);
 
-  void Add(const Decision& d);
+  void Add(const Decision& d) {
+    // Row 0 is "unknown"; an errno e is row e + 1 (a negative one, which
+    // only an unknown decision has, is AddSlow()'s).
+    const size_t row = d.unknown() ? 0 : d.err() >= 0 ? static_cast<size_t>(d.err()) + 1 : SIZE_MAX;
+    if (colour_ || row >= rows_ || lines_[row].size == 0) [[unlikely]] {
+      AddSlow(d);
+      return;
+    }
+    if (buf_.size() - size_ < sizeof(Line::text)) [[unlikely]] Grow(sizeof(Line::text));
+    std::memcpy(buf_.data() + size_, lines_[row].text, sizeof(Line::text));
+    size_ += lines_[row].size;
+  }
   std::string_view text() const { return {buf_.data(), size_}; }
   void clear() { size_ = 0; }
 
+  // Line
+  //
+  // A line as Add() copies it: the name, '\n' and padding in one block;
+  // `size` counts the name and the newline (0: too long for the block,
+  // left to AddSlow()).
+  struct Line {
+    char text[16];
+    uint8_t size;
+  };
+
  private:
   void AddSlow(const Decision& d);
+  void Grow(size_t more);
 
   bool colour_;
+  const Line* lines_;  // the table, built once for the process
+  size_t rows_;
   std::string buf_;  // text() and room after it
   size_t size_ = 0;
 };
