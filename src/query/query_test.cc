@@ -225,9 +225,11 @@ TEST(Grammar, EveryListedFormAndFlagParses) {
 // ResultLines: each line is ResultName() and a newline, for every errno
 // (the table's and beyond it), unknown, and in colour.
 TEST(ResultLines, EachLineIsTheResultName) {
-  std::vector<Decision> all = {Decision(pathwarden::Verdict::kUnknown, -1), Decision(pathwarden::Verdict::kAllowed, 0)};
-  for (int e = 1; e < 4200; ++e) all.push_back(Decision(pathwarden::Verdict::kDenied, e));
-  all.push_back(Decision(pathwarden::Verdict::kDenied, -7));  // inconsistent: still named as ResultName()
+  using pathwarden::Verdict;
+  std::vector<Decision> all = {Decision(Verdict::kUnknown, -1), Decision(Verdict::kAllowed, 0)};
+  for (int e = 1; e < 4200; ++e) all.push_back(Decision(Verdict::kDenied, e));
+  // Inconsistent, and still named as ResultName() names it.
+  all.push_back(Decision(Verdict::kDenied, -7));
   std::string want, want_colour;
   for (const Decision& d : all) {
     want += ResultName(d) + "\n";
@@ -244,7 +246,7 @@ TEST(ResultLines, EachLineIsTheResultName) {
   EXPECT_EQ(want.substr(0, 11), "unknown\nok\n");
   plain.clear();
   EXPECT_EQ(plain.text(), "");
-  plain.Add(Decision(pathwarden::Verdict::kDenied, EACCES));
+  plain.Add(Decision(Verdict::kDenied, EACCES));
   EXPECT_EQ(plain.text(), "EACCES\n");
 }
 
