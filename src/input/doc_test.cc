@@ -53,7 +53,8 @@ TEST(InputToml, NonAsciiCharactersWhereBlanksMayStandAreErrors) {
   for (auto [lo, hi] : stretches) {
     for (char32_t c = lo; c <= hi; ++c) {
       const std::string e = TomlError("a = \"x\"" + Utf8(c) + "\n");
-      EXPECT_NE(e.find("t.toml:1:"), std::string::npos) << std::hex << static_cast<unsigned>(c) << ": " << e;
+      EXPECT_NE(e.find("t.toml:1:"), std::string::npos)
+          << std::hex << static_cast<unsigned>(c) << ": " << e;
       ++tried;
     }
   }

@@ -210,6 +210,11 @@ std::string ResultName(const Decision& d) {
 
 namespace {
 
+// The colour of a result: green allowed, yellow unknown, red denied.
+const char* ResultColour(const Decision& d) {
+  return d.allowed() ? kGreen : d.unknown() ? kYellow : kRed;
+}
+
 // "unknown", then the lines of 0 ("ok") up to EHWPOISON (133) and of
 // any errno glibc names after it.
 const std::vector<ResultLines::Line>& ResultLineTable() {
@@ -241,8 +246,7 @@ void ResultLines::Grow(size_t more) {
 }
 
 void ResultLines::AddSlow(const Decision& d) {
-  const char* colour = d.allowed() ? ansi::kGreen : d.unknown() ? ansi::kYellow : ansi::kRed;
-  const std::string line = Paint(colour_, colour, ResultName(d)) + "\n";
+  const std::string line = Paint(colour_, ResultColour(d), ResultName(d)) + "\n";
   if (buf_.size() - size_ < line.size()) Grow(line.size());
   std::memcpy(buf_.data() + size_, line.data(), line.size());
   size_ += line.size();
@@ -363,10 +367,6 @@ std::string QueryText(const Query& q) {
   std::string what = q.op + " " + input::QuoteName(q.path);
   if (!q.path2.empty()) what += " " + input::QuoteName(q.path2);
   return what;
-}
-
-const char* ResultColour(const Decision& d) {
-  return d.allowed() ? kGreen : d.unknown() ? kYellow : kRed;
 }
 
 }  // namespace
