@@ -9,7 +9,6 @@
 
 #include "src/query/scratch.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
