@@ -73,7 +73,8 @@ std::vector<std::string> Missing(const std::string& which, const Options& o,
     need(Has(r, "commands", "", {"result_rate", "json_rate", "cli_result_rate", "cli_json_rate"}),
          "commands batch");
     if (kernel && sandbox::ProbeAbi() > 0)
-      need(Has(r, "commands", "", {"kernel_rate", "ratio", "probehost_rate"}),
+      need(Has(r, "commands", "",
+               {"kernel_rate", "ratio", "probehost_rate", "kernel_null_syscall_ns"}),
            "commands batch kernel");
     need(Has(r, "commands", "", {"map_s", "find_s", "map_rss_bytes_per_entry"}), "commands map");
   }
@@ -98,7 +99,8 @@ std::vector<std::string> RunSelected(const std::string& which, const Options& o,
   r.Table("commands", {"measure", "runs", "explain_s", "namei_s", "ratio", "target", "met",
                        "true_s", "help_s", "explain_rss_kib", "path"});
   r.Table("commands", {"measure", "queries", "allowed", "result_rate", "result_best_rate",
-                       "kernel_rate", "ratio", "target", "met", "json_rate", "json_best_rate",
+                       "kernel_rate", "ratio", "ratio_median", "target", "met",
+                       "kernel_null_syscall_ns", "json_rate", "json_best_rate",
                        "json_ratio", "probehost_rate", "kernel_agree", "cli_result_s",
                        "cli_result_rate", "cli_json_s", "cli_json_rate", "first_pass_s",
                        "result_second_pass_s", "result_pass_s", "later_pass_syscalls",
