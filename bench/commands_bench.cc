@@ -211,9 +211,10 @@ std::vector<double> KernelPasses(const std::vector<LayerSpec>& layers,
 
 // What this machine charges for entering the kernel at all: nanoseconds
 // a getppid() takes (the least of five loops of 100,000). The batch's
-// ratio is mostly that price: a stat() or open() of a cached path is a
-// few of them. It moves by a factor of two or more between machines
-// (virtualisation, page-table isolation); the engine's rate does not.
+// ratio is mostly that price (a stat() of a cached path costs less than
+// two of them): the kernel's rate for the batch's calls differed by a
+// factor of two between two VMs of the same kind (virtualisation,
+// page-table isolation), the engine's did not.
 double NullSyscallNs() {
   constexpr int kCalls = 100000;
   double best = 1e300;
