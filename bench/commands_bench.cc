@@ -210,20 +210,13 @@ std::vector<double> KernelPasses(const std::vector<LayerSpec>& layers,
 }
 
 // What this machine charges for entering the kernel at all: nanoseconds
-// a getppid() takes (the least of five loops of 100,000). The batch's
-// ratio is mostly that price (a stat() of a cached path costs less than
-// two of them): the kernel's rate for the batch's calls differed by a
-// factor of two between two VMs of the same kind (virtualisation,
-// page-table isolation), the engine's did not.
-double NullSyscallNs() {
-  constexpr int kCalls = 100000;
-  double best = 1e300;
-  for (int round = 0; round < 5; ++round) {
-    const auto t0 = Clock::now();
-    for (int i = 0; i < kCalls; ++i) (void)syscall(SYS_getppid);
-    best = std::min(best, Since(t0));
-  }
-  return best * 1e9 / kCalls;
+// a getppid() takes (NsPerOp(): the best of five rounds of 0.1 s). The
+// batch's ratio is mostly that price (a stat() of a cached path costs
+// less than two of them): the kernel's rate for the batch's calls
+// differed by a factor of two between two VMs of the same kind
+// (virtualisation, page-table isolation), the engine's did not.
+double NullSyscallNs(const Options& o) {
+  return NsPerOp([] { (void)syscall(SYS_getppid); }, o.smoke ? 0.01 : 0.1, 5);
 }
 
 void ExplainOne(const Options& o, const std::string& self, Reporter& r) {
@@ -392,7 +385,7 @@ void Batch(const Options& o, const std::string& self, const Tree& tree, Reporter
         agree += !decisions[i].unknown() && decisions[i].err() == errs[i];
       m["kernel_second_pass_s"] = k_second;
       m["kernel_rate"] = nq / k_best;
-      m["kernel_null_syscall_ns"] = NullSyscallNs();
+      m["kernel_null_syscall_ns"] = NullSyscallNs(o);
       m["kernel_agree"] = agree;
       // The engine's second pass against the kernel's best, in this run.
       m["ratio"] = (nq / second) / (nq / k_best);
