@@ -14,6 +14,7 @@
 #include "cli/memory_budget.h"
 #include "cli/policy_command.h"
 #include "cli/run_command.h"
+#include "cli/selftest_command.h"
 #include "cli/trace_command.h"
 
 int main(int argc, char** argv) {
@@ -99,6 +100,10 @@ int main(int argc, char** argv) {
   CLI::App* map_cmd = nullptr;
   pathwarden::cli::AddMap(app, &map, &map_cmd);
 
+  pathwarden::cli::SelftestCommandOptions selftest;
+  CLI::App* selftest_cmd = nullptr;
+  pathwarden::cli::AddSelftest(app, &selftest, &selftest_cmd);
+
   pathwarden::cli::RunCommandOptions run;
   int pretend_abi = 0;
   auto* rcmd = app.add_subcommand(
@@ -180,7 +185,7 @@ int main(int argc, char** argv) {
   }
   // Not run and trace: the command they start would inherit the limit.
   if (policy.policy->parsed() || explain_cmd->parsed() || map_cmd->parsed() || fz->parsed() ||
-      cmd->parsed()) {
+      cmd->parsed() || selftest_cmd->parsed()) {
     if (std::string err = pathwarden::cli::ApplyMemoryBudget(memory_budget); !err.empty()) {
       std::cerr << "pathwarden: " << err << "\n";
       return 2;
@@ -222,6 +227,7 @@ int main(int argc, char** argv) {
     if (trace.argv.empty()) trace.argv = run_command_after_dashes;
     return pathwarden::cli::RunTrace(trace);
   }
+  if (selftest_cmd->parsed()) return pathwarden::cli::RunSelftestCommand(selftest);
   if (bcmd->parsed()) return pathwarden::cli::RunBench(which, bench);
   if (probe->parsed()) return pathwarden::bench::RunProbe(probe_args);
   if (fz->parsed()) {

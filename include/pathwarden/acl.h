@@ -32,6 +32,12 @@ enum class AclTag : uint8_t {
   kOther = 0x20,
 };
 
+// kAclNoId
+//
+// (uid_t)-1: no user or group has it; Linux refuses it as an ACL
+// qualifier (EINVAL), so no reader here accepts it.
+inline constexpr uint32_t kAclNoId = 0xffffffffu;
+
 struct AclEntry {
   AclTag tag;
   uint8_t perm;  // rwx as 4|2|1
@@ -54,6 +60,7 @@ class PosixAcl {
   // ParseEntries()
   //
   // Parses the short text form into a list of entries (not yet an ACL).
+  // A qualifier of kAclNoId is an error, as Linux refuses it.
   static Result<std::vector<AclEntry>, std::string> ParseEntries(
       std::string_view text);
 

@@ -48,6 +48,7 @@
 #include "pathwarden/cred.h"
 #include "pathwarden/decision.h"
 #include "pathwarden/handles.h"
+#include "pathwarden/kernel_rules.h"
 #include "pathwarden/request.h"
 #include "pathwarden/result.h"
 #include "pathwarden/ruleset.h"
@@ -80,6 +81,7 @@ enum class FileType : uint8_t { kRegular, kDirectory, kSymlink, kFifo, kSocket, 
 // directory, 0644 for others; symlinks ignore them), and ACL entries
 // modified onto the minimal ACL of the mode (an access ACL equivalent to a
 // mode becomes that mode, as setfacl does); a directory's default ACL.
+// A named entry of kAclNoId ((uid_t)-1) is EINVAL, as Linux answers it.
 struct NodeAttrs {
   std::optional<uint32_t> mode = std::nullopt;
   uint32_t uid = 0, gid = 0;
@@ -236,6 +238,12 @@ class Model {
   void SetSysctls(const Sysctls& s);
   Sysctls sysctls() const;
   int abi() const;
+  // SetKernelRules()
+  //
+  // Where kernel builds differ (pathwarden/kernel_rules.h). A new model
+  // follows the running kernel's (RunningKernelRules()).
+  void SetKernelRules(const KernelRules& k);
+  KernelRules kernel_rules() const;
 
   // Processes. A Process handle of another model, or made up, is not
   // one of this model's (Has() says): the calls that change a process

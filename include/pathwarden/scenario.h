@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "pathwarden/acl.h"
+#include "pathwarden/kernel_rules.h"
 #include "pathwarden/landlock.h"
 #include "pathwarden/model.h"
 #include "pathwarden/request.h"
@@ -162,6 +163,7 @@ struct Scenario {
   std::string description;
   int abi = landlock::kAbiLatest;
   Sysctls sysctl;  // `[sysctl]`
+  ScenarioKernelRules kernel;  // `[kernel]`: the rules it was written for
   std::vector<NodeSpec> nodes;
   std::vector<ProcessSpec> processes;  // without the implicit "root"
   std::vector<StepSpec> steps;

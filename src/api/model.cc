@@ -87,6 +87,7 @@ Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 void Model::Start(int abi) {
   impl_->engine.tasks().set_abi(abi);
+  impl_->engine.tasks().set_kernel_rules(RunningKernelRules());
   vfs::World::WriteGuard g(impl_->engine.world());
   Task& root = impl_->engine.tasks().NewTask("root", nullptr);
   root.listen_domain = nullptr;
@@ -119,6 +120,17 @@ Result<Node, int> Model::Lookup(std::string_view path, bool follow) const {
 }
 
 namespace {
+
+// Whether `attrs` names only ids Linux accepts in an ACL (no kAclNoId,
+// (uid_t)-1: EINVAL, as setfacl gets).
+bool AclIdsValid(const NodeAttrs& attrs) {
+  for (const auto* list : {&attrs.acl, &attrs.default_acl}) {
+    if (!*list) continue;
+    for (const AclEntry& e : **list)
+      if ((e.tag == AclTag::kUser || e.tag == AclTag::kGroup) && e.id == kAclNoId) return false;
+  }
+  return true;
+}
 
 // Sets owner, mode and ACLs as chown, chmod and setfacl would, in that
 // order.
@@ -165,6 +177,7 @@ Result<Node, int> Model::Create(Node dir, std::string_view name, const NodeKind&
   if (name.empty() || name == "." || name == ".." || name.find('/') != name.npos)
     return Unexpected(EINVAL);
   if (walk::NameTooLong(name.size())) return Unexpected(ENAMETOOLONG);
+  if (!AclIdsValid(attrs)) return Unexpected(EINVAL);
   if (w.inode(dir.inode).flags & vfs::kInodeDead) return Unexpected(ENOENT);
   // A host directory is asked whether it has the name.
   if (w.Lookup(dir.dentry, name) == vfs::kNone && !w.KnownAbsent(dir.dentry, name)) {
@@ -193,6 +206,7 @@ Result<void, int> Model::SetAttrs(Node n, const NodeAttrs& attrs) {
   vfs::World& w = e.world();
   vfs::World::WriteGuard g(w);
   if (!w.IsCurrent({n.mount, n.dentry}, n.inode)) return Unexpected(ESTALE);
+  if (!AclIdsValid(attrs)) return Unexpected(EINVAL);
   OpCtx ctx = e.Context(e.tasks().task(0), NoArgs(), nullptr, &BuilderCred());
   SetAttrsOf(ctx, n.inode, attrs);
   return {};
@@ -218,6 +232,7 @@ Result<Node, int> Model::MountTmpfs(Node at, const NodeAttrs& root_attrs, uint32
   // As mount(2) does: on top of whatever is mounted there already.
   walk::TraverseMounts(w, &mp);
   if (!S_ISDIR(w.inode_at(mp.dentry).mode)) return Unexpected(ENOTDIR);
+  if (!AclIdsValid(root_attrs)) return Unexpected(EINVAL);
   if (w.nr_mounts() >= w.mount_max()) return Unexpected(ENOSPC);  // count_mounts()
   const uint32_t mode = root_attrs.mode ? *root_attrs.mode : 0755u;
   const vfs::SbId sb = w.NewSuperblock(mode, root_attrs.uid, root_attrs.gid);
@@ -281,6 +296,10 @@ void Model::SetSysctls(const Sysctls& s) { impl_->engine.tasks().set_sysctl(s); 
 Sysctls Model::sysctls() const { return impl_->engine.tasks().sysctl(); }
 
 int Model::abi() const { return impl_->engine.tasks().abi(); }
+
+void Model::SetKernelRules(const KernelRules& k) { impl_->engine.tasks().set_kernel_rules(k); }
+
+KernelRules Model::kernel_rules() const { return impl_->engine.tasks().kernel_rules(); }
 
 Process Model::Init() const { return Process{0}; }
 

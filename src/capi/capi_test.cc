@@ -334,6 +334,10 @@ TEST_F(CapiTest, BuilderChmodChownSetfaclMountSysctl) {
   EXPECT_STREQ(c.decided_by, "ACL entry user:34");
   pathwarden_decision_free(d);
   EXPECT_EQ(pathwarden_model_setfacl(m_, "/home/alice", "u:34:rwz", nullptr, 0), -EINVAL);
+  // (uid_t)-1 is no id: Linux refuses it in an ACL, and so do the builders.
+  EXPECT_EQ(pathwarden_model_setfacl(m_, "/home/alice", "u:4294967295:r--", nullptr, 0), -EINVAL);
+  EXPECT_NE(LastError().find("(uid_t)-1"), std::string::npos) << LastError();
+  EXPECT_EQ(pathwarden_model_setfacl(m_, "/home/alice", nullptr, "g:4294967295:r--", 0), -EINVAL);
   EXPECT_EQ(pathwarden_model_setfacl(m_, "/home/alice/key", nullptr, "u:34:r--", 0), -EACCES);
   ASSERT_EQ(pathwarden_model_setfacl(m_, "/home/alice", nullptr, "u:34:r--", 0), 0);
   EXPECT_EQ(pathwarden_model_setfacl(m_, "/nope", "u:34:r--", nullptr, 0), -ENOENT);

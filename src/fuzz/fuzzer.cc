@@ -189,6 +189,7 @@ class Fuzzer {
     m.steps_after = best.steps.size();
     if (o_.shrink && !shrink) m.summary += " (not shrunk: seen before)";
     best.description = m.summary;
+    NameRunningRules(best);
     if (k.status == RunResult::Status::kRan)
       for (size_t i = 0; i < best.steps.size() && i < k.steps.size(); ++i) best.steps[i].expect = k.steps[i].err;
     if (!o_.out_dir.empty()) {
@@ -202,7 +203,21 @@ class Fuzzer {
     r_.found.push_back(std::move(m));
   }
 
+  // A file whose expectations are this kernel's answers names the rules
+  // of this kernel where builds differ (pathwarden/kernel_rules.h), so
+  // that another machine runs it as written, or skips it saying why.
+  static void NameRunningRules(Scenario& s) {
+    const KernelRules& running = RunningKernelRules();
+    for (size_t i = 0; i < std::size(kKernelRuleFields); ++i) {
+      const KernelRuleField& f = kKernelRuleFields[i];
+      if (running.*f.value == EmptyFileCaps{}) continue;
+      s.kernel.rules.*f.value = running.*f.value;
+      s.kernel.named[i] = true;
+    }
+  }
+
   void Save(Scenario s, const RunResult& kernel, uint64_t case_index) {
+    NameRunningRules(s);
     for (size_t i = 0; i < s.steps.size() && i < kernel.steps.size(); ++i)
       s.steps[i].expect = kernel.steps[i].err;
     mkdir(o_.save_all_dir.c_str(), 0755);

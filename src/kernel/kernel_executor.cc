@@ -74,9 +74,26 @@ uint64_t AvailableCaps() {
   return (uint64_t{data[1].permitted} << 32 | data[0].permitted) & kCapAll;
 }
 
+std::string KernelRulesSkipReason(const Scenario& s, const KernelRules& running) {
+  for (size_t i = 0; i < std::size(kKernelRuleFields); ++i) {
+    if (!s.kernel.named[i]) continue;
+    const KernelRuleField& f = kKernelRuleFields[i];
+    if (running.*f.value == EmptyFileCaps{})
+      return fmt::format("written for [kernel] {} = \"{}\" ({}); whether this kernel does the "
+                         "same could not be probed",
+                         f.key, f.ValueName(s.kernel.rules), f.about);
+    if (running.*f.value != s.kernel.rules.*f.value)
+      return fmt::format("written for [kernel] {} = \"{}\" ({}); this kernel's is \"{}\" "
+                         "(probed: pathwarden selftest)",
+                         f.key, f.ValueName(s.kernel.rules), f.about, f.ValueName(running));
+  }
+  return "";
+}
+
 std::string SkipReason(const Scenario& s, int abi, uint64_t caps_available) {
   if (s.abi != abi)
     return fmt::format("needs Landlock ABI {}, this kernel has {}", s.abi, abi);
+  if (std::string why = KernelRulesSkipReason(s, RunningKernelRules()); !why.empty()) return why;
   for (const ProcessSpec& p : s.processes) {
     uint64_t missing = p.caps.value_or(0) & ~caps_available;
     for (int cap = 0; cap <= kCapLast; ++cap)

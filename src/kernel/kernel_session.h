@@ -99,6 +99,13 @@ class KernelSession {
 // capability outside `caps_available`, or an unsafe device number.
 std::string SkipReason(const Scenario& s, int abi, uint64_t caps_available);
 
+// KernelRulesSkipReason()
+//
+// Why `s` cannot run on a kernel with `running`'s rules ("" when it can):
+// its `[kernel]` table names a rule this kernel answers otherwise, or one
+// whose value here could not be probed. The engine runs it as written.
+std::string KernelRulesSkipReason(const Scenario& s, const KernelRules& running);
+
 // AvailableCaps()
 //
 // This process's permitted capabilities: what "all" means here.

@@ -306,7 +306,24 @@ int DoSetxattr(OpCtx& ctx) {
     return 0;
   }
   // vfs_setxattr(): a file capability is checked (cap_convert_nscap())
-  // before the attribute's permission.
+  // before the attribute's permission. Mainline converts only a value of
+  // some size: an empty one is stored unchecked; other builds refuse it
+  // as a value without a header (pathwarden/kernel_rules.h).
+  if (name == kXattrNameCaps && value.empty()) {
+    switch (ctx.t.kernel_rules().empty_file_caps) {
+      case EmptyFileCaps::kStored:
+        break;
+      case EmptyFileCaps::kRefused:
+        ctx.Fail(Stage::kCapability,
+                 "an empty value is not a file capability (this kernel converts every "
+                 "security.capability value: kernel rule empty_file_caps = refused)");
+        return EINVAL;
+      case EmptyFileCaps::kUnknown:
+        return vfs::Unknown(
+            "whether this kernel stores an empty security.capability or refuses it (EINVAL) "
+            "could not be probed (kernel rule empty_file_caps)");
+    }
+  }
   if (name == kXattrNameCaps && !value.empty()) {
     uint32_t root = 0;
     const bool valid = vfs::ValidFileCaps(value, &root);

@@ -109,6 +109,13 @@ Result<std::vector<AclEntry>, std::string> PosixAcl::ParseEntries(
       if (ec != std::errc() || p != qual.data() + qual.size())
         return Unexpected(
             fmt::format("ACL qualifier \"{}\" is not a numeric id", qual));
+      // Linux: fs/posix_acl.c posix_acl_from_xattr(): make_kuid() of
+      // (uid_t)-1 is invalid (EINVAL), in any namespace.
+      if (id == kAclNoId)
+        return Unexpected(fmt::format(
+            "ACL qualifier {} is (uid_t)-1, which no user or group can be (Linux refuses it: "
+            "EINVAL)",
+            id));
       e.id = id;
       e.tag = e.tag == AclTag::kUserObj ? AclTag::kUser : AclTag::kGroup;
     }

@@ -18,6 +18,20 @@ TEST(AclText, EntriesAreWrittenAsGivenNotCompleted) {
   EXPECT_EQ(*back, entries);
 }
 
+TEST(AclText, TheIdThatIsNoIdIsRefused) {
+  // (uid_t)-1: Linux's make_kuid() of it is invalid, posix_acl_from_xattr()
+  // answers EINVAL; the text form refuses it too, for users and groups.
+  for (const char* text : {"u:4294967295:r--", "g:4294967295:rwx", "user:4294967295:---"}) {
+    auto e = PosixAcl::ParseEntries(text);
+    ASSERT_FALSE(e.has_value()) << text;
+    EXPECT_NE(e.error().find("(uid_t)-1"), std::string::npos) << e.error();
+  }
+  // The id below it is an id like any other.
+  auto ok = PosixAcl::ParseEntries("u:4294967294:r--");
+  ASSERT_TRUE(ok.has_value()) << ok.error();
+  EXPECT_EQ((*ok)[0].id, 4294967294u);
+}
+
 TEST(AclText, AnAclIsItsSortedEntries) {
   PosixAcl acl = PosixAcl::FromMode(0750);
   acl.Modify({{AclTag::kGroup, 4, 50}, {AclTag::kUser, 6, 1001}});
@@ -43,6 +57,10 @@ TEST(AclXattr, RoundTripsAndRefusesAsLinuxDoes) {
   std::string bad_tag = v;
   bad_tag[4] = 0x40;
   EXPECT_EQ(AclEntriesFromXattr(bad_tag).error(), EINVAL);
+  // A named user of id (uid_t)-1 (bytes 8..11 of the second entry).
+  std::string no_id = v;
+  no_id.replace(4 + 8 + 4, 4, "\xff\xff\xff\xff");
+  EXPECT_EQ(AclEntriesFromXattr(no_id).error(), EINVAL);
 }
 
 TEST(AclXattr, ValidityIsPosixAclValid) {

@@ -41,6 +41,13 @@ void ForEachFlagName(std::string_view text, Fn fn) {
   }
 }
 
+// The keys of `[kernel]`.
+constexpr auto kKernelKeys = [] {
+  std::array<std::string_view, std::size(kKernelRuleFields)> keys{};
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = kKernelRuleFields[i].key;
+  return keys;
+}();
+
 // The keys of `[sysctl]`.
 constexpr auto kSysctlKeys = [] {
   std::array<std::string_view, std::size(kSysctlFields)> keys{};
@@ -273,7 +280,7 @@ class Parser {
 
   void ParseTop(const Doc& root, Scenario& s) {
     if (!CheckTable(root, "the scenario",
-                    {"format", "description", "abi", "sysctl", "node",
+                    {"format", "description", "abi", "sysctl", "kernel", "node",
                      "process", "step"}))
       return;
     const Doc* format = root.Get("format");
@@ -294,6 +301,28 @@ class Parser {
         for (const SysctlField& f : kSysctlFields)
           if (auto v = Int(sys->Get(f.name), f.name, 0, f.max))
             s.sysctl.*f.value = static_cast<int>(*v);
+      }
+    }
+    if (const Doc* k = root.Get("kernel")) {
+      if (CheckTable(*k, "[kernel]", kKernelKeys)) {
+        for (size_t i = 0; i < std::size(kKernelRuleFields); ++i) {
+          const KernelRuleField& f = kKernelRuleFields[i];
+          const Doc* v = k->Get(f.key);
+          auto name = Str(v, f.key);
+          if (!name) continue;
+          // names[0] is "unknown": a scenario names what a kernel does.
+          size_t at = 1;
+          while (at < f.names.size() && f.names[at] != *name) ++at;
+          if (at == f.names.size()) {
+            std::string allowed;
+            for (size_t j = 1; j < f.names.size(); ++j)
+              allowed += fmt::format("{}\"{}\"", j > 1 ? " or " : "", f.names[j]);
+            Error(v->loc, fmt::format("\"{}\" = \"{}\": the rule is {}", f.key, *name, allowed));
+            continue;
+          }
+          s.kernel.rules.*f.value = static_cast<EmptyFileCaps>(at);
+          s.kernel.named[i] = true;
+        }
       }
     }
     if (auto nodes = TableArray(root.Get("node"), "node"))

@@ -195,6 +195,37 @@ expect = "ok"
   EXPECT_EQ(again->steps[1].flags, unsigned(AT_EACCESS));
 }
 
+TEST(ScenarioParse, KernelRulesAreNamedOrLeftToTheRunningKernel) {
+  auto none = Toml("format = 1\n");
+  ASSERT_TRUE(none.has_value()) << none.error();
+  EXPECT_TRUE(none->kernel.Empty());
+  EXPECT_EQ(ScenarioToToml(*none).find("[kernel]"), std::string::npos);
+  for (const char* value : {"stored", "refused"}) {
+    auto s = Toml(std::string("format = 1\n[kernel]\nempty_file_caps = \"") + value + "\"\n");
+    ASSERT_TRUE(s.has_value()) << s.error();
+    ASSERT_TRUE(s->kernel.named[0]);
+    EXPECT_EQ(kKernelRuleFields[0].ValueName(s->kernel.rules), value);
+    const std::string text = ScenarioToToml(*s);
+    EXPECT_NE(text.find(std::string("[kernel]\nempty_file_caps = \"") + value + "\""),
+              std::string::npos)
+        << text;
+    auto again = Toml(text);
+    ASSERT_TRUE(again.has_value()) << again.error();
+    EXPECT_EQ(again->kernel.rules, s->kernel.rules);
+  }
+  // "unknown" is what a probe may find, not what a kernel does.
+  auto unknown = Toml("format = 1\n[kernel]\nempty_file_caps = \"unknown\"\n");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(unknown.error(),
+            "t.toml:3:19: \"empty_file_caps\" = \"unknown\": the rule is \"stored\" or \"refused\"");
+  auto key = Toml("format = 1\n[kernel]\nempty_caps = \"stored\"\n");
+  ASSERT_FALSE(key.has_value());
+  EXPECT_EQ(key.error(), "t.toml:3:1: unknown key \"empty_caps\" in [kernel]");
+  auto type = Toml("format = 1\n[kernel]\nempty_file_caps = 1\n");
+  ASSERT_FALSE(type.has_value());
+  EXPECT_NE(type.error().find("t.toml:3:19:"), std::string::npos) << type.error();
+}
+
 // The strict reader (src/input) under the scenario format: JSON errors
 // have positions, duplicate keys and NUL bytes are errors, big numbers
 // neither wrap nor abort.

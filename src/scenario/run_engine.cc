@@ -90,6 +90,7 @@ Result<void, std::string> ScenarioModel::Build(const Scenario& s) {
   processes_.emplace("root", model_.Init());
   fd_names_.assign(1, FdNames{});
   model_.SetSysctls(s.sysctl);
+  model_.SetKernelRules(s.kernel.Over(RunningKernelRules()));
   for (const NodeSpec& n : s.nodes)
     if (auto r = BuildNode(s, n); !r) return r;
   // Attributes, then mount flags, once the whole tree is built.

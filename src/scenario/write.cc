@@ -81,6 +81,13 @@ std::string ScenarioToToml(const Scenario& s) {
     for (const SysctlField& f : kSysctlFields)
       if (s.sysctl.*f.value) out += fmt::format("{} = {}\n", f.name, s.sysctl.*f.value);
   }
+  if (!s.kernel.Empty()) {
+    out += "\n[kernel]\n";
+    for (size_t i = 0; i < std::size(kKernelRuleFields); ++i)
+      if (s.kernel.named[i])
+        out += fmt::format("{} = \"{}\"\n", kKernelRuleFields[i].key,
+                           kKernelRuleFields[i].ValueName(s.kernel.rules));
+  }
   for (const NodeSpec& n : s.nodes) {
     out += "\n[[node]]\npath = " + Quote(n.path) + "\n";
     if (n.type != NodeType::kFile) out += fmt::format("type = \"{}\"\n", NodeTypeName(n.type));

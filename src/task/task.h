@@ -20,6 +20,7 @@
 
 #include "pathwarden/cred.h"
 #include "pathwarden/handles.h"
+#include "pathwarden/kernel_rules.h"
 #include "pathwarden/landlock.h"
 #include "pathwarden/request.h"
 #include "pathwarden/sysctls.h"
@@ -138,6 +139,10 @@ class TaskTable {
   void set_sysctl(const Sysctls& s) { sysctl_ = s; }
   int abi() const { return abi_; }
   void set_abi(int abi) { abi_ = abi; }
+  // Where kernel builds differ (pathwarden/kernel_rules.h): mainline's
+  // unless set (the Model sets the running kernel's).
+  const KernelRules& kernel_rules() const { return kernel_rules_; }
+  void set_kernel_rules(const KernelRules& k) { kernel_rules_ = k; }
 
   // The security module the hooks call (Landlock), and Landlock itself
   // for its own system calls.
@@ -158,6 +163,7 @@ class TaskTable {
   std::atomic<int> count_{0};
   Sysctls sysctl_;
   int abi_ = landlock::kAbiLatest;
+  KernelRules kernel_rules_;
   landlock::Landlock* landlock_ = nullptr;
   security::Module* lsm_ = nullptr;
 };

@@ -19,6 +19,9 @@
 
 #include <fmt/format.h>
 
+#include "pathwarden/acl.h"
+#include "pathwarden/errno.h"
+
 namespace pathwarden::vfs {
 
 // What one statx and its companions found.
@@ -75,39 +78,20 @@ Result<std::optional<PosixAcl>, std::string> ReadAcl(const std::string& path, co
       }
       return Unexpected(fmt::format("{}: {}", name, std::strerror(errno)));
     }
-    const size_t len = static_cast<size_t>(n);
-    auto u16 = [&](size_t at) {
-      return static_cast<uint32_t>(static_cast<uint8_t>(buf[at])) |
-             static_cast<uint32_t>(static_cast<uint8_t>(buf[at + 1])) << 8;
-    };
-    auto u32 = [&](size_t at) { return u16(at) | u16(at + 2) << 16; };
-    if (len < 4 || (len - 4) % 8 != 0 || u32(0) != 2)
-      return Unexpected(fmt::format("{}: not a version 2 POSIX ACL", name));
-    std::vector<AclEntry> entries;
-    int owner = 0, group = 0, other = 0, mask = 0, named = 0;
-    for (size_t at = 4; at < len; at += 8) {
-      const uint32_t tag = u16(at), perm = u16(at + 2), id = u32(at + 4);
-      if (perm > 7) return Unexpected(fmt::format("{}: permission {:#o} out of range", name, perm));
-      AclEntry e{AclTag::kOther, static_cast<uint8_t>(perm), 0};
-      switch (tag) {
-        case 0x01: e.tag = AclTag::kUserObj; ++owner; break;
-        case 0x02: e.tag = AclTag::kUser; e.id = id; ++named; break;
-        case 0x04: e.tag = AclTag::kGroupObj; ++group; break;
-        case 0x08: e.tag = AclTag::kGroup; e.id = id; ++named; break;
-        case 0x10: e.tag = AclTag::kMask; ++mask; break;
-        case 0x20: e.tag = AclTag::kOther; ++other; break;
-        default: return Unexpected(fmt::format("{}: unknown entry tag {:#x}", name, tag));
-      }
-      entries.push_back(e);
-    }
-    // Linux: fs/posix_acl.c posix_acl_valid().
-    if (owner != 1 || group != 1 || other != 1 || mask > 1 || (named > 0 && mask != 1))
-      return Unexpected(fmt::format("{}: not a valid ACL", name));
-    PosixAcl acl = PosixAcl::FromMode(0);
-    acl.Modify(entries);
-    if (acl.entries().size() != entries.size())
-      return Unexpected(fmt::format("{}: repeated entries", name));
-    return std::optional<PosixAcl>(std::move(acl));
+    // The one decoder of the xattr form (pathwarden/acl.h), which refuses
+    // what Linux refuses: a short or ragged value, an unknown tag, the id
+    // (uid_t)-1 (what getxattr() shows, in a user namespace, for an entry
+    // whose id is not mapped there); then posix_acl_valid().
+    auto entries = AclEntriesFromXattr(std::string_view(buf.data(), static_cast<size_t>(n)));
+    if (!entries)
+      return Unexpected(fmt::format("{}: not an ACL Linux would accept ({})", name,
+                                    ErrnoName(entries.error())));
+    auto acl = AclFromValidEntries(*entries);
+    if (!acl)
+      return Unexpected(acl.error() == kAclOutsideModel
+                            ? fmt::format("{}: entries out of order or repeated", name)
+                            : fmt::format("{}: not a valid ACL", name));
+    return std::optional<PosixAcl>(std::move(*acl));
   }
   return Unexpected(fmt::format("{}: keeps growing", name));
 }

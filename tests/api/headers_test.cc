@@ -8,6 +8,7 @@
 #include "pathwarden/executor.h"
 #include "pathwarden/export.h"
 #include "pathwarden/handles.h"
+#include "pathwarden/kernel_rules.h"
 #include "pathwarden/landlock.h"
 #include "pathwarden/model.h"
 #include "pathwarden/pathwarden.h"
@@ -15,6 +16,8 @@
 #include "pathwarden/result.h"
 #include "pathwarden/ruleset.h"
 #include "pathwarden/scenario.h"
+#include "pathwarden/sysctls.h"
+#include "pathwarden/tree.h"
 #include "pathwarden/uapi.h"
 
 #include <gtest/gtest.h>

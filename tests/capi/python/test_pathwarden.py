@@ -113,6 +113,13 @@ def test_builder_errors_are_linux_errnos(model):
     with pytest.raises(pathwarden.Error) as e:
         model.setfacl("/home/alice", "u:34:rwz")
     assert e.value.errno == errno.EINVAL
+    # (uid_t)-1 is no id: Linux refuses it in an ACL.
+    with pytest.raises(pathwarden.Error) as e:
+        model.setfacl("/home/alice", "u:4294967295:r--")
+    assert e.value.errno == errno.EINVAL and "(uid_t)-1" in e.value.strerror
+    with pytest.raises(pathwarden.Error) as e:
+        model.setfacl("/home/alice", None, "g:4294967295:rwx")
+    assert e.value.errno == errno.EINVAL
 
 
 def test_builder_acl_chmod_chown_mount(model):
