@@ -228,10 +228,6 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
     std::cerr << self << "no command: pathwarden trace [OPTIONS] -- CMD ARGS...\n";
     return kOwnError;
   }
-  if (o.enforce && o.policies.empty() && !o.from_env) {
-    std::cerr << self << "--enforce needs layers: give --policy FILE or --from-env\n";
-    return kOwnError;
-  }
   const std::string cwd = CurrentDir();
   auto layers = LoadLayers(o.policies, o.from_env, cwd, o.from_env_at);
   if (!layers) {
@@ -251,8 +247,10 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
                       (o.colour == "always" || (isatty(STDERR_FILENO) && !std::getenv("NO_COLOR")));
 
   // The kernel's layers for --enforce, built (rule paths opened) here.
+  // Without layers the command runs unconfined (no no_new_privs either),
+  // every call still predicted and compared: the Unix rules alone.
   std::vector<sandbox::HostLayer> host_layers;
-  if (o.enforce) {
+  if (o.enforce && !layers->empty()) {
     std::string why;
     const int abi = sandbox::ProbeAbi(&why);
     if (abi == 0) {
@@ -325,7 +323,7 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
 
   trace::TraceOptions to;
   to.argv = o.argv;
-  if (o.enforce) {
+  if (o.enforce && !host_layers.empty()) {
     to.before_exec = [&]() -> std::string {
       auto r = sandbox::EnforceLayers(host_layers);
       return r ? "" : r.error();

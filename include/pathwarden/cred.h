@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 #include "pathwarden/export.h"
+#include "pathwarden/result.h"
 
 PATHWARDEN_API_BEGIN
 namespace pathwarden {
@@ -54,9 +55,62 @@ std::optional<int> CapFromName(std::string_view name);
 // The canonical upper-case name ("CAP_DAC_OVERRIDE").
 std::string CapName(int cap);
 
+// IdRange
+//
+// One line of a user namespace's uid_map or gid_map: `count` ids from
+// `inside` (the namespace's own) onto ids from `outside` (its parent's).
+struct IdRange {
+  uint32_t inside = 0, outside = 0, count = 0;
+  friend bool operator==(const IdRange&, const IdRange&) = default;
+};
+
+// UserNamespace
+//
+// The user namespace credentials live in, when it is not the initial one
+// (rootless containers, bubblewrap, Flatpak, `unshare -r`). There the
+// kernel applies a capability to an inode only when the inode's owner and
+// group map into the namespace (capable_wrt_inode_uidgid()), refuses
+// ids that do not map (chown: EINVAL), and shows such ids as the
+// overflow ids. The model does not model this yet: a model answers
+// unknown wherever the namespace could change the answer (Model: a
+// decision is taken only when it holds with the capabilities and without
+// them; a chown's ids must map), never allowed.
+struct UserNamespace {
+  std::vector<IdRange> uid_map, gid_map;
+  // Whether the ids a request names (chown's) and the ids read on the
+  // host are the namespace's own: the reader is inside it.
+  bool reader_inside = true;
+  // Whether the reader (this process) is itself in a user namespace
+  // other than the initial one, so that the host shows every id that does
+  // not map into it as the overflow ids (/proc/sys/kernel/overflowuid,
+  // overflowgid): an inode shown with them may be owned by anyone
+  // unmapped.
+  bool overflow_shown = false;
+  uint32_t overflow_uid = 65534, overflow_gid = 65534;
+
+  // MapsUid(), MapsGid(): `id` (the namespace's own) has a mapping.
+  bool MapsUid(uint32_t id) const noexcept;
+  bool MapsGid(uint32_t id) const noexcept;
+  // "uid_map 0 1000 1; gid_map 0 1000 1"
+  std::string Describe() const;
+};
+
+// ReadUserNamespace()
+//
+// The user namespace of /proc/PID (`proc`, "/proc/self" for this
+// process): null for the initial one (uid_map and gid_map
+// "0 0 4294967295"), else its maps, whether this process reads from
+// inside it (the same /proc/PID/ns/user as its own), whether this process
+// is itself outside the initial one (overflow_shown), and the overflow ids
+// (/proc/sys/kernel/overflowuid, overflowgid). Errors: a map unreadable or
+// malformed.
+Result<std::shared_ptr<const UserNamespace>, std::string> ReadUserNamespace(
+    const std::string& proc);
+
 // Cred
 //
-// A value type; copying shares the (immutable) group list.
+// A value type; copying shares the (immutable) group list and user
+// namespace.
 struct Cred {
   uint32_t ruid = 0, euid = 0, suid = 0, fsuid = 0;
   uint32_t rgid = 0, egid = 0, sgid = 0, fsgid = 0;
@@ -79,7 +133,8 @@ struct Cred {
   // Capable()
   //
   // The capability is in the effective set. (The model has one user
-  // namespace, so capable_wrt_inode_uidgid() reduces to this.)
+  // namespace, so capable_wrt_inode_uidgid() reduces to this; credentials
+  // of another, `userns`, are decided around it: see UserNamespace.)
   bool Capable(int cap) const noexcept {
     return (cap_effective & CapBit(cap)) != 0;
   }
@@ -88,6 +143,10 @@ struct Cred {
   //
   // Linux: kernel/groups.c in_group_p(): the fsgid or a supplementary group.
   bool InGroup(uint32_t gid) const noexcept;
+
+  // The user namespace, when not the initial one (null: the initial).
+  std::shared_ptr<const UserNamespace> userns;
+  bool InInitialUserNs() const noexcept { return userns == nullptr; }
 
  private:
   std::shared_ptr<const std::vector<uint32_t>> groups_;

@@ -116,6 +116,25 @@ struct HostOptions {
   // (d_revalidate(); long-running uses such as tracing).
   enum class Consistency : uint8_t { kSnapshot, kRevalidate };
   Consistency consistency = Consistency::kSnapshot;
+  // Overflow
+  //
+  // Set when this process reads the host from inside a user namespace
+  // other than the initial one (UserNamespace::reader_inside): the host
+  // then shows every owner and group that does not map into it as the
+  // overflow ids, so an inode shown with them may belong to anyone
+  // unmapped. Such an inode is left unknown where who it belongs to could
+  // change an answer: its owner is the overflow uid and the asker's fsuid
+  // is too (`identity_uid`); or its group is the overflow gid, the asker
+  // is in that group (`identity_gid`), and its group's permissions differ
+  // from others' (or it has an ACL). (The checks that compare two owners,
+  // protected_symlinks, _regular and _fifos, answer unknown themselves:
+  // UserNamespace::overflow_shown.) A model of many askers (trace) sets
+  // both.
+  struct Overflow {
+    uint32_t uid = 65534, gid = 65534;
+    bool identity_uid = true, identity_gid = true;
+  };
+  std::optional<Overflow> overflow = std::nullopt;
 };
 
 // HostCounts

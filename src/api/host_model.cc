@@ -160,13 +160,23 @@ Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) 
   Model m = NewModel(EngineOptions{}, abi);
   Impl& impl = *m.impl_;
   auto host = impl.engine.AsWriter(
-      [&] { return vfs::HostBackend::Attach(impl.engine.world(), *mounts); });
+      [&] { return vfs::HostBackend::Attach(impl.engine.world(), *mounts, options.overflow); });
   if (!host) {
     impl.engine.world().SetBackend(nullptr);
     return Unexpected(host.error());
   }
   impl.host = std::move(*host);
   impl.host_options = options;
+  // Unreadable: as if outside the initial namespace (unknowns, never a
+  // wrong answer).
+  auto reader = ReadUserNamespace("/proc/self");
+  if (reader) {
+    impl.reader_userns = *reader;
+  } else {
+    auto ns = std::make_shared<UserNamespace>();
+    ns->overflow_shown = true;
+    impl.reader_userns = std::move(ns);
+  }
   if (options.consistency == HostOptions::Consistency::kRevalidate)
     impl.special |= Model::Impl::kRevalidates;
   m.SetSysctls(*sysctls);

@@ -8,6 +8,8 @@
 
 #include <variant>
 
+#include <fmt/format.h>
+
 #include "pathwarden/tree.h"
 #include "src/api/model_impl.h"
 #include "src/base/check.h"
@@ -338,7 +340,9 @@ Result<void, int> Model::SetCred(Process p, const Cred& cred) {
   if (!Has(p)) return Unexpected(ESRCH);
   Task& t = impl_->engine.tasks().task(p.index);
   t.cred = cred;
+  if (t.cred.InInitialUserNs() && impl_->reader_userns) t.cred.userns = impl_->reader_userns;
   ++t.cred_epoch;
+  if (!t.cred.InInitialUserNs()) impl_->special |= Impl::kUserNs;
   return {};
 }
 
@@ -584,12 +588,107 @@ template <bool kMemo>
 }
 
 // A model that revalidates, or uses the prefix memo.
-[[gnu::noinline]] Decision EvaluateSpecial(const Model& m, Model::Impl& impl, Process p,
-                                           const Request& request, Model::Detail detail) {
+Decision EvaluateSpecialPlain(const Model& m, Model::Impl& impl, Process p,
+                              const Request& request, Model::Detail detail) {
   if (Revalidates(impl) && m.Has(p)) return EvaluateRevalidating(m, impl, p, request, detail);
   if (impl.special & Model::Impl::kPrefixMemo)
     return EvaluateAsIsT<true>(impl.engine, p, request, detail);
   return m.EvaluateAsIs(p, request, detail);
+}
+
+}  // namespace
+
+namespace {
+
+Decision UnknownInUserNs(std::string why) {
+  Reason reason;
+  reason.unknown_why = "user namespace: " + std::move(why);
+  reason.text = "unknown: " + reason.unknown_why;
+  return Decision(Verdict::kUnknown, -1, std::move(reason));
+}
+
+// The ids a chown-family request names (-1: kept), or none.
+std::optional<std::pair<int64_t, int64_t>> ChownIds(const Request& r) {
+  if (const auto* c = std::get_if<Chown>(&r)) return std::pair{c->uid, c->gid};
+  if (const auto* c = std::get_if<Lchown>(&r)) return std::pair{c->uid, c->gid};
+  if (const auto* c = std::get_if<Fchown>(&r)) return std::pair{c->uid, c->gid};
+  return std::nullopt;
+}
+
+// A process in a user namespace other than the initial one. The kernel
+// applies its capabilities only to inodes whose owner and group map into
+// that namespace (capable_wrt_inode_uidgid()), and to what the namespace
+// owns; the model holds one namespace. So an answer stands only when it
+// is the same with every capability the process holds and with none
+// (capabilities only ever grant: every subset, and so whatever the kernel
+// applies, lies between); otherwise it is unknown. A chown's ids must map
+// into the namespace, in its own terms (the reader inside it).
+// Linux: kernel/capability.c capable_wrt_inode_uidgid(), fs/open.c
+// chown_common() (make_kuid(current_user_ns(), ...): EINVAL).
+[[gnu::noinline]] Decision EvaluateInUserNs(const Model& m, Model::Impl& impl, Process p,
+                                            const Request& request, Model::Detail detail) {
+  const Cred& cred = m.cred(p);
+  const UserNamespace& ns = *cred.userns;
+  if (auto ids = ChownIds(request)) {
+    if (!ns.reader_inside)
+      return UnknownInUserNs(fmt::format(
+          "the ids a chown names are the namespace's own ({}), which this reader, outside it, "
+          "does not share; not modelled",
+          ns.Describe()));
+    const auto [uid, gid] = *ids;
+    if (uid != -1 && !ns.MapsUid(static_cast<uint32_t>(uid)))
+      return UnknownInUserNs(fmt::format(
+          "uid {} has no mapping in the process's user namespace ({}): the kernel refuses such "
+          "an id; not modelled",
+          uid, ns.Describe()));
+    if (gid != -1 && !ns.MapsGid(static_cast<uint32_t>(gid)))
+      return UnknownInUserNs(fmt::format(
+          "gid {} has no mapping in the process's user namespace ({}): the kernel refuses such "
+          "an id; not modelled",
+          gid, ns.Describe()));
+    if (gid != -1 && static_cast<uint32_t>(gid) == ns.overflow_gid && ns.reader_inside &&
+        cred.InGroup(ns.overflow_gid))
+      return UnknownInUserNs(fmt::format(
+          "gid {} is the overflow id, which the process's unmapped groups show as too: whether "
+          "it is in that group is not known",
+          gid));
+  }
+  const Decision with = EvaluateSpecialPlain(m, impl, p, request, detail);
+  if (with.unknown() || (cred.cap_effective == 0 && cred.cap_permitted == 0)) return with;
+  Cred none = cred;
+  none.cap_effective = none.cap_permitted = 0;
+  Engine& e = impl.engine;
+  OpArgs args;
+  ArgsOf(request, &args);
+  Explainer ex;
+  const int err = e.EvaluateAs(p.index, args, detail == Model::Detail::kVerdictOnly ? nullptr : &ex,
+                               none);
+  const Decision without = Decide(e, err, ex, -1);
+  if (without.unknown()) return without;
+  if (with.verdict() == without.verdict() && with.err() == without.err()) {
+    if (detail == Model::Detail::kVerdictOnly || with.reason().text == without.reason().text)
+      return with;
+    // Denied either way, by checks that may differ: both are said.
+    Reason reason = with.reason();
+    reason.text += fmt::format(
+        " (in a user namespace, where capabilities apply only to inodes whose owner and group "
+        "map into it; without them: {})",
+        without.ToText());
+    return Decision(with.verdict(), with.err(), std::move(reason));
+  }
+  return UnknownInUserNs(fmt::format(
+      "capabilities apply only to inodes whose owner and group map into it ({}); not modelled. "
+      "With all of the process's capabilities: {}; with none: {}",
+      ns.Describe(), with.ToText(), without.ToText()));
+}
+
+// A model that revalidates, uses the prefix memo, or holds a process of
+// another user namespace.
+[[gnu::noinline]] Decision EvaluateSpecial(const Model& m, Model::Impl& impl, Process p,
+                                           const Request& request, Model::Detail detail) {
+  if ((impl.special & Model::Impl::kUserNs) && m.Has(p) && !m.cred(p).InInitialUserNs())
+    return EvaluateInUserNs(m, impl, p, request, detail);
+  return EvaluateSpecialPlain(m, impl, p, request, detail);
 }
 
 }  // namespace

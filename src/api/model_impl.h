@@ -36,10 +36,17 @@ struct Model::Impl {
   HostOptions host_options;
   // What Evaluate() and Apply() test before anything else (one load, as
   // when there is neither): a host model with kRevalidate (kRevalidates),
-  // a model whose evaluations use the prefix memo (kPrefixMemo).
+  // a model whose evaluations use the prefix memo (kPrefixMemo), a model
+  // with a process in a user namespace other than the initial one
+  // (kUserNs: its evaluations are checked with and without capabilities).
   static constexpr uint8_t kRevalidates = 1;
   static constexpr uint8_t kPrefixMemo = 2;
+  static constexpr uint8_t kUserNs = 4;
   uint8_t special = 0;
+  // A host model read from inside a user namespace other than the
+  // initial one: every process of it lives there at least (SetCred()
+  // gives one of the initial namespace this one).
+  std::shared_ptr<const UserNamespace> reader_userns;
   HeldFiles sysctl_files;
   Engine engine;
 };

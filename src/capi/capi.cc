@@ -567,6 +567,9 @@ int pathwarden_model_from_host(pathwarden_model** out, const char* mountinfo, in
     if (mountinfo != nullptr) o.mountinfo = mountinfo;
     o.consistency = consistency == PATHWARDEN_REVALIDATE ? HostOptions::Consistency::kRevalidate
                                                          : HostOptions::Consistency::kSnapshot;
+    // Any process may ask such a model: read from inside a user namespace,
+    // every id shown as the overflow id is ambiguous.
+    o.overflow = identity::HostOverflowFor(Cred{}, /*many=*/true);
     auto host = Model::FromHost(o);
     if (!host) return Fail(EIO, host.error());
     auto* m = new pathwarden_model;

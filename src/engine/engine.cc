@@ -153,12 +153,19 @@ struct PrefixMemoSection {
 
 }  // namespace
 
-template <bool kQuiet, bool kMemo>
+template <bool kQuiet, bool kMemo, bool kCred>
 [[gnu::always_inline]] inline int Engine::EvaluateOnce(int task, const OpArgs& args,
-                                                       Explainer* ex, EngineStats* stats) {
+                                                       Explainer* ex, EngineStats* stats,
+                                                       const Cred* cred) {
   // The task's root, cwd and credentials are the caller's to keep still
   // (see the header): one context serves every attempt.
   OpCtx ctx{tasks_, world_, tasks_.task(task), args, ex, WalkEnvFor(tasks_.task(task), ex), false};
+  if constexpr (kCred) {
+    ctx.cred_override = cred;
+    ctx.env.cred = cred;
+  } else {
+    (void)cred;
+  }
   [[maybe_unused]] std::conditional_t<kMemo, PrefixMemoSection, char> memo_section{};
   if constexpr (kMemo) {
     if (ctx.env.fast_search) ctx.env.fast_search = walk::kFastSearchPrefixMemo;
@@ -222,6 +229,17 @@ int Engine::EvaluateWithPrefixMemo(int task, const OpArgs& args, Explainer* ex,
   if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
   if (!ex && !stats) return EvaluateT<true, true, true>(task, args, nullptr, nullptr);
   return EvaluateT<false, true, true>(task, args, ex, stats);
+}
+
+int Engine::EvaluateAs(int task, const OpArgs& args, Explainer* ex, const Cred& cred) {
+  if (static_cast<unsigned>(task) >= static_cast<unsigned>(tasks_.count())) return ESRCH;
+  vfs::Pending last;
+  for (;;) {
+    const int err = EvaluateOnce<false, false, true>(task, args, ex, nullptr, &cred);
+    if (err != vfs::kErrNeedFill) return err;
+    if (int unknown = Fill(&last)) return unknown;
+    if (ex) ex->Clear();
+  }
 }
 
 int Engine::EvaluateOrStopWithPrefixMemo(int task, const OpArgs& args) {

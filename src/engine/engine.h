@@ -69,6 +69,14 @@ class Engine {
                              EngineStats* stats = nullptr);
   int EvaluateOrStopWithPrefixMemo(int task, const OpArgs& args);
 
+  // EvaluateAs()
+  //
+  // Evaluate() as `task` with credentials `cred` in place of its own (its
+  // root, cwd, fds and domain stay), filling on demand: what a process
+  // that differs only in its credentials would be answered. Off the hot
+  // path: no prefix memo, no statistics.
+  int EvaluateAs(int task, const OpArgs& args, Explainer* ex, const Cred& cred);
+
   // Snapshot()
   //
   // The final tree as the first task (root) sees it.
@@ -129,8 +137,10 @@ class Engine {
   // kMemo: with the prefix memo.
   template <bool kQuiet, bool kFills = true, bool kMemo = false>
   int EvaluateT(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
-  template <bool kQuiet, bool kMemo>
-  int EvaluateOnce(int task, const OpArgs& args, Explainer* ex, EngineStats* stats);
+  // kCred: as `cred` in place of the task's own credentials.
+  template <bool kQuiet, bool kMemo, bool kCred = false>
+  int EvaluateOnce(int task, const OpArgs& args, Explainer* ex, EngineStats* stats,
+                   const Cred* cred = nullptr);
   int ApplyOnce(int task, const OpArgs& args, Explainer* ex, int* new_fd);
   int Dispatch(OpCtx& ctx);
 

@@ -163,8 +163,28 @@ std::string Identity::Describe() const {
                                 CapNames(cred.cap_effective));
   if (cred.ruid != cred.euid || cred.fsuid != cred.euid)
     out += fmt::format(" (real uid {}, fs uid {})", cred.ruid, cred.fsuid);
+  if (cred.userns)
+    out += fmt::format(", in a user namespace ({}{})", cred.userns->Describe(),
+                       cred.userns->reader_inside ? "" : "; read from outside it");
   return out;
 }
+
+
+std::optional<HostOptions::Overflow> HostOverflowFor(const Cred& cred, bool many) {
+  auto self = ReadUserNamespace("/proc/self");
+  // Unreadable: as if inside one (the flags' cost is unknowns, never a
+  // wrong answer).
+  if (self && *self == nullptr) return std::nullopt;
+  HostOptions::Overflow o;  // the kernel's defaults, when unreadable
+  if (self) {
+    o.uid = (*self)->overflow_uid;
+    o.gid = (*self)->overflow_gid;
+  }
+  o.identity_uid = many || cred.fsuid == o.uid;
+  o.identity_gid = many || cred.InGroup(o.gid);
+  return o;
+}
+
 
 Result<Cred, std::string> ReadCred(const std::string& status) {
   auto st = ReadStatus(status);
@@ -182,6 +202,13 @@ Result<Cred, std::string> ReadCred(const std::string& status) {
   c.cap_permitted = st->cap_prm & kCapAll;
   c.umask = st->umask;
   c.SetGroups(st->groups);
+  // The user namespace, from the same /proc directory.
+  const std::string_view suffix = "/status";
+  if (status.size() > suffix.size() && status.ends_with(suffix)) {
+    auto ns = ReadUserNamespace(status.substr(0, status.size() - suffix.size()));
+    if (!ns) return Unexpected(ns.error());
+    c.userns = *ns;
+  }
   return c;
 }
 
@@ -196,7 +223,7 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   const std::string proc = o.pid ? fmt::format("/proc/{}", *o.pid) : "/proc/self";
   auto own = ReadCred(proc + "/status");
   if (!own) return Unexpected(own.error());
-  id.cred = *own;
+  id.cred = *own;  // with its user namespace, which --uid's identity shares
   if (o.pid) {
     auto cwd = ReadLink(proc + "/cwd");
     if (!cwd) return Unexpected(cwd.error());
@@ -231,6 +258,7 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
     }
     Cred c = Cred::ForUser(*o.uid, gid);  // capabilities: all for 0, none otherwise
     c.umask = id.cred.umask;
+    c.userns = id.cred.userns;
     std::vector<uint32_t> groups;
     if (o.groups) {
       groups = *o.groups;

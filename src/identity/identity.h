@@ -8,12 +8,14 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pathwarden/cred.h"
+#include "pathwarden/model.h"
 #include "pathwarden/result.h"
 
 namespace pathwarden::identity {
@@ -64,8 +66,17 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o);
 //
 // The credentials in a /proc/PID/status (or /proc/PID/task/TID/status)
 // file: the four uids and gids, the groups, the effective and permitted
-// capabilities, the umask. Errors: unreadable, or a line missing.
+// capabilities, the umask; and, from the same directory, the user
+// namespace (ReadUserNamespace()). Errors: unreadable, or a line missing.
 Result<Cred, std::string> ReadCred(const std::string& status);
+
+// HostOverflowFor()
+//
+// HostOptions::overflow for a model that answers as `cred`: set when this
+// process is in a user namespace other than the initial one (its own
+// /proc/self maps), and so reads unmapped owners as the overflow ids.
+// `many`: for a model of several askers (both identity flags set).
+std::optional<HostOptions::Overflow> HostOverflowFor(const Cred& cred, bool many = false);
 
 // ParseCaps()
 //

@@ -355,6 +355,37 @@ Result<std::vector<int>, std::string> ProbeHost(const ProbeIdentity& who,
   return ProbeHostChanging(who, requests, false);
 }
 
+Result<std::vector<int>, std::string> ProbeHere(std::span<const pathwarden::Request> requests,
+                                                bool changes) {
+  std::vector<StepSpec> steps;
+  steps.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto st = StepOf(requests[i], changes);
+    if (!st) return Unexpected(fmt::format("request {}: {}", i, st.error()));
+    uint32_t mode = 0;
+    if (st->op == Op::kOpen && OpensSpecialFile(*st, &mode))
+      return Unexpected(fmt::format("request {}: opening a {} is refused", i, KindOfMode(mode)));
+    steps.push_back(std::move(*st));
+  }
+  const int start = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (start < 0) return Unexpected(fmt::format("open .: {}", ErrnoName(errno)));
+  const ProcessTable no_peers;
+  FdTable fds;
+  std::vector<int> errs;
+  std::string failure;
+  for (const StepSpec& st : steps) {
+    const int err = RunStep(no_peers, st, kernel_internal::Request{}, &fds);
+    errs.push_back(err);
+    if (st.op == Op::kChdir && err == 0 && fchdir(start) != 0) {
+      failure = fmt::format("back to the working directory: {}", ErrnoName(errno));
+      break;
+    }
+  }
+  close(start);
+  if (!failure.empty()) return Unexpected(failure);
+  return errs;
+}
+
 Result<std::vector<int>, std::string> ProbeHostChanging(
     const ProbeIdentity& who, std::span<const pathwarden::Request> requests, bool changes) {
   if (std::string why = CapsReason(who.cred); !why.empty())

@@ -84,6 +84,18 @@ Result<std::vector<int>, std::string> ProbeHost(const ProbeIdentity& who,
 Result<std::vector<int>, std::string> ProbeHostChanging(
     const ProbeIdentity& who, std::span<const pathwarden::Request> requests, bool changes);
 
+// ProbeHere()
+//
+// The requests of ProbeHostChanging(), made by this very process with
+// its own credentials, namespaces and domain (no fork, nothing taken):
+// for a caller whose credentials cannot be taken again exactly, such as
+// a process in a user namespace whose supplementary groups do not map
+// into it. A Chdir is undone after it succeeds. The same refusals and
+// errors as ProbeHostChanging(); with `changes`, the caller makes sure
+// they touch only what it may change.
+Result<std::vector<int>, std::string> ProbeHere(std::span<const pathwarden::Request> requests,
+                                                bool changes);
+
 }  // namespace pathwarden::kernel_internal
 
 #endif  // PATHWARDEN_SRC_KERNEL_HOST_PROBE_H_

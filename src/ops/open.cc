@@ -74,6 +74,15 @@ int MayCreateInSticky(const OpCtx& ctx, const walk::Nameidata& nd, InodeId ino) 
   const int fifos = ctx.t.sysctl().protected_fifos;
   if (S_ISREG(i.mode) && !regular) return 0;
   if (S_ISFIFO(i.mode) && !fifos) return 0;
+  // Read from inside a user namespace, the overflow uid may stand for
+  // several owners (perm::OverflowUidAmbiguous()).
+  if ((i.uid == nd.dir_uid() || i.uid == ctx.cred().fsuid) && (dir_mode & 0022) &&
+      perm::OverflowUidAmbiguous(ctx.cred(), i.uid))
+    return vfs::Unknown(fmt::format(
+        "{}: {} is owned by {}, the overflow uid of the user namespace this is read from, as "
+        "is {}: whether they are one owner is not known",
+        S_ISFIFO(i.mode) ? "protected_fifos" : "protected_regular", ctx.PathOf(nd.path), i.uid.get(),
+        i.uid == nd.dir_uid() ? "its sticky directory" : "the asker"));
   if (i.uid == nd.dir_uid()) return 0;
   if (i.uid == ctx.cred().fsuid) return 0;
   auto deny = [&](std::string_view why) {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace pathwarden {
 
 std::optional<int> CapFromName(std::string_view name) {
@@ -44,6 +46,30 @@ void Cred::SetGroups(std::vector<uint32_t> groups) {
   } else {
     groups_ = std::make_shared<const std::vector<uint32_t>>(std::move(groups));
   }
+}
+
+namespace {
+
+bool Maps(const std::vector<IdRange>& map, uint32_t id) {
+  for (const IdRange& r : map)
+    if (id >= r.inside && id - r.inside < r.count) return true;
+  return false;
+}
+
+std::string MapText(const std::vector<IdRange>& map) {
+  std::string out;
+  for (const IdRange& r : map)
+    out += fmt::format("{}{} {} {}", out.empty() ? "" : ", ", r.inside, r.outside, r.count);
+  return out.empty() ? "empty" : out;
+}
+
+}  // namespace
+
+bool UserNamespace::MapsUid(uint32_t id) const noexcept { return Maps(uid_map, id); }
+bool UserNamespace::MapsGid(uint32_t id) const noexcept { return Maps(gid_map, id); }
+
+std::string UserNamespace::Describe() const {
+  return fmt::format("uid_map {}; gid_map {}", MapText(uid_map), MapText(gid_map));
 }
 
 bool Cred::InGroup(uint32_t gid) const noexcept {

@@ -82,6 +82,18 @@ inline bool InGroupOrCapable(const Cred& cred, uint32_t gid) {
   return cred.InGroup(gid) || cred.Capable(kCapFsetid);
 }
 
+// OverflowUidAmbiguous()
+//
+// Whether `uid`, read from the host by a reader inside a user namespace,
+// is the overflow uid, which stands for every owner that does not map
+// into it: two owners shown with it may be different users, and one may
+// be `cred`'s own. The checks that compare owners with each other or with
+// the fsuid (protected_symlinks, protected_regular, protected_fifos) are
+// then unknown. UserNamespace::overflow_shown.
+inline bool OverflowUidAmbiguous(const Cred& cred, uint32_t uid) {
+  return cred.userns != nullptr && cred.userns->overflow_shown && uid == cred.userns->overflow_uid;
+}
+
 }  // namespace pathwarden::perm
 
 #endif  // PATHWARDEN_SRC_PERM_PERMISSION_H_

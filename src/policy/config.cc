@@ -442,6 +442,11 @@ Result<Policy, std::string> Resolve(const Config& c, const std::string& cwd) {
       choices.emplace_back(v->second.begin(), v->second.end());
     }
     if (!ok) continue;
+    // An empty template ("") names no path, as landlockconfig's expansion
+    // of no tokens gives none (variable.rs VecStringIterator: an empty
+    // product); its rights stay handled. A variable whose value is ""
+    // still names the path "", as there.
+    if (choices.empty()) continue;
     bool empty = false;
     for (const auto& ch : choices) empty = empty || ch.empty();
     if (empty) continue;  // a variable without values: no path

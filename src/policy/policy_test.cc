@@ -315,12 +315,12 @@ TEST(PolicyParse, PathsMergeAfterNormalisation) {
                                                           {"/w", kFsExecute},
                                                           {"/w/x/y", kFsReadFile}}));
   EXPECT_EQ(p->paths[0].origins.size(), 3u);  // "/a/./b", "/a/////b/", "/a/b"
-  // Without a cwd, relative paths stay as landlockconfig keys them.
+  // Without a cwd, relative paths stay as landlockconfig keys them; the
+  // empty template names no path there (AnEmptyTemplateIsNoPath).
   auto q = Json(R"({"pathBeneath": [{"allowedAccess": ["execute"],
     "parent": [".", "./", "a/./b", "./a/b", "//", "/.", ""]}]})", "");
   ASSERT_TRUE(q.has_value()) << q.error();
-  EXPECT_EQ(Paths(*q), (std::map<std::string, AccessMask>{{"", kFsExecute},
-                                                          {".", kFsExecute},
+  EXPECT_EQ(Paths(*q), (std::map<std::string, AccessMask>{{".", kFsExecute},
                                                           {"./a/b", kFsExecute},
                                                           {"/", kFsExecute},
                                                           {"a/b", kFsExecute}}));
@@ -392,6 +392,28 @@ TEST(PolicyVariables, WithoutLiteralExpandsToNothing) {
   auto q = Json(R"({"variable": [{"name": "x"}]})");
   ASSERT_TRUE(q.has_value()) << q.error();
   EXPECT_TRUE(q->paths.empty());
+}
+
+// landlockconfig expands an empty template to no path (an empty
+// product: variable.rs VecStringIterator), its rights still handled; a
+// variable whose value is "" still names the path "".
+TEST(PolicyVariables, AnEmptyTemplateIsNoPath) {
+  auto p = Json(R"({"ruleset": [{"handledAccessFs": ["read_file", "write_file"]}],
+    "pathBeneath": [{"allowedAccess": ["read_file"], "parent": ["", "/usr"]}]})");
+  ASSERT_TRUE(p.has_value()) << p.error();
+  ASSERT_EQ(p->paths.size(), 1u);
+  EXPECT_EQ(p->paths[0].path, "/usr");
+  EXPECT_EQ(p->handled_fs, kFsReadFile | kFsWriteFile);
+  auto only = Json(R"({"ruleset": [{"handledAccessFs": ["read_file"]}],
+    "pathBeneath": [{"allowedAccess": ["read_file"], "parent": [""]}]})");
+  ASSERT_TRUE(only.has_value()) << only.error();
+  EXPECT_TRUE(only->paths.empty());
+  EXPECT_EQ(only->handled_fs, kFsReadFile);
+  auto var = Json(R"({"variable": [{"name": "v", "literal": [""]}],
+    "pathBeneath": [{"allowedAccess": ["execute"], "parent": ["${v}"]}]})");
+  ASSERT_TRUE(var.has_value()) << var.error();
+  ASSERT_EQ(var->paths.size(), 1u);
+  EXPECT_EQ(var->paths[0].path, "");
 }
 
 // The Cartesian product is bounded before it is made: twelve references

@@ -260,6 +260,7 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
                                                             std::vector<policy::Policy> layers) {
   HostOptions o;
   o.mountinfo = who.mountinfo;
+  o.overflow = identity::HostOverflowFor(who.cred);
   auto m = Model::FromHost(o);
   if (!m) return Unexpected(m.error());
   std::unique_ptr<Session> s(new Session(std::move(*m), who));

@@ -296,15 +296,18 @@ Predictor::~Predictor() {
 }
 
 Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions options) {
+  auto self = identity::ReadCred("/proc/self/status");
+  if (!self) return Unexpected(self.error());
   HostOptions o;
   o.consistency = HostOptions::Consistency::kRevalidate;
+  // Every traced process asks: read from inside a user namespace, every
+  // id shown as the overflow id is ambiguous.
+  o.overflow = identity::HostOverflowFor(*self, /*many=*/true);
   auto m = Model::FromHost(o);
   if (!m) return Unexpected(m.error());
   std::unique_ptr<Predictor> p(new Predictor(std::move(options)));
   p->state_ = std::make_unique<State>(std::move(*m));
   State& st = *p->state_;
-  auto self = identity::ReadCred("/proc/self/status");
-  if (!self) return Unexpected(self.error());
   Process setup = st.model.Spawn("setup", Cred::ForUser(0, 0));
   char buf[PATH_MAX];
   if (getcwd(buf, sizeof buf) != nullptr) {

@@ -96,6 +96,23 @@ Result<std::optional<PosixAcl>, std::string> ReadAcl(const std::string& path, co
   return Unexpected(fmt::format("{}: keeps growing", name));
 }
 
+// Why an inode read from inside a user namespace is left unknown (""
+// when it is not): HostOptions::Overflow.
+std::string OverflowWhy(const HostOptions::Overflow& o, uint32_t mode, uint32_t uid,
+                        uint32_t gid, bool has_acl) {
+  if (o.identity_uid && uid == o.uid)
+    return fmt::format("its owner is shown as {}, the overflow uid, which stands for every owner "
+                       "that does not map into the user namespace this is read from, and so is "
+                       "the asker's own uid: whether they are the same is not known",
+                       uid);
+  if (o.identity_gid && gid == o.gid && (has_acl || ((mode >> 3) & 7) != (mode & 7)))
+    return fmt::format("its group is shown as {}, the overflow gid, which stands for every group "
+                       "that does not map into the user namespace this is read from, and so is "
+                       "one of the asker's groups: whether they are the same is not known",
+                       gid);
+  return "";
+}
+
 // Filesystem types where a file cannot be immutable or append-only (no
 // chattr), or where a write fails with EROFS before either is asked:
 // statx need not report the two attributes there.
@@ -259,6 +276,11 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     MarkOpaque(w, ino, kInodeOpaque,
                fmt::format("statx on {} does not say whether it is immutable or append-only",
                            sb.fstype));
+  } else if (std::string why = overflow_ ? OverflowWhy(*overflow_, f.mode, f.uid, f.gid,
+                                                       f.acl.has_value())
+                                         : std::string();
+             !why.empty()) {
+    MarkOpaque(w, ino, kInodeOpaque, std::move(why));
   } else if (i.flags & kInodeOpaque) {
     w.SetFlags(ino, 0, kInodeOpaque);
     why_.erase(ino);
@@ -520,7 +542,8 @@ Result<DentryId, std::string> HostBackend::Reach(World& w, DentryId from, std::s
 }
 
 Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
-    World& w, std::span<const MountInfo> mounts) {
+    World& w, std::span<const MountInfo> mounts,
+    std::optional<HostOptions::Overflow> overflow) {
   std::unordered_map<uint32_t, size_t> by_id;
   for (size_t i = 0; i < mounts.size(); ++i) by_id.emplace(mounts[i].id, i);
   // The root: mounted on "/" under a parent outside the table.
@@ -538,13 +561,19 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
     for (size_t c : children[mounts[order[k]].id]) order.push_back(c);
 
   std::unique_ptr<HostBackend> b(new HostBackend());
+  b->overflow_ = overflow;
   w.SetBackend(b.get());
   // Superblocks: one per device and mount root tree.
+  // An idmapped mount gets a superblock of its own, every inode of it
+  // opaque (WhyNotModelled()): the same files through another mount stay
+  // modelled (a Landlock rule on one is then not seen through the other:
+  // a missed grant, never a false one).
   struct Group {
     uint32_t major, minor;
     std::string root;  // the filesystem path of the superblock's root dentry
     SbId sb;
     bool attrs_read = false;
+    bool idmapped = false;
   };
   std::vector<Group> groups;
   std::unordered_map<uint32_t, MountId> model_of;  // host mount id -> model mount
@@ -552,11 +581,13 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
     const MountInfo& m = mounts[order[k]];
     Group* g = nullptr;
     for (Group& x : groups)
-      if (x.major == m.major && x.minor == m.minor && Below(m.root, x.root)) g = &x;
+      if (x.major == m.major && x.minor == m.minor && !x.idmapped && !m.idmapped &&
+          Below(m.root, x.root))
+        g = &x;
     if (g == nullptr) {
       const SbId sb = k == 0 ? w.inode_at(w.root().dentry).sb.get()
                              : w.NewSuperblock(S_IFDIR, 0, 0);
-      groups.push_back({m.major, m.minor, m.root, sb});
+      groups.push_back({m.major, m.minor, m.root, sb, false, m.idmapped});
       g = &groups.back();
       if (b->sbs_.size() <= sb) b->sbs_.resize(sb + 1);
       b->sbs_[sb] = {m.major, m.minor, m.fstype, WhyNotModelled(m)};

@@ -33,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pathwarden/model.h"
 #include "pathwarden/result.h"
 #include "src/base/arena.h"
 #include "src/vfs/backend.h"
@@ -71,8 +72,12 @@ class HostBackend final : public Backend {
   // and sets itself as its backend. Mount points and mount roots are
   // filled; everything else waits for a miss. Errors: a mount table
   // without a root mount.
+  //
+  // `overflow`: the host read from inside a user namespace
+  // (HostOptions::Overflow): the inodes it names are made opaque.
   static Result<std::unique_ptr<HostBackend>, std::string> Attach(
-      World& w, std::span<const MountInfo> mounts);
+      World& w, std::span<const MountInfo> mounts,
+      std::optional<HostOptions::Overflow> overflow = std::nullopt);
   ~HostBackend() override;
 
   Result<void, std::string> Lookup(World& w, PathPos dir, std::string_view name) override;
@@ -161,6 +166,7 @@ class HostBackend final : public Backend {
   Result<void, std::string> ListInto(World& w, PathPos dir, std::vector<DentryId>* children);
   static uint32_t Fingerprint(uint64_t dev, uint64_t ino);
 
+  std::optional<HostOptions::Overflow> overflow_;
   std::vector<SbInfo> sbs_;                          // by SbId
   std::unordered_map<DentryId, HostPath> anchors_;   // mount roots, moved directories
   std::map<std::pair<uint64_t, uint64_t>, InodeId> links_;  // (dev, ino), multiply linked

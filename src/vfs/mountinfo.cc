@@ -137,6 +137,7 @@ Result<std::vector<MountInfo>, std::string> ParseMountInfo(std::string_view text
     m.root = std::move(*root);
     m.mountpoint = std::move(*mountpoint);
     m.flags = MountFlagsOf(f[5].text);
+    m.idmapped = HasOption(f[5].text, "idmapped");
     auto type = Unescape(f[dash + 1].text);
     auto source = Unescape(f[dash + 2].text);
     auto super = Unescape(f[dash + 3].text);
@@ -154,6 +155,11 @@ Result<std::vector<MountInfo>, std::string> ParseMountInfo(std::string_view text
 
 std::string WhyNotModelled(const MountInfo& m) {
   const std::string_view t = m.fstype;
+  if (m.idmapped)
+    return "an idmapped mount: every owner is translated by the mount's idmapping "
+           "(mount_setattr(MOUNT_ATTR_IDMAP)): a capability applies only to inodes whose "
+           "translated owner maps, and chown, link, rename and xattrs refuse unmapped owners; "
+           "not modelled";
   // Modes, ACL xattrs and statx attributes are the whole truth, and the
   // filesystem has no ->permission of its own (generic_permission()).
   for (std::string_view ok : {"ext2", "ext3", "ext4", "xfs", "tmpfs", "devtmpfs", "ramfs",

@@ -30,6 +30,7 @@ struct MountInfo {
   std::string source;
   std::string super_options;
   bool sb_readonly = false;  // "ro" among the superblock's options
+  bool idmapped = false;     // "idmapped" among the mount's options
 
   // The superblock's option `name` ("default_permissions"), alone or as
   // "name=value".
@@ -49,7 +50,9 @@ Result<std::vector<MountInfo>, std::string> ParseMountInfo(std::string_view text
 // "" for a filesystem type whose permissions are its modes, ACLs and
 // attributes as statx and the ACL xattrs show them (generic_permission()
 // and the VFS's own checks decide, no ->permission of its own); for any
-// other type, why not, in words. docs/architecture.md lists both.
+// other type, why not, in words; and for an idmapped mount of any type
+// (its owners are translated by the mount's idmapping, which the model
+// does not hold). docs/architecture.md lists both.
 std::string WhyNotModelled(const MountInfo& m);
 
 }  // namespace pathwarden::vfs

@@ -82,11 +82,20 @@ LastType Classify(uint64_t key) {
 int MayFollowLink(Nameidata& nd, vfs::InodeId link) {
   const World& w = *nd.env.w;
   const uint32_t link_uid = w.inode(link).uid;
-  if (link_uid == nd.env.cred->fsuid) return 0;
+  // Read from inside a user namespace, the overflow uid may stand for
+  // several owners (perm::OverflowUidAmbiguous()).
+  const bool ambiguous = perm::OverflowUidAmbiguous(*nd.env.cred, link_uid);
+  if (link_uid == nd.env.cred->fsuid && !ambiguous) return 0;
   if ((nd.dir_mode() & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH)) return 0;
-  if (nd.dir_uid() == link_uid) return 0;
+  if (nd.dir_uid() == link_uid && !ambiguous) return 0;
   tls_sysctl_decided = true;
   if (!nd.env.protected_symlinks) return 0;
+  if (ambiguous && (link_uid == nd.env.cred->fsuid || nd.dir_uid() == link_uid))
+    return vfs::Unknown(fmt::format(
+        "protected_symlinks: the symlink \"{}\" in a sticky world-writable directory is owned "
+        "by {}, the overflow uid of the user namespace this is read from, as is {}: whether "
+        "they are one owner is not known",
+        nd.last, link_uid, link_uid == nd.env.cred->fsuid ? "the asker" : "the directory"));
   if (nd.env.ex)
     nd.env.ex->Fail(
         Stage::kProtected,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `pathwarden trace` as users run it: the command's own exit status, 125
-# for trace's own errors (bad policies, options, --enforce without layers)
-# and for a disagreement, 126/127 for a command that cannot be run, the
+# for trace's own errors (bad policies, options) and for a disagreement,
+# --enforce without layers comparing the Unix rules alone, 126/127 for a command that cannot be run, the
 # last stderr line always the counts, denials reported with their layer
 # and rule, JSON one object per evaluated call, --learn writing nothing
 # after a failed run.
@@ -35,7 +35,6 @@ counts='^trace: [0-9]+ calls evaluated, [0-9]+ denials predicted, [0-9]+ unknown
 
 # Own errors: 125, nothing run.
 expect 125 "no command" "$pw" trace
-expect 125 "--enforce needs layers" "$pw" trace --enforce -- /bin/true
 printf 'abi = 99\n[[ruleset]]\nhandled_access_fs = ["frob"]\n' >"$out/bad.toml"
 expect 125 'bad.toml:3:' "$pw" trace --policy "$out/bad.toml" -- /bin/true
 expect 125 "" "$pw" trace --bogus -- /bin/true
@@ -100,6 +99,24 @@ d = [r for r in recs if r["path"] == sys.argv[2] and r["op"] == "open"]
 assert d and d[0]["predicted"] == "EACCES" and d[0]["actual"] == "EACCES" and d[0]["agrees"], d
 assert all(r["agrees"] for r in recs), [r for r in recs if not r["agrees"]]
 PY
+fi
+
+# --enforce without layers: the command runs unconfined, and every call is
+# still predicted and compared with the kernel's answer (the Unix rules
+# alone): here a read that uid 1000 is refused in a 0700 directory.
+if [ "$(id -u)" -eq 0 ]; then
+  echo secret >"$out/w/mine"
+  expect 0 "" "$pw" trace --enforce --json -o "$out/u.json" -- /bin/sh -c "echo y > $out/w/unconfined; setpriv --reuid 1000 --regid 1000 --clear-groups cat $out/w/mine 2>/dev/null; true"
+  [ -e "$out/w/unconfined" ] || fail "--enforce without layers confined the command"
+  [[ "$last" =~ ,\ 0\ disagreements$ ]] || fail "--enforce without layers: $last"
+  /usr/bin/python3 - "$out/u.json" "$out/w/mine" <<'PY' || fail "--enforce without layers: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs and all(r["agrees"] for r in recs), [r for r in recs if not r["agrees"]]
+d = [r for r in recs if r["path"] == sys.argv[2] and r["op"] == "open"]
+assert d and d[-1]["predicted"] == "EACCES" and d[-1]["actual"] == "EACCES" and d[-1]["by"] == "unix", d
+PY
+  rm -f "$out/w/unconfined" "$out/w/mine"
 fi
 
 # No policy: the report says what one would need, as a policy file.
