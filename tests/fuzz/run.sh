@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs one coverage-guided fuzz target (tests/fuzz/CMakeLists.txt):
 #
-#   run.sh replay NAME BINARY SOURCE_DIR WORK_DIR
-#       every seed and saved regression through the target once;
+#   run.sh replay NAME BINARY SOURCE_DIR WORK_DIR [0 ARGS...]
+#       every seed and saved regression through the target once (ARGS
+#       before them: -runs=0 for a libFuzzer binary, which replays the
+#       directories it is given and stops);
 #   run.sh fuzz NAME BINARY SOURCE_DIR WORK_DIR SECONDS [LIBFUZZER_ARGS...]
 #       libFuzzer for SECONDS from those, keeping what it finds in
 #       WORK_DIR/corpus/NAME; a crash is saved in WORK_DIR/artifacts/NAME/.
@@ -75,7 +77,7 @@ dirs=("$seeds")
 
 case $mode in
   replay)
-    exec "$bin" "${dirs[@]}"
+    exec "$bin" "$@" "${dirs[@]}"
     ;;
   fuzz)
     corpus=$work/corpus/$name
