@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -71,6 +72,26 @@ Result<Cred, std::string> ReadCred(pid_t tid) {
   }
   if (seen != 6) return Unexpected(fmt::format("{}: a credential line is missing", path));
   c.SetGroups(std::move(groups));
+  // The user namespace (pathwarden/cred.h). The link /proc/TID/ns/user
+  // names it ("user:[4026531837]"); the initial one's number is fixed
+  // (PROC_USER_INIT_INO), so a caller there costs one readlink(). Any
+  // other namespace is read each time: its number can be reused once it
+  // dies, and its maps are written after it is made.
+  std::snprintf(path, sizeof path, "/proc/%d/ns/user", tid);
+  char link[64];
+  const ssize_t ln = readlink(path, link, sizeof link);
+  if (ln <= 0) return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
+  static const bool server_initial = [] {
+    auto self = ReadUserNamespace("/proc/self");
+    return self && *self == nullptr;
+  }();
+  constexpr std::string_view kInitial = "user:[4026531837]";
+  if (!server_initial || std::string_view(link, static_cast<size_t>(ln)) != kInitial) {
+    std::snprintf(path, sizeof path, "/proc/%d", tid);
+    auto ns = ReadUserNamespace(path);
+    if (!ns) return Unexpected(ns.error());
+    c.userns = std::move(*ns);
+  }
   return c;
 }
 

@@ -19,8 +19,10 @@ namespace pathwarden::fileserver {
 // umask: what identity::ReadCred() reads -- parsed in place with no
 // allocation but the groups': the server reads them for every request
 // (a thread may change its groups or capabilities between two), and
-// this read is most of what a request costs it. Errors: unreadable, or
-// a line missing.
+// this read is most of what a request costs it. And the task's user
+// namespace (Cred::userns): one readlink() of /proc/TID/ns/user for the
+// initial one, the maps read anew for any other. Errors: unreadable, or a
+// line missing.
 Result<Cred, std::string> ReadCred(pid_t tid);
 
 }  // namespace pathwarden::fileserver

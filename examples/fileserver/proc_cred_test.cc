@@ -1,8 +1,12 @@
 #include "examples/fileserver/proc_cred.h"
 
+#include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -70,6 +74,54 @@ TEST(ProcCred, ReadsAnotherTask) {
   EXPECT_EQ(fast->umask, 027u);
   EXPECT_EQ(fast->groups().size(), 3u);
   EXPECT_EQ(fast->cap_effective, 0u);
+}
+
+// A caller in the initial user namespace has none (Cred::userns null); a
+// child in a user namespace of its own, mapped "0 1000 1", is read with
+// that namespace's maps, as one the server reads from outside.
+TEST(ProcCred, ReadsTheUserNamespace) {
+  auto self = ReadCred(gettid());
+  ASSERT_TRUE(self) << self.error();
+  EXPECT_EQ(self->userns, nullptr);
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to write another namespace's maps";
+  int go[2], done[2];
+  ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe(done), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    char c = 1;
+    if (unshare(CLONE_NEWUSER) != 0) c = 0;
+    (void)!write(go[1], &c, 1);
+    (void)!read(done[0], &c, 1);
+    _exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(read(go[0], &c, 1), 1);
+  if (c == 0) {
+    (void)!write(done[1], &c, 1);
+    waitpid(pid, nullptr, 0);
+    GTEST_SKIP() << "no user namespaces here";
+  }
+  auto write_map = [&](const char* file, const std::string& text) {
+    const std::string path = "/proc/" + std::to_string(pid) + "/" + file;
+    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    const bool ok = fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (fd >= 0) close(fd);
+    return ok;
+  };
+  const bool mapped = write_map("uid_map", "0 1000 1\n") && write_map("setgroups", "deny") &&
+                      write_map("gid_map", "0 1000 1\n");
+  auto read = ReadCred(pid);
+  (void)!write(done[1], &c, 1);
+  waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(mapped);
+  ASSERT_TRUE(read) << read.error();
+  ASSERT_NE(read->userns, nullptr);
+  EXPECT_EQ(read->userns->Describe(), "uid_map 0 1000 1; gid_map 0 1000 1");
+  EXPECT_FALSE(read->userns->reader_inside);
+  EXPECT_FALSE(read->userns->overflow_shown);
+  EXPECT_TRUE(read->userns->MapsUid(0));
+  EXPECT_FALSE(read->userns->MapsUid(1));
 }
 
 TEST(ProcCred, NoSuchTask) { EXPECT_FALSE(ReadCred(0x3fffffff)); }

@@ -295,6 +295,12 @@ std::string CredKey(const Cred& c) {
                               c.fsuid, c.rgid, c.egid, c.sgid, c.fsgid, c.cap_effective,
                               c.cap_permitted, c.umask);
   for (uint32_t g : c.groups()) k += fmt::format("{},", g);
+  // The user namespace by what it is: its maps, and where the server
+  // stands (ReadCred() reads a namespace other than the initial one anew
+  // each time).
+  if (c.userns)
+    k += fmt::format(":{}:{}:{}:{}.{}", c.userns->Describe(), c.userns->reader_inside,
+                     c.userns->overflow_shown, c.userns->overflow_uid, c.userns->overflow_gid);
   return k;
 }
 
