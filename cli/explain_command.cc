@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "src/input/doc.h"
 #include "src/policy/policy.h"

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/embedded_suites.h"
 #include "cli/explain_command.h"
 #include "src/base/progress.h"
 #include "src/input/json_text.h"

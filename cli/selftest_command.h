@@ -22,12 +22,6 @@ struct SelftestCommandOptions {
 
 void AddSelftest(CLI::App& app, SelftestCommandOptions* o, CLI::App** cmd);
 
-// EmbeddedSuites()
-//
-// The scenario files the binary carries (tests/scenarios/, the tour),
-// written at build time by cmake/embed_suites.cmake.
-const std::vector<fuzz::SuiteFile>& EmbeddedSuites();
-
 // RunSelftestCommand()
 //
 // Exit: 0 when the kernel answers as modelled, 1 when something differs,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "pathwarden/acl.h"
 #include "pathwarden/errno.h"

@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <vector>
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "src/kernel/kernel_session.h"
@@ -120,7 +119,7 @@ TEST_F(KernelServerTest, LeavesNoProcessBehind) {
     ASSERT_TRUE(server.has_value()) << server.error();
     const Scenario s = kernel_testing::Parse(kScenarios[0]);
     SupervisorParams params;
-    params.mount_dir = fmt::format("{}/root", kStateDir);
+    params.mount_dir = std::string(kStateDir) + "/root";
     mkdir(params.mount_dir.c_str(), 0755);
     params.caps_available = AvailableCaps();
     for (int i = 0; i < 5; ++i) {

@@ -12,6 +12,7 @@
 #include <span>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "pathwarden/errno.h"
 #include "src/explain/explain.h"
