@@ -360,8 +360,19 @@ Result<void, std::string> Restore(const TreeState& before) {
     made.emplace(e.st.st_ino, e.rel);
   }
   // 4. Contents, xattrs, owners, modes, then times (deepest first, so that
-  // no later change moves a directory's mtime).
+  // no later change moves a directory's mtime). A name that kept its
+  // type and whose contents, symlink body, xattrs, owner and mode read
+  // after step 1 are still those of before is left as it is: steps 2 and
+  // 3 change none of these (only link counts, and directories' times),
+  // and most queries change one name or none.
   for (const auto& e : before.entries) {
+    if (auto c = is.find(e.rel); c != is.end()) {
+      const TreeState::Entry& n = *c->second;
+      if (n.st.st_mode == e.st.st_mode && n.st.st_uid == e.st.st_uid &&
+          n.st.st_gid == e.st.st_gid && n.content == e.content && n.link == e.link &&
+          n.xattrs == e.xattrs)
+        continue;
+    }
     const std::string path = Join(root, e.rel);
     if (S_ISREG(e.st.st_mode)) {
       auto c = ReadAll(path);
