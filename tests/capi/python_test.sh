@@ -34,4 +34,5 @@ case $mode in
   *) echo "python_test: mode build or install" >&2; exit 2 ;;
 esac
 cd "$src/tests/capi/python"
-exec /usr/bin/python3 -m pytest -q -p no:cacheprovider test_pathwarden.py
+# Not exec: the install mode's trap removes its temporary prefix on exit.
+/usr/bin/python3 -m pytest -q -p no:cacheprovider test_pathwarden.py
