@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -73,20 +74,22 @@ Result<Cred, std::string> ReadCred(pid_t tid) {
   if (seen != 6) return Unexpected(fmt::format("{}: a credential line is missing", path));
   c.SetGroups(std::move(groups));
   // The user namespace (pathwarden/cred.h). The link /proc/TID/ns/user
-  // names it ("user:[4026531837]"); the initial one's number is fixed
-  // (PROC_USER_INIT_INO), so a caller there costs one readlink(). Any
+  // names it ("user:[4026531837]"): a caller in the server's own
+  // namespace, when that is the initial one, costs one readlink(). Any
   // other namespace is read each time: its number can be reused once it
   // dies, and its maps are written after it is made.
+  static const std::string initial = [] {
+    auto self = ReadUserNamespace("/proc/self");
+    char own[64];
+    const ssize_t own_len = readlink("/proc/self/ns/user", own, sizeof own);
+    return self && *self == nullptr && own_len > 0 ? std::string(own, static_cast<size_t>(own_len))
+                                                 : std::string();
+  }();
   std::snprintf(path, sizeof path, "/proc/%d/ns/user", tid);
   char link[64];
   const ssize_t ln = readlink(path, link, sizeof link);
   if (ln <= 0) return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
-  static const bool server_initial = [] {
-    auto self = ReadUserNamespace("/proc/self");
-    return self && *self == nullptr;
-  }();
-  constexpr std::string_view kInitial = "user:[4026531837]";
-  if (!server_initial || std::string_view(link, static_cast<size_t>(ln)) != kInitial) {
+  if (initial.empty() || std::string_view(link, static_cast<size_t>(ln)) != initial) {
     std::snprintf(path, sizeof path, "/proc/%d", tid);
     auto ns = ReadUserNamespace(path);
     if (!ns) return Unexpected(ns.error());

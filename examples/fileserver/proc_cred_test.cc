@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <functional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -39,32 +40,57 @@ TEST(ProcCred, ReadsWhatIdentityReads) {
   ExpectSame(*fast, *slow);
 }
 
+// HeldChild
+//
+// A forked child that runs `setup`, then stays (its credentials there to
+// be read) until the object goes; ready() says whether `setup` held.
+class HeldChild {
+ public:
+  explicit HeldChild(const std::function<bool()>& setup) {
+    if (pipe(go_) != 0 || pipe(done_) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      char c = setup() ? 1 : 0;
+      (void)!write(go_[1], &c, 1);
+      (void)!read(done_[0], &c, 1);
+      _exit(0);
+    }
+    char c = 0;
+    ready_ = pid_ > 0 && read(go_[0], &c, 1) == 1 && c == 1;
+  }
+  ~HeldChild() {
+    if (pid_ > 0) {
+      const char c = 0;
+      (void)!write(done_[1], &c, 1);
+      waitpid(pid_, nullptr, 0);
+    }
+    for (int fd : {go_[0], go_[1], done_[0], done_[1]})
+      if (fd >= 0) close(fd);
+  }
+  HeldChild(const HeldChild&) = delete;
+  HeldChild& operator=(const HeldChild&) = delete;
+  pid_t pid() const { return pid_; }
+  bool ready() const { return ready_; }
+
+ private:
+  int go_[2] = {-1, -1}, done_[2] = {-1, -1};
+  pid_t pid_ = -1;
+  bool ready_ = false;
+};
+
 // A child with other ids, groups, no capabilities and another umask:
 // both readers agree on it too (as root; else skipped).
 TEST(ProcCred, ReadsAnotherTask) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to change ids";
-  int go[2], done[2];
-  ASSERT_EQ(pipe(go), 0);
-  ASSERT_EQ(pipe(done), 0);
-  const pid_t pid = fork();
-  if (pid == 0) {
+  HeldChild child([] {
     const gid_t groups[] = {2000, 27, 100};
     umask(027);
-    if (setgroups(3, groups) != 0 || setresgid(1000, 1001, 1002) != 0 ||
-        setresuid(1003, 1004, 1005) != 0)
-      _exit(1);
-    char c = 1;
-    (void)!write(go[1], &c, 1);
-    (void)!read(done[0], &c, 1);
-    _exit(0);
-  }
-  char c;
-  ASSERT_EQ(read(go[0], &c, 1), 1);
-  auto fast = ReadCred(pid);
-  auto slow = identity::ReadCred("/proc/" + std::to_string(pid) + "/status");
-  (void)!write(done[1], &c, 1);
-  int status;
-  waitpid(pid, &status, 0);
+    return setgroups(3, groups) == 0 && setresgid(1000, 1001, 1002) == 0 &&
+           setresuid(1003, 1004, 1005) == 0;
+  });
+  ASSERT_TRUE(child.ready());
+  auto fast = ReadCred(child.pid());
+  auto slow = identity::ReadCred("/proc/" + std::to_string(child.pid()) + "/status");
   ASSERT_TRUE(fast) << fast.error();
   ASSERT_TRUE(slow) << slow.error();
   ExpectSame(*fast, *slow);
@@ -84,37 +110,19 @@ TEST(ProcCred, ReadsTheUserNamespace) {
   ASSERT_TRUE(self) << self.error();
   EXPECT_EQ(self->userns, nullptr);
   if (geteuid() != 0) GTEST_SKIP() << "needs root to write another namespace's maps";
-  int go[2], done[2];
-  ASSERT_EQ(pipe(go), 0);
-  ASSERT_EQ(pipe(done), 0);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    char c = 1;
-    if (unshare(CLONE_NEWUSER) != 0) c = 0;
-    (void)!write(go[1], &c, 1);
-    (void)!read(done[0], &c, 1);
-    _exit(0);
-  }
-  char c = 0;
-  ASSERT_EQ(read(go[0], &c, 1), 1);
-  if (c == 0) {
-    (void)!write(done[1], &c, 1);
-    waitpid(pid, nullptr, 0);
-    GTEST_SKIP() << "no user namespaces here";
-  }
+  HeldChild child([] { return unshare(CLONE_NEWUSER) == 0; });
+  if (!child.ready()) GTEST_SKIP() << "no user namespaces here";
   auto write_map = [&](const char* file, const std::string& text) {
-    const std::string path = "/proc/" + std::to_string(pid) + "/" + file;
+    const std::string path = "/proc/" + std::to_string(child.pid()) + "/" + file;
     const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    const bool ok = fd >= 0 && write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    const bool ok = fd >= 0 &&
+                    write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     if (fd >= 0) close(fd);
     return ok;
   };
-  const bool mapped = write_map("uid_map", "0 1000 1\n") && write_map("setgroups", "deny") &&
-                      write_map("gid_map", "0 1000 1\n");
-  auto read = ReadCred(pid);
-  (void)!write(done[1], &c, 1);
-  waitpid(pid, nullptr, 0);
-  ASSERT_TRUE(mapped);
+  ASSERT_TRUE(write_map("uid_map", "0 1000 1\n") && write_map("setgroups", "deny") &&
+              write_map("gid_map", "0 1000 1\n"));
+  auto read = ReadCred(child.pid());
   ASSERT_TRUE(read) << read.error();
   ASSERT_NE(read->userns, nullptr);
   EXPECT_EQ(read->userns->Describe(), "uid_map 0 1000 1; gid_map 0 1000 1");
