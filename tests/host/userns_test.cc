@@ -349,7 +349,12 @@ Outcome RunInUserNs(const NsCase& c, const std::vector<std::string>& lines) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     Outcome o;
     char b = 0;
-    if (setgroups(c.groups.size(), c.groups.data()) != 0) {
+    // Where ctest started it (the build tree) may be a directory the
+    // namespace's ids cannot search (a clone under mktemp -d's 0700): the
+    // queries name absolute paths, and the session starts at /.
+    if (chdir("/") != 0) {
+      o.failure = fmt::format("chdir /: {}", std::strerror(errno));
+    } else if (setgroups(c.groups.size(), c.groups.data()) != 0) {
       o.failure = fmt::format("setgroups: {}", std::strerror(errno));
     } else if (setresgid(c.gid, c.gid, c.gid) != 0 || setresuid(c.uid, c.uid, c.uid) != 0) {
       o.failure = fmt::format("setresuid: {}", std::strerror(errno));
