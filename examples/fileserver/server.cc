@@ -36,6 +36,7 @@
 #include "examples/fileserver/proc_cred.h"
 #include "pathwarden/model.h"
 #include "pathwarden/request.h"
+#include "src/perm/setid.h"
 #include "src/policy/policy.h"
 
 namespace pathwarden::fileserver {
@@ -468,19 +469,17 @@ void SetattrTimes(int to_set, const struct stat& attr, struct timespec ts[2]) {
 }
 
 uint32_t Server::CreateMode(const Cred& c, uint32_t mode, const struct stat& parent_st) {
-  if (!S_ISDIR(mode) && (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
-      (parent_st.st_mode & S_ISGID) && !c.InGroup(parent_st.st_gid) &&
-      !c.Capable(kCapFsetid))
-    mode &= ~S_ISGID;
-  return mode;
+  return perm::InitOwner(c, mode, parent_st.st_mode, parent_st.st_gid).mode;
 }
 
 int Server::NewObject(const Caller& c, const std::string& rel, const struct stat& parent_st,
                       bool symlink) {
   struct stat st;
   if (int err = Fstatat(rel, &st)) return err;
-  const uid_t uid = c.cred.fsuid;
-  const gid_t gid = (parent_st.st_mode & S_ISGID) ? parent_st.st_gid : c.cred.fsgid;
+  const perm::NewOwner owner =
+      perm::InitOwner(c.cred, st.st_mode, parent_st.st_mode, parent_st.st_gid);
+  const uid_t uid = owner.uid;
+  const gid_t gid = owner.gid;
   if (st.st_uid != uid || st.st_gid != gid) {
     if (fchownat(bfd_, rel.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0) return errno;
     // root's chown dropped setuid (and setgid with group exec): put back
@@ -493,10 +492,7 @@ int Server::NewObject(const Caller& c, const std::string& rel, const struct stat
 }
 
 std::optional<uint32_t> Server::KillPrivMode(const Cred& c, const struct stat& st) {
-  if (!S_ISREG(st.st_mode) || c.Capable(kCapFsetid)) return std::nullopt;
-  uint32_t m = st.st_mode & 07777;
-  m &= ~S_ISUID;
-  if ((m & S_ISGID) && ((m & S_IXGRP) || !c.InGroup(st.st_gid))) m &= ~S_ISGID;
+  const uint32_t m = perm::KillSuidMode(c, st.st_mode, st.st_gid) & 07777;
   if (m == (st.st_mode & 07777)) return std::nullopt;
   return m;
 }
@@ -645,8 +641,7 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
       return (void)fuse_reply_err(req, errno);
     // setattr_should_drop_sgid() for the caller, on the old group: root
     // keeps a setgid without group exec that the caller loses.
-    if (!lnk && !S_ISDIR(st.st_mode) && (st.st_mode & S_ISGID) &&
-        !(c->cred.InGroup(st.st_gid) || c->cred.Capable(kCapFsetid))) {
+    if (!lnk && perm::ChownKillsSgid(c->cred, st.st_mode, st.st_gid)) {
       struct stat now;
       if (Fstatat(w->rel, &now) == 0 && (now.st_mode & S_ISGID))
         (void)fchmodat(bfd_, rel, now.st_mode & 07777 & ~S_ISGID, 0);
@@ -657,8 +652,7 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
     if (int err = Fstatat(w->rel, &now)) return (void)fuse_reply_err(req, err);
     uint32_t mode = attr->st_mode & 07777;
     // setattr_prepare(): a caller outside the group loses setgid.
-    if (!killpriv && !(c->cred.InGroup(now.st_gid) || c->cred.Capable(kCapFsetid)))
-      mode &= ~S_ISGID;
+    if (!killpriv) mode = perm::ModeSetBy(c->cred, mode, now.st_gid);
     if (fchmodat(bfd_, rel, mode, 0) != 0) return (void)fuse_reply_err(req, errno);
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -777,8 +771,7 @@ void Server::SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, str
     const uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : uid_t(-1);
     const gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : gid_t(-1);
     if (fchown(f->fd, uid, gid) != 0) return (void)fuse_reply_err(req, errno);
-    if (!S_ISDIR(st.st_mode) && (st.st_mode & S_ISGID) &&
-        !(c.cred.InGroup(st.st_gid) || c.cred.Capable(kCapFsetid))) {
+    if (perm::ChownKillsSgid(c.cred, st.st_mode, st.st_gid)) {
       struct stat now;
       if (fstat(f->fd, &now) == 0 && (now.st_mode & S_ISGID))
         (void)fchmod(f->fd, now.st_mode & 07777 & ~S_ISGID);
@@ -788,8 +781,7 @@ void Server::SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, str
     struct stat now;
     if (fstat(f->fd, &now) != 0) return (void)fuse_reply_err(req, errno);
     uint32_t mode = attr->st_mode & 07777;
-    if (!killpriv && !(c.cred.InGroup(now.st_gid) || c.cred.Capable(kCapFsetid)))
-      mode &= ~S_ISGID;
+    if (!killpriv) mode = perm::ModeSetBy(c.cred, mode, now.st_gid);
     if (fchmod(f->fd, mode) != 0) return (void)fuse_reply_err(req, errno);
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -1218,9 +1210,10 @@ void Server::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const ch
   // posix_acl_update_mode(): a caller outside the group loses setgid,
   // which root setting the ACL kept.
   struct stat st;
-  if (std::strcmp(name, "system.posix_acl_access") == 0 && Fstatat(w->rel, &st) == 0 &&
-      (st.st_mode & S_ISGID) && !(c->cred.InGroup(st.st_gid) || c->cred.Capable(kCapFsetid)))
-    (void)fchmodat(bfd_, w->rel.c_str(), st.st_mode & 07777 & ~S_ISGID, 0);
+  if (std::strcmp(name, "system.posix_acl_access") == 0 && Fstatat(w->rel, &st) == 0) {
+    const uint32_t mode = perm::ModeSetBy(c->cred, st.st_mode & 07777, st.st_gid);
+    if (mode != (st.st_mode & 07777)) (void)fchmodat(bfd_, w->rel.c_str(), mode, 0);
+  }
   Changed(w->rel);
   fuse_reply_err(req, 0);
 }

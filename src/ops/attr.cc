@@ -127,8 +127,7 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
       });
       return EPERM;
     }
-    const uint32_t gid = a.set_gid ? a.gid : i.gid.get();
-    if (!perm::InGroupOrCapable(c, gid)) a.mode &= ~S_ISGID;
+    a.mode = perm::ModeSetBy(c, a.mode, a.set_gid ? a.gid : i.gid.get());
   }
   if (a.times_set && !perm::OwnerOrCapable(w, c, ino)) {
     ctx.Fail(Stage::kDac, [&] {
@@ -180,10 +179,7 @@ int ChownCommon(OpCtx& ctx, PathPos at) {
   if (!S_ISDIR(i.mode)) {
     a.kill_suid = true;
     a.kill_priv = true;
-    // setattr_should_drop_sgid(), on the current group.
-    if ((i.mode & S_ISGID) &&
-        ((i.mode & S_IXGRP) || !perm::InGroupOrCapable(ctx.cred(), i.gid)))
-      a.kill_sgid = true;
+    a.kill_sgid = perm::ChownKillsSgid(ctx.cred(), i.mode, i.gid);
   }
   if (int err = NotifyChange(ctx, at, a)) return err;
   ctx.Ok(Stage::kDac, [&] { return fmt::format("ownership of {} may change", ctx.PathOf(at)); });
@@ -406,7 +402,7 @@ int DoFallocate(OpCtx& ctx) {
   // file_modified(): setuid and setgid as a write drops them, and a file
   // capability.
   KillPriv(ctx, ino);
-  const uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
+  const uint32_t m = perm::KillSuidMode(ctx.cred(), i.mode, i.gid);
   if (m != i.mode) SetMode(ctx, ino, m);
   return 0;
 }

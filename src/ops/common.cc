@@ -198,19 +198,10 @@ NewInodeAttrs NewAttrs(OpCtx& ctx, InodeId dir, uint32_t mode) {
   const vfs::Inode& d = ctx.w.inode(dir);
   const Cred& c = ctx.cred();
   NewInodeAttrs a;
-  // mode_strip_sgid(): a setgid, group-executable file in a setgid
-  // directory keeps S_ISGID only for members of the directory's group.
-  if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && !S_ISDIR(mode) &&
-      (d.mode & S_ISGID) && !perm::InGroupOrCapable(c, d.gid))
-    mode &= ~S_ISGID;
-  // inode_init_owner()
-  a.uid = c.fsuid;
-  if (d.mode & S_ISGID) {
-    a.gid = d.gid;
-    if (S_ISDIR(mode)) mode |= S_ISGID;
-  } else {
-    a.gid = c.fsgid;
-  }
+  const perm::NewOwner owner = perm::InitOwner(c, mode, d.mode, d.gid);
+  a.uid = owner.uid;
+  a.gid = owner.gid;
+  mode = owner.mode;
   // posix_acl_create(): the parent's default ACL masked by the mode, and
   // no umask; or the umask.
   if (S_ISLNK(mode)) {
@@ -264,16 +255,6 @@ void DropLink(OpCtx& ctx, DentryId d) {
   w.Unhash(d);
 }
 
-uint32_t KillSuidMode(const Cred& cred, uint32_t mode, uint32_t gid) {
-  uint32_t kill = 0;
-  if (mode & S_ISUID) kill |= S_ISUID;
-  if ((mode & S_ISGID) &&
-      ((mode & S_IXGRP) || !perm::InGroupOrCapable(cred, gid)))
-    kill |= S_ISGID;
-  if (kill && !cred.Capable(kCapFsetid) && S_ISREG(mode)) return mode & ~kill;
-  return mode;
-}
-
 void KillPriv(OpCtx& ctx, InodeId ino) {
   const std::string_view set = ctx.w.xattrs(ino);
   auto caps = vfs::FindXattr(set, vfs::kXattrNameCaps);
@@ -287,7 +268,7 @@ void Truncate(OpCtx& ctx, InodeId ino) {
   const vfs::Inode& i = ctx.w.inode(ino);
   ctx.w.SetData(ino, 0);
   KillPriv(ctx, ino);
-  const uint32_t m = KillSuidMode(ctx.cred(), i.mode, i.gid);
+  const uint32_t m = perm::KillSuidMode(ctx.cred(), i.mode, i.gid);
   if (m != i.mode) SetMode(ctx, ino, m);
 }
 

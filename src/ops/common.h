@@ -123,18 +123,10 @@ vfs::DentryId CreateObject(OpCtx& ctx, vfs::PathPos dir, std::string_view name,
 // directory dies: nlink 0, IS_DEADDIR, parent loses its ".." link).
 void DropLink(OpCtx& ctx, vfs::DentryId d);
 
-// KillSuidMode()
-//
-// The mode of a regular file after a truncation by `cred`: setuid
-// dropped, setgid dropped when group-executable or when the caller is not
-// in the file's group `gid` -- unless the caller has CAP_FSETID.
-// Linux: fs/attr.c setattr_should_drop_suidgid()
-uint32_t KillSuidMode(const Cred& cred, uint32_t mode, uint32_t gid);
-
 // Truncate()
 //
 // do_truncate() to size 0, once every check passed: the content goes,
-// and setuid/setgid as KillSuidMode() says.
+// and setuid/setgid as perm::KillSuidMode() says.
 void Truncate(OpCtx& ctx, vfs::InodeId ino);
 
 // KillPriv()

@@ -219,8 +219,7 @@ int SetAcl(OpCtx& ctx, PathPos at, bool is_default, const std::vector<AclEntry>*
   uint32_t mode = i.mode;
   vfs::AclId id = vfs::kNone;
   if (acl && !acl->EquivMode(&mode)) id = w.InternAcl(*acl);
-  if (!perm::InGroupOrCapable(ctx.cred(), i.gid) && !ctx.cred().Capable(kCapFsetid))
-    mode &= ~static_cast<uint32_t>(S_ISGID);
+  mode = perm::ModeSetBy(ctx.cred(), mode, i.gid);
   w.SetModeAndAcl(ino, mode, id);
   return 0;
 }

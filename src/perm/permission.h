@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "pathwarden/cred.h"
+#include "src/perm/setid.h"
 #include "src/vfs/world.h"
 
 namespace pathwarden::perm {
@@ -73,13 +74,6 @@ PermCheck InodePermission(const vfs::World& w, const Cred& cred,
 inline bool OwnerOrCapable(const vfs::World& w, const Cred& cred,
                            vfs::InodeId ino) {
   return w.inode(ino).uid == cred.fsuid || cred.Capable(kCapFowner);
-}
-
-// InGroupOrCapable()
-//
-// Linux: fs/inode.c in_group_or_capable(): in `gid`, or CAP_FSETID.
-inline bool InGroupOrCapable(const Cred& cred, uint32_t gid) {
-  return cred.InGroup(gid) || cred.Capable(kCapFsetid);
 }
 
 // OverflowUidAmbiguous()
