@@ -44,7 +44,7 @@
  * handle returns live as long as that handle. pathwarden_last_error() is
  * the calling thread's own.
  *
- * Example (error checks left out; tests/capi/consumer.c has them):
+ * Example (error checks left out; tests/capi/consumer/consumer.c has them):
  *   pathwarden_model *m;
  *   pathwarden_model_new(&m, 0, 0);
  *   pathwarden_model_mkdir(m, "/home", 0755, 0, 0, 0);

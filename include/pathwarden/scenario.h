@@ -1,6 +1,6 @@
 // File: pathwarden/scenario.h
 //
-// Scenario files, format 1 (shared/spec/scenario.md): a file tree, the
+// Scenario files, format 1 (docs/scenario-spec.md): a file tree, the
 // processes acting on it, and the steps they try, each with the result
 // Linux gives. Both executors (the engine and the real kernel), the tests,
 // the fuzzer and bug reports speak this format. Files are TOML; the same

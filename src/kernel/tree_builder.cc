@@ -1,5 +1,5 @@
 // The scenario's [[node]] tree built with root's credentials, by the rules
-// the engine builds its own tree with (shared/spec/scenario.md, [[node]]).
+// the engine builds its own tree with (docs/scenario-spec.md, [[node]]).
 
 #include "pathwarden/uapi.h"
 #include "src/kernel/tree_builder.h"

@@ -1,5 +1,5 @@
 // Scenario files: validation of the document tree into a Scenario.
-// Spec: shared/spec/scenario.md (format 1) and docs/scenario-format.md.
+// Spec: docs/scenario-spec.md (format 1) and docs/scenario-format.md.
 
 #include <sys/stat.h>
 
