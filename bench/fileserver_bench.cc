@@ -1,4 +1,4 @@
-// Issue 13: pathwarden-fs (examples/fileserver) against the same server
+// Issue 13: pathwarden-fs (fileserver) against the same server
 // mounted -o default_permissions, where the kernel makes the Unix checks
 // and the server decides nothing: `find` (a stat of every entry) and
 // `cat` of every file over one copy of /usr/include on a scratch tmpfs,

@@ -9,7 +9,7 @@ set -euo pipefail
 root="${1:-$(cd "$(dirname "$0")/../.." && pwd)}"
 cd "$root"
 
-layers=(base vfs perm explain walk task security landlock ops engine api input policy identity scenario kernel query sandbox trace fuzz bench capi cli)
+layers=(base vfs perm explain walk task security landlock ops engine api input policy identity scenario kernel query sandbox trace fuzz bench capi fileserver cli)
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 
@@ -22,6 +22,7 @@ folder_of() {
     src/*) local rest="${1#src/}"; echo "${rest%%/*}" ;;
     bench/*) echo bench ;;
     cli/*) echo cli ;;
+    fileserver/*) echo fileserver ;;
     *) echo "" ;;
   esac
 }
@@ -39,7 +40,7 @@ while IFS= read -r file; do
       fail "$file ($from) includes $inc ($to), a layer above it"
     fi
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
-done < <(find src bench cli -name '*.h' -o -name '*.cc' | sort)
+done < <(find src bench fileserver cli -name '*.h' -o -name '*.cc' | sort)
 
 while IFS= read -r file; do
   while IFS= read -r inc; do

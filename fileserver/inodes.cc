@@ -1,4 +1,4 @@
-#include "examples/fileserver/inodes.h"
+#include "fileserver/inodes.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "examples/fileserver/proc_cred.h"
+#include "fileserver/proc_cred.h"
 
 #include <fcntl.h>
 #include <grp.h>

@@ -1,6 +1,6 @@
 // The caller's credentials, read from procfs for every request.
 
-#include "examples/fileserver/proc_cred.h"
+#include "fileserver/proc_cred.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 
 #define FUSE_USE_VERSION 34
 
-#include "examples/fileserver/server.h"
+#include "fileserver/server.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,8 +32,8 @@
 
 #include <fmt/format.h>
 
-#include "examples/fileserver/inodes.h"
-#include "examples/fileserver/proc_cred.h"
+#include "fileserver/inodes.h"
+#include "fileserver/proc_cred.h"
 #include "pathwarden/model.h"
 #include "pathwarden/request.h"
 #include "src/perm/setid.h"

@@ -1,7 +1,7 @@
 // The credentials of a FUSE request's caller: /proc/TID/status.
 
-#ifndef PATHWARDEN_EXAMPLES_FILESERVER_PROC_CRED_H_
-#define PATHWARDEN_EXAMPLES_FILESERVER_PROC_CRED_H_
+#ifndef PATHWARDEN_FILESERVER_PROC_CRED_H_
+#define PATHWARDEN_FILESERVER_PROC_CRED_H_
 
 #include <sys/types.h>
 
@@ -27,4 +27,4 @@ Result<Cred, std::string> ReadCred(pid_t tid);
 
 }  // namespace pathwarden::fileserver
 
-#endif  // PATHWARDEN_EXAMPLES_FILESERVER_PROC_CRED_H_
+#endif  // PATHWARDEN_FILESERVER_PROC_CRED_H_

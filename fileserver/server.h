@@ -10,8 +10,8 @@
 // the model stays the backing directory as it is. Requests the model
 // cannot decide are refused (EACCES), never performed unchecked.
 
-#ifndef PATHWARDEN_EXAMPLES_FILESERVER_SERVER_H_
-#define PATHWARDEN_EXAMPLES_FILESERVER_SERVER_H_
+#ifndef PATHWARDEN_FILESERVER_SERVER_H_
+#define PATHWARDEN_FILESERVER_SERVER_H_
 
 #include <memory>
 #include <string>
@@ -51,4 +51,4 @@ int Serve(const Options& o);
 
 }  // namespace pathwarden::fileserver
 
-#endif  // PATHWARDEN_EXAMPLES_FILESERVER_SERVER_H_
+#endif  // PATHWARDEN_FILESERVER_SERVER_H_

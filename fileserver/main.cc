@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "examples/fileserver/server.h"
+#include "fileserver/server.h"
 
 int main(int argc, char** argv) {
   auto o = pathwarden::fileserver::ParseOptions(argc, argv);

@@ -4,8 +4,8 @@
 // dentry does, and a hard link's two names are two nodes (Landlock and
 // the sticky rules decide by position, not by inode).
 
-#ifndef PATHWARDEN_EXAMPLES_FILESERVER_INODES_H_
-#define PATHWARDEN_EXAMPLES_FILESERVER_INODES_H_
+#ifndef PATHWARDEN_FILESERVER_INODES_H_
+#define PATHWARDEN_FILESERVER_INODES_H_
 
 #include <sys/types.h>
 
@@ -85,4 +85,4 @@ class Inodes {
 
 }  // namespace pathwarden::fileserver
 
-#endif  // PATHWARDEN_EXAMPLES_FILESERVER_INODES_H_
+#endif  // PATHWARDEN_FILESERVER_INODES_H_
