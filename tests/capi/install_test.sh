@@ -27,7 +27,7 @@ flags=() c_link=()
 tmp=$(mktemp -d /tmp/pathwarden-install-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
-fail() { echo "install_test: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 

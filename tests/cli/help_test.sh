@@ -6,7 +6,7 @@
 # Usage: help_test.sh PATHWARDEN COMPLETION_FILE
 set -euo pipefail
 bin=$1 completion=$2
-fail() { echo "help_test: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
 [ "$("$bin" help)" = "$("$bin" --help)" ] || fail "help is not --help"
 [ "$("$bin" help check)" = "$("$bin" check --help)" ] || fail "help check is not check --help"

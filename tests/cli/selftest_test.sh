@@ -8,8 +8,8 @@
 # Usage: selftest_test.sh PATHWARDEN
 set -euo pipefail
 bin=$(realpath "$1")
-fail() { echo "selftest_test: $*" >&2; exit 1; }
-[ "$(id -u)" -eq 0 ] || { echo "selftest_test: not root: skipped" >&2; exit 77; }
+. "$(dirname "$0")/../lib.sh"
+require_root
 rc=0
 out=$("$bin" selftest --fuzz-cases 100 --colour never 2>/dev/null) || rc=$?
 if [ "$rc" -eq 77 ] || [[ $out == *"not run"* ]]; then

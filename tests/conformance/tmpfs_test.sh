@@ -14,7 +14,7 @@ if [ "$(id -u)" != 0 ]; then
   echo "conformance.tmpfs: not root, skipped"
   exit 77
 fi
-fail() { echo "conformance.tmpfs: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 mnt="$(mktemp -d /tmp/pw-conformance.XXXXXX)"
 trap 'rmdir "$mnt"' EXIT
 

@@ -14,7 +14,7 @@ pw="$1"
 src="$2"
 t="$(mktemp -d /tmp/pw-examples.XXXXXX)"
 trap 'rm -rf "$t"' EXIT
-fail() { echo "policies_test: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
 policies=(web-server.toml build-job.toml ci-step.json coding-agent.toml pdf-viewer.toml backup-job.toml)
 for p in "${policies[@]}"; do

@@ -14,7 +14,7 @@ declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 
 bad=0
-fail() { echo "layering: $*" >&2; bad=1; }
+complain() { echo "layering: $*" >&2; bad=1; }
 
 # The folder a path belongs to: src/X/..., bench/..., cli/....
 folder_of() {
@@ -31,13 +31,13 @@ while IFS= read -r file; do
   case "$file" in *_test.cc|*_test_util.h) continue ;; esac
   from=$(folder_of "$file")
   [ -n "$from" ] || continue
-  if [ -z "${rank[$from]+x}" ]; then fail "$file: folder \"$from\" has no place in the layer order"; continue; fi
+  if [ -z "${rank[$from]+x}" ]; then complain "$file: folder \"$from\" has no place in the layer order"; continue; fi
   while IFS= read -r inc; do
     to=$(folder_of "$inc")
     [ -n "$to" ] || continue
-    if [ -z "${rank[$to]+x}" ]; then fail "$file includes $inc: folder \"$to\" has no place in the layer order"; continue; fi
+    if [ -z "${rank[$to]+x}" ]; then complain "$file includes $inc: folder \"$to\" has no place in the layer order"; continue; fi
     if [ "${rank[$to]}" -gt "${rank[$from]}" ]; then
-      fail "$file ($from) includes $inc ($to), a layer above it"
+      complain "$file ($from) includes $inc ($to), a layer above it"
     fi
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
 done < <(find src bench fileserver cli -name '*.h' -o -name '*.cc' | sort)
@@ -46,11 +46,11 @@ while IFS= read -r file; do
   while IFS= read -r inc; do
     case "$inc" in
       pathwarden/*) ;;
-      *) fail "$file (public) includes \"$inc\": public headers include only pathwarden/ headers" ;;
+      *) complain "$file (public) includes \"$inc\": public headers include only pathwarden/ headers" ;;
     esac
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
   if grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*<expected>' "$file"; then
-    fail "$file (public) includes <expected>, which clang 14 with libstdc++ 12 lacks"
+    complain "$file (public) includes <expected>, which clang 14 with libstdc++ 12 lacks"
   fi
 done < <(find include -name '*.h' | sort)
 

@@ -10,7 +10,7 @@ pw=$1
 sanitized=${2:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-fail() { echo "memory_budget: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
 chain() {  # chain N FILE: N mkdir + chdir steps
   {

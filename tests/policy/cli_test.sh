@@ -6,7 +6,7 @@ pw="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-fail() { echo "cli_test: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
 "$pw" policy check "$here/good.json" "$here/good.toml" "$here/dir" || fail "check of good policies"
 

@@ -6,25 +6,11 @@ set -euo pipefail
 pw="$1"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-fail() { echo "cli_test: $*" >&2; exit 1; }
-
-# run CMD...: sets $rc, $stdout, $stderr.
-run() {
-  set +e
-  "$@" >"$out/stdout" 2>"$out/stderr"
-  rc=$?
-  set -e
-  stdout="$(cat "$out/stdout")"
-  stderr="$(cat "$out/stderr")"
-}
-expect() {  # expect RC 'stderr substring' CMD...
-  local want="$1" msg="$2"
-  shift 2
-  run "$@"
-  [ "$rc" -eq "$want" ] || fail "$*: exit $rc, not $want (stderr: $stderr)"
-  if [ -n "$msg" ]; then
-    case "$stderr" in *"$msg"*) ;; *) fail "$*: stderr lacks \"$msg\": $stderr" ;; esac
-  fi
+. "$(dirname "$0")/../lib.sh"
+# Bad input (2) answers nothing.
+expect_also() {
+  local want="$1"
+  shift
   if [ "$want" -eq 2 ] && [ -n "$stdout" ]; then fail "$*: answered after bad input: $stdout"; fi
 }
 

@@ -15,7 +15,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-fail() { echo "scratch_kill_test: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib.sh"
 
 chmod 0755 "$out"
 scr="$out/scratch"

@@ -9,26 +9,10 @@ set -euo pipefail
 pw="$1"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-fail() { echo "trace cli_test: $*" >&2; exit 1; }
-
-run() {
-  set +e
-  "$@" >"$out/stdout" 2>"$out/stderr"
-  rc=$?
-  set -e
-  stdout="$(cat "$out/stdout")"
-  stderr="$(cat "$out/stderr")"
-  last="$(tail -n 1 "$out/stderr")"
-}
-expect() {  # expect RC 'stderr substring' CMD...
-  local want="$1" msg="$2"
-  shift 2
-  run "$@"
-  [ "$rc" -eq "$want" ] || fail "$*: exit $rc, not $want (stderr: $stderr)"
-  if [ -n "$msg" ]; then
-    case "$stderr" in *"$msg"*) ;; *) fail "$*: stderr lacks \"$msg\": $stderr" ;; esac
-  fi
-  # Whatever happened, the last line on stderr is the counts.
+. "$(dirname "$0")/../lib.sh"
+# Whatever happened, the last line on stderr is the counts.
+expect_also() {
+  shift
   [[ "$last" =~ $counts ]] || fail "$*: the last stderr line is not the counts: $last"
 }
 counts='^trace: [0-9]+ calls evaluated, [0-9]+ denials predicted, [0-9]+ unknown, [0-9]+ disagreements$'

@@ -15,8 +15,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() { echo "$name: FAIL: $*" >&2; exit 1; }
-note() { echo "$name: $*"; }
+test_name=$name
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # each LABEL CMD...: CMD in a subshell (its fail ends only it), so that
 # every case runs and reports; finish then fails when any did.
@@ -37,12 +37,12 @@ finish() {
 # Skips (77) unless root with Landlock enforcing, and unless the binary
 # has trace at all.
 require_trace() {
-  [ "$(id -u)" -eq 0 ] || { echo "$name: skipped: not root" >&2; exit 77; }
+  require_root
   command -v jq >/dev/null || fail "jq is missing (scripts/setup installs it)"
   "$pw" trace --help >/dev/null 2>&1 || fail "this pathwarden has no trace command"
   printf '[[ruleset]]\nhandled_access_fs = ["write_file"]\n' >"$t/probe.toml"
   "$pw" run --hard --policy "$t/probe.toml" -- /bin/true 2>/dev/null ||
-    { echo "$name: skipped: no Landlock here" >&2; exit 77; }
+    skip "no Landlock here"
 }
 
 # system_rules: the path_beneath rules every policy here starts with: read

@@ -1,0 +1,47 @@
+# The shell tests' helpers, sourced after `set -euo pipefail`:
+#
+#   . "$(dirname "$0")/../lib.sh"
+#
+# The name a test reports under is $test_name (default: its folder and
+# file, "query/cli_test"). `run` and `expect` write the command's output
+# under $out, a temporary directory the test makes and removes.
+
+test_name=${test_name:-$(basename "$(dirname "$0")")/$(basename "$0" .sh)}
+
+# fail MESSAGE: the test fails, saying why.
+fail() { echo "$test_name: $*" >&2; exit 1; }
+
+# skip MESSAGE: ctest's skip status (77, SKIP_RETURN_CODE), saying why.
+skip() { echo "$test_name: skipped: $*" >&2; exit 77; }
+
+# note MESSAGE: progress on stdout.
+note() { echo "$test_name: $*"; }
+
+# require_root: skips unless root.
+require_root() { [ "$(id -u)" -eq 0 ] || skip "not root"; }
+
+# run CMD...: sets $rc, $stdout, $stderr and $last (stderr's last line).
+run() {
+  : "${out:?run needs \$out, a temporary directory}"
+  set +e
+  "$@" >"$out/stdout" 2>"$out/stderr"
+  rc=$?
+  set -e
+  stdout="$(cat "$out/stdout")"
+  stderr="$(cat "$out/stderr")"
+  last="$(tail -n 1 "$out/stderr")"
+}
+
+# expect RC 'stderr substring' CMD...: runs CMD, which must exit RC with
+# the substring (when not empty) on stderr; then calls the test's own
+# expect_also RC CMD... when it defines one.
+expect() {
+  local want="$1" msg="$2"
+  shift 2
+  run "$@"
+  [ "$rc" -eq "$want" ] || fail "$*: exit $rc, not $want (stderr: $stderr)"
+  if [ -n "$msg" ]; then
+    case "$stderr" in *"$msg"*) ;; *) fail "$*: stderr lacks \"$msg\": $stderr" ;; esac
+  fi
+  if declare -F expect_also >/dev/null; then expect_also "$want" "$@"; fi
+}
