@@ -6,11 +6,9 @@
 
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -22,6 +20,7 @@
 #include "src/query/explain.h"
 #include "src/sandbox/run.h"
 #include "src/trace/learn.h"
+#include "src/trace/learn_host.h"
 #include "src/trace/predict.h"
 #include "src/trace/tracer.h"
 #include "src/input/json_text.h"
@@ -84,73 +83,28 @@ nlohmann::json RecordJson(const trace::Predictor& p, const trace::Record& r, boo
   return j;
 }
 
-// The directory entries beneath `dir` (at most `cap`, symlinks not
-// followed, unreadable directories skipped).
-uint64_t EntriesBeneath(const std::string& dir, uint64_t cap) {
-  std::error_code ec;
-  uint64_t n = 0;
-  for (auto it = std::filesystem::recursive_directory_iterator(
-           dir, std::filesystem::directory_options::skip_permission_denied, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator() && n < cap; it.increment(ec))
-    ++n;
-  return n;
+// The needs of the calls that succeeded, as a policy for this machine
+// (trace::LearnOnHost()), its warnings written to `err`.
+Result<trace::LearnReport, std::string> Learnt(const std::vector<trace::Need>& needs,
+                                               std::ostream& err) {
+  auto r = trace::LearnOnHost(needs, trace::HostLearnOptions());
+  if (r)
+    for (const std::string& w : r->warnings) err << "pathwarden trace: --learn: " << w << "\n";
+  return r;
 }
 
-// The needs of the calls that succeeded, as a policy at the running
-// kernel's ABI.
-Result<trace::LearntPolicy, std::string> Learnt(const std::vector<trace::Need>& needs,
-                                                std::ostream& err, int* abi_out) {
-  trace::Learner learner;
-  std::set<std::string> refused;
-  for (const trace::Need& n : needs) {
-    switch (n.kind) {
-      case trace::Need::Kind::kFs:
-        if (auto r = learner.AddFs({n.path, n.access, n.directory}); !r && refused.insert(n.path).second)
-          err << "pathwarden trace: --learn: not learnt: " << r.error() << "\n";
-        break;
-      case trace::Need::Kind::kNet:
-        if (auto r = learner.AddNet(n.port, n.access); !r)
-          err << "pathwarden trace: --learn: not learnt: " << r.error() << "\n";
-        break;
-      case trace::Need::Kind::kUnscope: learner.NeedUnscoped(n.access); break;
-    }
-  }
-  trace::LearnOptions lo;
-  const int abi = sandbox::ProbeAbi();
-  lo.abi = abi > 0 ? abi : landlock::kAbiLatest;
-  if (const char* home = std::getenv("HOME"); home && home[0] == '/' && std::string(home) != "/")
-    lo.home = std::filesystem::path(home).lexically_normal().string();
-  if (lo.home.size() > 1 && lo.home.back() == '/') lo.home.pop_back();
-  // Devices: a rule widened to /dev would reach the raw disks.
-  lo.never_widen = {"/dev"};
-  *abi_out = lo.abi;
-  return learner.Learn(lo);
-}
-
-// What a learnt policy grants beyond what the run used: the directories
-// its rules were widened to.
-void Beyond(const trace::LearntPolicy& learnt, int abi, std::ostream& err) {
-  for (const trace::LearntRule& r : learnt.paths) {
-    if (!r.widened || !r.directory) continue;
-    constexpr uint64_t kCap = 100000;
-    const uint64_t all = EntriesBeneath(r.path, kCap);
-    std::string names;
-    for (const std::string& n : trace::FsRightNames(r.widened, true, abi))
-      names += (names.empty() ? "" : ",") + n;
-    err << fmt::format(
-        "  beyond the run: {} on all {}{} entries beneath {} (the run used {} of them)\n", names,
-        all >= kCap ? "at least " : "", all, r.path, r.widened_entries);
-  }
+// What a learnt policy grants beyond what the run used.
+void Beyond(const trace::LearnReport& learnt, std::ostream& err) {
+  for (const std::string& b : learnt.beyond) err << "  beyond the run: " << b << "\n";
 }
 
 // --learn: the learnt policy written to `file` (whole or not at all),
 // then what it grants beyond what the run used.
 Result<void, std::string> WriteLearnt(const std::vector<trace::Need>& needs, const std::string& file,
                                       std::ostream& err) {
-  int abi = 0;
-  auto learnt = Learnt(needs, err, &abi);
+  auto learnt = Learnt(needs, err);
   if (!learnt) return Unexpected(learnt.error());
-  const std::string text = trace::ToToml(*learnt);
+  const std::string text = trace::ToToml(learnt->policy);
   const std::string tmp = file + ".tmp";
   {
     std::ofstream f(tmp, std::ios::trunc);
@@ -162,8 +116,8 @@ Result<void, std::string> WriteLearnt(const std::vector<trace::Need>& needs, con
   if (std::rename(tmp.c_str(), file.c_str()) != 0)
     return Unexpected(fmt::format("{}: {}", file, std::strerror(errno)));
   err << fmt::format("pathwarden trace: --learn: wrote {} ({} rules on paths, {} on ports)\n", file,
-                     learnt->paths.size(), learnt->ports.size());
-  Beyond(*learnt, abi, err);
+                     learnt->policy.paths.size(), learnt->policy.ports.size());
+  Beyond(*learnt, err);
   return {};
 }
 
@@ -359,11 +313,10 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
     if (need_report && *status == 0) {
       // No policy given: what one would need, as landlockconfig TOML.
       std::ostringstream err;
-      int abi = 0;
-      if (auto learnt = Learnt(needs, err, &abi)) {
+      if (auto learnt = Learnt(needs, err)) {
         s += "what a policy would need for this run (landlockconfig TOML; --learn FILE writes "
-             "it):\n" + trace::ToToml(*learnt);
-        Beyond(*learnt, abi, err);
+             "it):\n" + trace::ToToml(learnt->policy);
+        Beyond(*learnt, err);
       } else {
         s += "what a policy would need: " + learnt.error() + "\n";
       }

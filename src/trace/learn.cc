@@ -178,7 +178,7 @@ struct Node {
 };
 
 // One group of identical needs on a (mapped) path.
-struct Need {
+struct NeedGroup {
   AccessMask fs = 0;
   uint64_t calls = 0;
   bool per_process = false;
@@ -221,6 +221,15 @@ Result<void, std::string> Learner::AddNet(uint64_t port, AccessMask net) {
 
 void Learner::NeedUnscoped(AccessMask scopes) { unscoped_ |= scopes & landlock::kScopeAll; }
 
+Result<void, std::string> Learner::Add(const Need& need) {
+  switch (need.kind) {
+    case Need::Kind::kFs: return AddFs({need.path, need.access, need.directory});
+    case Need::Kind::kNet: return AddNet(need.port, need.access);
+    case Need::Kind::kUnscope: NeedUnscoped(need.access); return {};
+  }
+  return Unexpected(std::string("a need of no known kind"));
+}
+
 Result<LearntPolicy, std::string> Learner::Learn(const LearnOptions& o) const {
   if (o.abi < 1 || o.abi > landlock::kAbiLatest)
     return Unexpected(fmt::format("ABI {}: not one of 1..{}", o.abi, landlock::kAbiLatest));
@@ -259,7 +268,7 @@ Result<LearntPolicy, std::string> Learner::Learn(const LearnOptions& o) const {
   out.scoped = rights.scoped & ~unscoped_;
 
   // Rights per path, /proc's per-process entries mapped to /proc.
-  std::map<std::string, std::vector<Need>> needs;
+  std::map<std::string, std::vector<NeedGroup>> needs;
   std::map<std::string, Node> nodes;
   AccessMask dropped_fs = 0;
   uint64_t dropped_fs_calls = 0;
@@ -334,7 +343,7 @@ Result<LearntPolicy, std::string> Learner::Learn(const LearnOptions& o) const {
 
   // Each need's rights are granted by the rules on its path and above.
   for (const auto& [path, list] : needs)
-    for (const Need& need : list)
+    for (const NeedGroup& need : list)
       for (std::string p = path;; p = Parent(p)) {
         if (auto it = index.find(p); it != index.end()) {
           LearntRule& r = out.paths[it->second];

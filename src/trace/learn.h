@@ -41,6 +41,23 @@ struct FsNeed {
   bool directory = false;
 };
 
+// Need
+//
+// What a call that succeeded needed of Landlock, for --learn (the tracer's predictor
+// makes them, Learner::Add() takes them): filesystem
+// rights on a path (absolute, symlinks of the directories resolved; the
+// object for the file rights and read_dir, the parent directory for
+// make_*, remove_* and refer), a port's rights, or a scope it crossed
+// (a signal or an abstract socket outside the traced tree).
+struct Need {
+  enum class Kind : uint8_t { kFs, kNet, kUnscope };
+  Kind kind = Kind::kFs;
+  std::string path;
+  bool directory = false;
+  landlock::AccessMask access = 0;
+  uint32_t port = 0;
+};
+
 // LearnOptions
 //
 // `abi`: the running kernel's Landlock ABI (1..kAbiLatest): every right
@@ -133,6 +150,12 @@ class Learner {
   // (kScopeAbstractUnixSocket): the learnt policy must not scope it.
   // Bits beyond the scopes are ignored.
   void NeedUnscoped(landlock::AccessMask scopes);
+
+  // Add()
+  //
+  // A Need, by its kind: AddFs(), AddNet() or NeedUnscoped(), with their
+  // errors.
+  Result<void, std::string> Add(const Need& need);
 
   // Learn()
   //

@@ -180,7 +180,7 @@ bool OutsideTheModel(const std::string& op, long actual) {
   return false;
 }
 
-Need FsNeed(std::string path, AccessMask access, bool dir = false) {
+Need PathNeed(std::string path, AccessMask access, bool dir = false) {
   Need n;
   n.kind = Need::Kind::kFs;
   n.path = std::move(path);
@@ -855,7 +855,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       if (interp[0] != '/') interp = Join(cwd, interp);
       rec.note += (rec.note.empty() ? "interpreter " : ", ") + interp;
       // open_exec(): FMODE_EXEC and FMODE_READ, so execute and read_file.
-      rec.needs.push_back(FsNeed(RealPath(interp), landlock::kFsExecute | landlock::kFsReadFile));
+      rec.needs.push_back(PathNeed(RealPath(interp), landlock::kFsExecute | landlock::kFsReadFile));
       const Request ir = ExecCheck{.path = interp};
       Decision di = st.model.Evaluate(t.layered, ir);
       if (!di.allowed()) {
@@ -879,7 +879,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
 
   // What Landlock would have to allow, if the call succeeds.
   auto fs_need = [&](const std::string& path, AccessMask access, bool dir) {
-    if (access) rec.needs.push_back(FsNeed(path, access, dir));
+    if (access) rec.needs.push_back(PathNeed(path, access, dir));
   };
   auto type_of = [](const std::string& p) -> mode_t {
     struct stat sb;

@@ -23,25 +23,10 @@
 #include "pathwarden/result.h"
 #include "src/policy/policy.h"
 #include "src/trace/decode.h"
+#include "src/trace/learn.h"
 #include "src/trace/tracer.h"
 
 namespace pathwarden::trace {
-
-// Need
-//
-// What a call that succeeded needed of Landlock, for --learn: filesystem
-// rights on a path (absolute, symlinks of the directories resolved; the
-// object for the file rights and read_dir, the parent directory for
-// make_*, remove_* and refer), a port's rights, or a scope it crossed
-// (a signal or an abstract socket outside the traced tree).
-struct Need {
-  enum class Kind : uint8_t { kFs, kNet, kUnscope };
-  Kind kind = Kind::kFs;
-  std::string path;
-  bool directory = false;
-  landlock::AccessMask access = 0;
-  uint32_t port = 0;
-};
 
 // Record
 //
