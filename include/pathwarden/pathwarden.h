@@ -88,6 +88,7 @@ typedef struct pathwarden_model pathwarden_model;
 typedef struct pathwarden_process pathwarden_process;
 typedef struct pathwarden_ruleset pathwarden_ruleset;
 typedef struct pathwarden_decision pathwarden_decision;
+typedef struct pathwarden_learner pathwarden_learner;
 
 /* The library's version ("0.1.0"), and the message of the calling thread's
  * last failed call ("" when the last call succeeded). Never NULL. */
@@ -441,6 +442,51 @@ PATHWARDEN_EXPORT int pathwarden_decision_layer(const pathwarden_decision *d, si
 PATHWARDEN_EXPORT int pathwarden_decision_grant(const pathwarden_decision *d, size_t layer,
                                                 size_t i, struct pathwarden_grant *out,
                                                 uint32_t flags);
+
+/* ---- Learning a policy ----
+ *
+ * What a program needed of Landlock, one successful call at a time, made
+ * into a landlockconfig TOML policy that allows it and as little more as
+ * it can, as `pathwarden trace --learn` makes it: every right of the ABI
+ * handled, /proc/<pid>/... mapped to /proc, a right needed beneath 4 or
+ * more entries of one directory granted on the directory (never on /,
+ * $HOME, ~/.ssh, ~/.gnupg, /etc/ssl/private, /dev, beneath or above
+ * them), rights an ancestor's rule grants dropped. */
+
+/* An empty learner. */
+PATHWARDEN_EXPORT int pathwarden_learner_new(pathwarden_learner **out, uint32_t flags);
+/* A call needed filesystem rights (LANDLOCK_ACCESS_FS_*) on `path`
+ * (absolute, normalised; the object for the file rights and read_dir,
+ * its parent directory for make_*, remove_* and refer); `directory`: 1
+ * when `path` is a directory. -EINVAL, with the reason, for what the
+ * learner refuses (a relative or unnormalised path, invalid UTF-8, no
+ * right, rights beyond the filesystem's, directory rights on a file):
+ * nothing is recorded. */
+PATHWARDEN_EXPORT int pathwarden_learner_add_path(pathwarden_learner *l, const char *path,
+                                                  uint64_t access, int directory,
+                                                  uint32_t flags);
+/* A call needed network rights (LANDLOCK_ACCESS_NET_*) on TCP `port`.
+ * -EINVAL for a port above 65535 or rights beyond the network's. */
+PATHWARDEN_EXPORT int pathwarden_learner_add_port(pathwarden_learner *l, uint64_t port,
+                                                  uint64_t access, uint32_t flags);
+/* The program signalled or reached an abstract unix socket outside itself
+ * (LANDLOCK_SCOPE_*): the policy must not scope it. */
+PATHWARDEN_EXPORT int pathwarden_learner_need_unscoped(pathwarden_learner *l, uint64_t scopes,
+                                                       uint32_t flags);
+/* The policy for this machine at Landlock ABI `abi` (0: the running
+ * kernel's, the latest where Landlock is off), $HOME as the environment
+ * says: *toml (owned by `l`, valid until its next call or free) is the
+ * TOML text, which pathwarden_ruleset_load() reads back. Returns the
+ * number of notes on what the policy grants beyond the needs (one per
+ * directory a right was widened to; pathwarden_learner_beyond()), or
+ * -EINVAL for an `abi` out of range. The needs stay: it may be called
+ * again. */
+PATHWARDEN_EXPORT int pathwarden_learner_policy(pathwarden_learner *l, int abi, const char **toml,
+                                                uint32_t flags);
+/* Note `i` of the last pathwarden_learner_policy() ("read_file on all 12
+ * entries beneath /etc (the run used 4 of them)"), or NULL past the end. */
+PATHWARDEN_EXPORT const char *pathwarden_learner_beyond(const pathwarden_learner *l, size_t i);
+PATHWARDEN_EXPORT void pathwarden_learner_free(pathwarden_learner *l);
 
 #ifdef __cplusplus
 }  /* extern "C" */

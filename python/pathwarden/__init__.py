@@ -28,8 +28,8 @@ import errno as _errno
 import json as _json
 import os
 
-__all__ = ["Error", "Model", "Process", "Ruleset", "Decision", "Op", "Verdict", "FileType",
-           "Check", "Layer", "Grant", "AT_FDCWD", "CAPS_ALL", "version"]
+__all__ = ["Error", "Model", "Process", "Ruleset", "Decision", "Learner", "Op", "Verdict",
+           "FileType", "Check", "Layer", "Grant", "AT_FDCWD", "CAPS_ALL", "version"]
 
 AT_FDCWD = -100
 CAPS_ALL = 0x1FFFFFFFFFF
@@ -203,6 +203,13 @@ _SIGNATURES = {
     "pathwarden_decision_layer_count": (_int, [_P]),
     "pathwarden_decision_layer": (_int, [_P, _size, ctypes.POINTER(_Layer), _u32]),
     "pathwarden_decision_grant": (_int, [_P, _size, _size, ctypes.POINTER(_Grant), _u32]),
+    "pathwarden_learner_new": (_int, [_PP, _u32]),
+    "pathwarden_learner_add_path": (_int, [_P, _str, _u64, _int, _u32]),
+    "pathwarden_learner_add_port": (_int, [_P, _u64, _u64, _u32]),
+    "pathwarden_learner_need_unscoped": (_int, [_P, _u64, _u32]),
+    "pathwarden_learner_policy": (_int, [_P, _int, ctypes.POINTER(_str), _u32]),
+    "pathwarden_learner_beyond": (_str, [_P, _size]),
+    "pathwarden_learner_free": (None, [_P]),
 }
 for _name, (_res, _args) in _SIGNATURES.items():
     _f = getattr(_lib, _name)
@@ -334,6 +341,56 @@ class Ruleset:
     def __del__(self):
         if getattr(self, "_h", None):
             _lib.pathwarden_ruleset_free(self._h)
+            self._h = None
+
+
+class Learner:
+    """A policy learnt from what a program needed (pathwarden_learner), as
+    `pathwarden trace --learn` learns it: add each successful call's need,
+    then policy() is the landlockconfig TOML for this machine (Ruleset.load
+    reads it back) and beyond the notes on what it grants more.
+
+    Example:
+        l = pathwarden.Learner()
+        l.add_path("/etc/hosts", READ_FILE)
+        l.add_path("/var/cache/app", MAKE_REG | REMOVE_FILE, directory=True)
+        open("policy.toml", "w").write(l.policy())
+    """
+
+    def __init__(self):
+        h = ctypes.c_void_p()
+        _check(_lib.pathwarden_learner_new(ctypes.byref(h), 0))
+        self._h = h
+        self.beyond = []
+
+    def add_path(self, path, access, directory=False):
+        """Filesystem rights (LANDLOCK_ACCESS_FS_*) a call needed on `path`
+        (absolute, normalised): the object's, or its parent's for make_*,
+        remove_* and refer. Error (EINVAL) for what the learner refuses."""
+        _check(_lib.pathwarden_learner_add_path(self._h, _b(path), access, int(directory), 0))
+        return self
+
+    def add_port(self, port, access):
+        """Network rights (LANDLOCK_ACCESS_NET_*) a call needed on TCP `port`."""
+        _check(_lib.pathwarden_learner_add_port(self._h, port, access, 0))
+        return self
+
+    def need_unscoped(self, scopes):
+        """Scopes (LANDLOCK_SCOPE_*) the program crossed: left unscoped."""
+        _check(_lib.pathwarden_learner_need_unscoped(self._h, scopes, 0))
+        return self
+
+    def policy(self, abi=0):
+        """The TOML policy at Landlock ABI `abi` (0: this kernel's); sets
+        `beyond`, one note per directory a right was widened to."""
+        text = ctypes.c_char_p()
+        n = _check(_lib.pathwarden_learner_policy(self._h, abi, ctypes.byref(text), 0))
+        self.beyond = [_s(_lib.pathwarden_learner_beyond(self._h, i)) for i in range(n)]
+        return _s(text.value)
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.pathwarden_learner_free(self._h)
             self._h = None
 
 

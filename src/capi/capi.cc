@@ -25,6 +25,7 @@
 #include "pathwarden/errno.h"
 #include "pathwarden/model.h"
 #include "pathwarden/scenario.h"
+#include "src/capi/capi_util.h"
 #include "src/api/model_impl.h"
 #include "src/identity/identity.h"
 #include "src/policy/policy.h"
@@ -45,36 +46,6 @@ static_assert(PATHWARDEN_MOUNT_RDONLY == kMountRdonly && PATHWARDEN_MOUNT_NOEXEC
               PATHWARDEN_MOUNT_NOSYMFOLLOW == kMountNosymfollow);
 static_assert(PATHWARDEN_CAPS_ALL == kCapAll);
 static_assert(PATHWARDEN_AT_FDCWD == kAtFdcwd.num);
-
-thread_local std::string tls_error;
-
-// Fail()
-//
-// The API's own error: the message for pathwarden_last_error(), -err.
-int Fail(int err, std::string message) {
-  tls_error = std::move(message);
-  return -err;
-}
-
-// Guard()
-//
-// Runs one API call: the message cleared first, an exception (memory, or
-// a library error that cannot happen) turned into -errno.
-template <typename F>
-int Guard(F&& f) noexcept {
-  tls_error.clear();
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return Fail(ENOMEM, "out of memory");
-  } catch (const std::exception& e) {
-    return Fail(EIO, std::string("internal error: ") + e.what());
-  }
-}
-
-int CheckFlags(uint32_t flags) {
-  return flags == 0 ? 0 : Fail(EINVAL, fmt::format("flags must be 0 (got {:#x})", flags));
-}
 
 }  // namespace
 
@@ -136,20 +107,6 @@ struct pathwarden_decision {
 
 namespace pathwarden::capi {
 namespace {
-
-// Live()
-//
-// 0 for a live handle of kind T; -EINVAL for NULL, -EBADF otherwise.
-template <typename T>
-int Live(const T* h, const char* what) {
-  if (h == nullptr) return Fail(EINVAL, fmt::format("{} is NULL", what));
-  if (h->magic != T::kMagic) return Fail(EBADF, fmt::format("{} is not a live {} handle", what, what));
-  return 0;
-}
-
-int NeedString(const char* s, const char* what) {
-  return s != nullptr ? 0 : Fail(EINVAL, fmt::format("{} is NULL", what));
-}
 
 // An error of the tree builder: Linux's errno, and in words.
 int BuilderError(int err, std::string_view what, std::string_view path) {

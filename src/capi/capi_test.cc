@@ -711,4 +711,81 @@ TEST(CapiHost, APidInAModelWithoutItsCwd) {
   pathwarden_model_free(m);
 }
 
+// The learner: what the needs ask for, as a policy that loads back and
+// allows them and not their neighbours; what it refuses, refused at once.
+TEST_F(CapiTest, LearnerPolicyAllowsTheNeedsAndNoMore) {
+  constexpr uint64_t kFsMakeReg = 1u << 8;
+  constexpr uint64_t kNetConnectTcp = 1u << 1;
+  constexpr uint64_t kScopeSignal = 1u << 1;
+  pathwarden_learner* l = nullptr;
+  ASSERT_EQ(pathwarden_learner_new(&l, 0), 0) << LastError();
+  ASSERT_EQ(pathwarden_learner_add_path(l, "/etc/x", kFsReadFile, 0, 0), 0) << LastError();
+  ASSERT_EQ(pathwarden_learner_add_path(l, "/srv", kFsReadDir, 1, 0), 0) << LastError();
+  ASSERT_EQ(pathwarden_learner_add_port(l, 443, kNetConnectTcp, 0), 0) << LastError();
+  ASSERT_EQ(pathwarden_learner_need_unscoped(l, kScopeSignal, 0), 0) << LastError();
+  // Refused, and not recorded.
+  EXPECT_EQ(pathwarden_learner_add_path(l, "etc/x", kFsReadFile, 0, 0), -EINVAL);
+  EXPECT_NE(LastError().find("etc/x"), std::string::npos) << LastError();
+  EXPECT_EQ(pathwarden_learner_add_path(l, "/etc/x", kFsMakeReg, 0, 0), -EINVAL);
+  EXPECT_EQ(pathwarden_learner_add_path(l, "/etc/./x", kFsReadFile, 0, 0), -EINVAL);
+  EXPECT_EQ(pathwarden_learner_add_path(l, nullptr, kFsReadFile, 0, 0), -EINVAL);
+  EXPECT_EQ(pathwarden_learner_add_port(l, 70000, kNetConnectTcp, 0), -EINVAL);
+  EXPECT_EQ(pathwarden_learner_need_unscoped(l, uint64_t{1} << 20, 0), -EINVAL);
+  EXPECT_EQ(pathwarden_learner_add_path(l, "/etc/x", kFsReadFile, 0, 1), -EINVAL);
+  const char* toml = nullptr;
+  EXPECT_EQ(pathwarden_learner_policy(l, 99, &toml, 0), -EINVAL);
+  EXPECT_EQ(pathwarden_learner_policy(l, 0, nullptr, 0), -EINVAL);
+  ASSERT_EQ(pathwarden_learner_policy(l, 0, &toml, 0), 0) << LastError();
+  const std::string text = toml;
+  EXPECT_NE(text.find("\"/etc/x\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"/srv\""), std::string::npos) << text;
+  EXPECT_NE(text.find("443"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"etc/x\""), std::string::npos) << text;
+  EXPECT_EQ(pathwarden_learner_beyond(l, 0), nullptr);
+  // A handle of another kind.
+  EXPECT_EQ(pathwarden_learner_add_path(reinterpret_cast<pathwarden_learner*>(m_), "/etc/x",
+                                        kFsReadFile, 0, 0),
+            -EBADF);
+  pathwarden_learner_free(l);
+
+  TempPolicy pol(text);
+  pathwarden_ruleset* rs = nullptr;
+  ASSERT_EQ(pathwarden_ruleset_load(&rs, pol.path().c_str(), 0), 0) << LastError() << "\n" << text;
+  ASSERT_EQ(pathwarden_process_restrict(backup_, rs, 0), 0) << LastError();
+  EXPECT_EQ(ErrOf(backup_, "open /etc/x"), 0);
+  EXPECT_EQ(ErrOf(backup_, "open /srv/a"), EACCES);  // read_dir on /srv, not read_file
+  EXPECT_EQ(ErrOf(backup_, "open /srv O_RDONLY|O_DIRECTORY"), 0);
+  pathwarden_ruleset_free(rs);
+}
+
+// A right needed beneath four entries of one directory is granted on it,
+// and the note says how much more that is, counted on this host.
+TEST(CapiLearner, WidenedRulesAreCountedOnTheHost) {
+  char dir[] = "/tmp/pathwarden-learn-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string d = dir;
+  for (const char* n : {"a", "b", "c", "d", "e", "f"}) {
+    FILE* f = std::fopen((d + "/" + n).c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
+  pathwarden_learner* l = nullptr;
+  ASSERT_EQ(pathwarden_learner_new(&l, 0), 0);
+  for (const char* n : {"a", "b", "c", "d"})
+    ASSERT_EQ(pathwarden_learner_add_path(l, (d + "/" + n).c_str(), kFsReadFile, 0, 0), 0)
+        << LastError();
+  const char* toml = nullptr;
+  EXPECT_EQ(pathwarden_learner_policy(l, 0, &toml, 0), 1) << LastError();
+  const char* note = pathwarden_learner_beyond(l, 0);
+  ASSERT_NE(note, nullptr);
+  EXPECT_NE(std::string(note).find("all 6 entries beneath " + d + " (the run used 4 of them)"),
+            std::string::npos)
+      << note;
+  EXPECT_EQ(pathwarden_learner_beyond(l, 1), nullptr);
+  EXPECT_NE(std::string(toml).find("\"" + d + "\""), std::string::npos) << toml;
+  pathwarden_learner_free(l);
+  for (const char* n : {"a", "b", "c", "d", "e", "f"}) unlink((d + "/" + n).c_str());
+  rmdir(dir);
+}
+
 }  // namespace

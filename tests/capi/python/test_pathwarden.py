@@ -215,3 +215,28 @@ def test_live_host_and_pid():
     with pytest.raises(pathwarden.Error) as e:
         pathwarden.Model.from_host("/nonexistent/mountinfo")
     assert e.value.errno == errno.EIO
+
+
+def test_learner_policy_loads_back_and_allows_the_needs(model):
+    model.mkdir("/srv")
+    model.create("/srv/a")
+    model.create("/srv/b")
+    learner = pathwarden.Learner()
+    learner.add_path("/srv/a", READ_FILE)
+    with pytest.raises(pathwarden.Error) as e:
+        learner.add_path("srv/b", READ_FILE)
+    assert e.value.errno == errno.EINVAL and "srv/b" in str(e.value)
+    text = learner.policy()
+    assert '"/srv/a"' in text and "srv/b" not in text
+    assert learner.beyond == []
+    with pytest.raises(pathwarden.Error):
+        learner.policy(abi=99)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "learnt.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        p = model.process(uid=1000, gid=1000)
+        p.restrict(pathwarden.Ruleset.load(path))
+        assert p.ask_line("open /srv/a").allowed
+        b = p.ask_line("open /srv/b")
+        assert b.errno == errno.EACCES and b.stage == "landlock"
