@@ -150,6 +150,20 @@ struct ReferSide {
   std::vector<LayerVerdict> layers;
 };
 
+// FsRequest
+//
+// The filesystem rights one of Landlock's hooks asked of a path, whether
+// or not the process has a domain that handles them: `path` absolute from
+// the model's root (not cut for display), the object for the file rights
+// and read_dir, the directory for make_*, remove_* and refer and for the
+// open of a file being created. What a call needs of Landlock, as
+// `trace --learn` learns it.
+struct FsRequest {
+  std::string path;
+  landlock::AccessMask access = 0;
+  bool directory = false;
+};
+
 // RestrictFailure
 //
 // For a Restrict request the kernel refuses: which of the three calls
@@ -175,6 +189,7 @@ struct Reason {
   std::optional<PermVerdict> dac;            // the deciding DAC check
   std::vector<LayerVerdict> layers;          // Landlock, per layer
   std::vector<ReferSide> refer;              // rename/link: both sides
+  std::vector<FsRequest> fs_requests;        // Landlock's hooks, in order
   std::optional<RestrictFailure> restrict_failure;
   std::string unknown_why;  // when the verdict is unknown
 };

@@ -51,6 +51,7 @@ class Explainer {
   void Layers(std::vector<LayerVerdict> l) { r_.layers = std::move(l); }
   void AddLayer(LayerVerdict v) { r_.layers.push_back(std::move(v)); }
   void Refer(ReferSide side) { r_.refer.push_back(std::move(side)); }
+  void AddFsRequest(FsRequest f) { r_.fs_requests.push_back(std::move(f)); }
   void RestrictFailed(RestrictFailure f) { r_.restrict_failure = std::move(f); }
 
   const Reason& reason() const { return r_; }

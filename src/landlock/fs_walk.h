@@ -261,6 +261,40 @@ struct ReferResult {
   M m1, m2;
 };
 
+// ReferRequests
+//
+// What a link or rename asks of its two directories: `req1` of the
+// source's parent, `req2` of the destination directory (make_* and
+// remove_* by the types moved; refer on both when the source changes
+// parent, `same_dir` otherwise).
+struct ReferRequests {
+  AccessMask req1 = 0, req2 = 0;
+  bool same_dir = false;
+};
+
+// ReferRequestsOf()
+//
+// The rights of current_check_refer_path(): `old` is the source (mount =
+// new_dir's), `new_dentry` the target or kNone.
+inline ReferRequests ReferRequestsOf(const vfs::World& w, vfs::PathPos old, vfs::PathPos new_dir,
+                                     vfs::DentryId new_dentry, bool removable, bool exchange) {
+  ReferRequests r;
+  const uint32_t old_mode = w.inode_at(old.dentry).mode;
+  if (exchange) r.req1 = GetModeAccess(w.inode_at(new_dentry).mode);
+  r.req2 = GetModeAccess(old_mode);
+  if (removable) {
+    r.req1 |= S_ISDIR(old_mode) ? kFsRemoveDir : kFsRemoveFile;
+    if (new_dentry != vfs::kNone)
+      r.req2 |= S_ISDIR(w.inode_at(new_dentry).mode) ? kFsRemoveDir : kFsRemoveFile;
+  }
+  r.same_dir = w.dentry(old.dentry).parent == new_dir.dentry;
+  if (!r.same_dir) {
+    r.req1 |= kFsRefer;
+    r.req2 |= kFsRefer;
+  }
+  return r;
+}
+
 // CheckReferPath()
 //
 // current_check_refer_path() after the applicability gate: `old` is the
@@ -270,17 +304,10 @@ ReferResult<M> CheckReferPath(const vfs::World& w, const Domain& d, vfs::PathPos
                               vfs::PathPos new_dir, vfs::DentryId new_dentry,
                               bool removable, bool exchange, FsTrace* t1, FsTrace* t2) {
   ReferResult<M> r;
-  const uint32_t old_mode = w.inode_at(old.dentry).mode;
-  AccessMask req1 = 0;
-  if (exchange) req1 = GetModeAccess(w.inode_at(new_dentry).mode);
-  AccessMask req2 = GetModeAccess(old_mode);
-  if (removable) {
-    req1 |= S_ISDIR(old_mode) ? kFsRemoveDir : kFsRemoveFile;
-    if (new_dentry != vfs::kNone)
-      req2 |= S_ISDIR(w.inode_at(new_dentry).mode) ? kFsRemoveDir : kFsRemoveFile;
-  }
+  const ReferRequests rq = ReferRequestsOf(w, old, new_dir, new_dentry, removable, exchange);
+  const AccessMask req1 = rq.req1, req2 = rq.req2;
   const vfs::DentryId old_parent_dentry = w.dentry(old.dentry).parent;
-  if (old_parent_dentry == new_dir.dentry) {
+  if (rq.same_dir) {
     // No reparenting: no refer, one walk for both requests.
     r.same_dir = true;
     r.req1 = r.m1.Init(d, req1 | req2, true);
@@ -290,8 +317,6 @@ ReferResult<M> CheckReferPath(const vfs::World& w, const Domain& d, vfs::PathPos
     r.err = EACCES;
     return r;
   }
-  req1 |= kFsRefer;
-  req2 |= kFsRefer;
   r.req1 = req1;
   r.req2 = req2;
   const vfs::DentryId mnt_root = w.mount(new_dir.mnt).root;

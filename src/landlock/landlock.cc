@@ -194,6 +194,23 @@ int CheckReferT(OpCtx& ctx, const Domain& d, vfs::PathPos old, vfs::PathPos new_
 
 }  // namespace
 
+void RecordFsRequest(OpCtx& ctx, vfs::PathPos at, AccessMask access) {
+  if (!ctx.explain() || access == 0) return;
+  ctx.ex->AddFsRequest({ctx.w.PathOf(at), access, S_ISDIR(ctx.w.inode_at(at.dentry).mode)});
+}
+
+void RecordReferRequests(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
+                         vfs::DentryId new_dentry, bool removable, bool exchange) {
+  if (!ctx.explain()) return;
+  const ReferRequests r = ReferRequestsOf(ctx.w, old, new_dir, new_dentry, removable, exchange);
+  if (r.same_dir) {
+    RecordFsRequest(ctx, new_dir, r.req1 | r.req2);
+    return;
+  }
+  RecordFsRequest(ctx, {old.mnt, ctx.w.dentry(old.dentry).parent}, r.req1);
+  RecordFsRequest(ctx, new_dir, r.req2);
+}
+
 bool IsMaskedDeviceIoctl(uint32_t cmd) {
   switch (cmd) {
     case FIOCLEX:
@@ -463,6 +480,7 @@ int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, const OpenRequest& req,
 }  // namespace
 
 int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
+  if (ctx.explain()) RecordFsRequest(ctx, file.path, OpenRequestFor(ctx.w, file).open);
   if (!ctx.p.domain) return 0;
   const Domain* d = ctx.p.domain.get();
   if (!HandlesFs(d, kFsAll)) return 0;
@@ -487,11 +505,12 @@ int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
 }
 
 int Landlock::FileOpenNew(OpCtx& ctx, vfs::PathPos dir, uint32_t f_mode) {
-  if (!ctx.p.domain) return 0;
   // A new regular file has no rule of its own: its walk is its parent's.
   AccessMask open = 0;
   if (f_mode & kFmodeRead) open |= kFsReadFile;
   if (f_mode & kFmodeWrite) open |= kFsWriteFile;
+  RecordFsRequest(ctx, dir, open);
+  if (!ctx.p.domain) return 0;
   return CheckPath(ctx, dir, open, "for opening a file to be created in");
 }
 
@@ -508,6 +527,7 @@ static void FrozenDenial(OpCtx& ctx, int layer, AccessMask right) {
 }
 
 int Landlock::FileTruncate(OpCtx& ctx, const OpenFile& file) {
+  RecordFsRequest(ctx, file.path, kFsTruncate);
   if (file.ll_allowed & kFsTruncate) return 0;
   FrozenDenial(ctx, file.ll_deny_truncate, kFsTruncate);
   ctx.Fail(Stage::kLandlock, [&] {
@@ -522,6 +542,7 @@ int Landlock::FileTruncate(OpCtx& ctx, const OpenFile& file) {
 int Landlock::FileIoctl(OpCtx& ctx, const OpenFile& file, uint32_t cmd) {
   const uint32_t mode = w_.inode(file.inode).mode;
   if (!S_ISCHR(mode) && !S_ISBLK(mode)) return 0;
+  if (!IsMaskedDeviceIoctl(cmd)) RecordFsRequest(ctx, file.path, kFsIoctlDev);
   if (file.ll_allowed & kFsIoctlDev) return 0;
   if (IsMaskedDeviceIoctl(cmd)) {
     ctx.Ok(Stage::kLandlock, "this ioctl command is always allowed on devices");

@@ -102,6 +102,16 @@ class Landlock final : public security::Module {
 // (security/landlock/fs.c is_masked_device_ioctl()).
 bool IsMaskedDeviceIoctl(uint32_t cmd);
 
+// RecordFsRequest() / RecordReferRequests()
+//
+// What a hook asks of a path (a link or rename: of its two directories),
+// for the reason (Reason::fs_requests: any detail but kVerdictOnly), whether or
+// not a domain handles it: the needs `trace --learn` learns. Nothing
+// outside a trace.
+void RecordFsRequest(OpCtx& ctx, vfs::PathPos at, AccessMask access);
+void RecordReferRequests(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
+                         vfs::DentryId new_dentry, bool removable, bool exchange);
+
 }  // namespace pathwarden::landlock
 
 #endif  // PATHWARDEN_SRC_LANDLOCK_LANDLOCK_H_

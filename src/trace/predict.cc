@@ -148,22 +148,6 @@ std::string InterpreterOf(const std::string& path, bool* unreadable, bool* scrip
   return out;
 }
 
-// Landlock's rights for creating an object of mode type `fmt`.
-AccessMask MakeRight(mode_t fmt) {
-  switch (fmt & S_IFMT) {
-    case S_IFDIR: return landlock::kFsMakeDir;
-    case S_IFLNK: return landlock::kFsMakeSym;
-    case S_IFIFO: return landlock::kFsMakeFifo;
-    case S_IFSOCK: return landlock::kFsMakeSock;
-    case S_IFCHR: return landlock::kFsMakeChar;
-    case S_IFBLK: return landlock::kFsMakeBlock;
-    default: return landlock::kFsMakeReg;
-  }
-}
-AccessMask RemoveRight(mode_t fmt) {
-  return S_ISDIR(fmt) ? landlock::kFsRemoveDir : landlock::kFsRemoveFile;
-}
-
 // Errors a call gives for what the model does not decide when it
 // predicted success: the network's answer, a driver's, the binary
 // format's, an interrupted call.
@@ -822,6 +806,9 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       rec.layer = DenyingLayer(rec.predicted);
     }
   }
+  // The decisions whose Landlock requests a successful call needs: the
+  // call's, and each interpreter's.
+  std::vector<Decision> asked;
   // execve(): the interpreters the kernel opens as well (a script's, and
   // the ELF's PT_INTERP), each with the same checks.
   if (d.exec && rec.predicted.allowed()) {
@@ -854,10 +841,10 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       }
       if (interp[0] != '/') interp = Join(cwd, interp);
       rec.note += (rec.note.empty() ? "interpreter " : ", ") + interp;
-      // open_exec(): FMODE_EXEC and FMODE_READ, so execute and read_file.
-      rec.needs.push_back(PathNeed(RealPath(interp), landlock::kFsExecute | landlock::kFsReadFile));
       const Request ir = ExecCheck{.path = interp};
       Decision di = st.model.Evaluate(t.layered, ir);
+      // open_exec() of the interpreter: what Landlock's hooks asked of it.
+      if (di.allowed()) asked.push_back(di);
       if (!di.allowed()) {
         rec.predicted = di;
         rec.evaluated = !di.unknown();
@@ -877,14 +864,17 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   }
   if (!rec.predicted.allowed() || !options_.learn) return;
 
-  // What Landlock would have to allow, if the call succeeds.
-  auto fs_need = [&](const std::string& path, AccessMask access, bool dir) {
-    if (access) rec.needs.push_back(PathNeed(path, access, dir));
-  };
-  auto type_of = [](const std::string& p) -> mode_t {
-    struct stat sb;
-    return lstat(p.c_str(), &sb) == 0 ? (sb.st_mode & S_IFMT) : 0;
-  };
+  // What Landlock would have to allow, if the call succeeds: what the
+  // engine's Landlock hooks asked of which paths (Reason::fs_requests,
+  // recorded whether or not a layer handles them), for the call and its
+  // interpreters: the rights of each call are the ops', written once.
+  asked.insert(asked.begin(), rec.predicted);
+  for (const Decision& a : asked)
+    for (const FsRequest& f : a.reason().fs_requests)
+      rec.needs.push_back(PathNeed(f.path, f.access, f.directory));
+
+  // What the call creates (its real path), for the needs of later calls
+  // beneath it (at the exit); an open's path for the exit's bookkeeping.
   const std::string abs1 = rec.path;
   std::visit(
       [&](const auto& q) {
@@ -894,65 +884,15 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
           if (q.flags & O_PATH) return;
           const std::string obj = RealParentJoin(abs1, &parent);
           struct stat sb;
-          const bool exists = stat(abs1.c_str(), &sb) == 0;
-          AccessMask a = 0;
-          const uint64_t acc = q.flags & O_ACCMODE;
-          const bool dir = exists && S_ISDIR(sb.st_mode);
-          if (acc == O_RDONLY || acc == O_RDWR) a |= dir ? landlock::kFsReadDir : landlock::kFsReadFile;
-          if (acc == O_WRONLY || acc == O_RDWR) a |= landlock::kFsWriteFile;
-          if ((q.flags & O_TRUNC) && !dir) a |= landlock::kFsTruncate;
-          if (!exists && (q.flags & O_CREAT)) {
-            fs_need(parent, a | landlock::kFsMakeReg, true);
-            pend.creates = obj;
-          } else {
-            fs_need(exists ? RealPath(abs1) : obj, a, dir);
-          }
+          if (stat(abs1.c_str(), &sb) != 0 && (q.flags & O_CREAT)) pend.creates = obj;
           pend.host_path = abs1;
-        } else if constexpr (std::is_same_v<T, ExecCheck>) {
-          fs_need(RealPath(abs1), landlock::kFsExecute | landlock::kFsReadFile, false);
-        } else if constexpr (std::is_same_v<T, Mkdir>) {
+        } else if constexpr (std::is_same_v<T, Mkdir> || std::is_same_v<T, Mknod> ||
+                             std::is_same_v<T, Symlink>) {
           pend.creates = RealParentJoin(abs1, &parent);
-          fs_need(parent, landlock::kFsMakeDir, true);
-        } else if constexpr (std::is_same_v<T, Mknod>) {
-          pend.creates = RealParentJoin(abs1, &parent);
-          fs_need(parent, MakeRight(q.type), true);
-        } else if constexpr (std::is_same_v<T, Symlink>) {
-          pend.creates = RealParentJoin(abs1, &parent);
-          fs_need(parent, landlock::kFsMakeSym, true);
-        } else if constexpr (std::is_same_v<T, Unlink>) {
-          RealParentJoin(abs1, &parent);
-          fs_need(parent, landlock::kFsRemoveFile, true);
-        } else if constexpr (std::is_same_v<T, Rmdir>) {
-          RealParentJoin(abs1, &parent);
-          fs_need(parent, landlock::kFsRemoveDir, true);
         } else if constexpr (std::is_same_v<T, Link> || std::is_same_v<T, Rename>) {
-          std::string p2;
-          const std::string o1 = RealParentJoin(abs1, &parent);
-          const std::string o2 = RealParentJoin(rec.path2, &p2);
-          const mode_t t1 = type_of(o1), t2 = type_of(o2);
-          const AccessMask refer = parent != p2 ? landlock::kFsRefer : 0;
-          if (!t2) pend.creates = o2;
-          if constexpr (std::is_same_v<T, Link>) {
-            fs_need(p2, MakeRight(t1) | refer, true);
-            if (refer) fs_need(parent, refer, true);
-          } else {
-            const bool exchange = q.flags & RENAME_EXCHANGE;
-            AccessMask a1 = RemoveRight(t1) | refer, a2 = MakeRight(t1) | refer;
-            if (t2 && !exchange) a2 |= RemoveRight(t2);
-            if (exchange && t2) {
-              a1 |= MakeRight(t2);
-              a2 |= RemoveRight(t2);
-            }
-            fs_need(parent, a1, true);
-            fs_need(p2, a2, true);
-          }
-        } else if constexpr (std::is_same_v<T, Truncate>) {
-          fs_need(RealPath(abs1), landlock::kFsTruncate, false);
-        } else if constexpr (std::is_same_v<T, Ftruncate>) {
-          fs_need(RealPath(abs1), landlock::kFsTruncate, false);
-        } else if constexpr (std::is_same_v<T, Ioctl>) {
-          const mode_t ft = type_of(RealPath(abs1));
-          if (S_ISCHR(ft) || S_ISBLK(ft)) fs_need(RealPath(abs1), landlock::kFsIoctlDev, false);
+          const std::string o2 = RealParentJoin(rec.path2, &parent);
+          struct stat sb;
+          if (lstat(o2.c_str(), &sb) != 0) pend.creates = o2;
         }
       },
       d.request);
