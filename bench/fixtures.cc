@@ -11,7 +11,6 @@
 #include <optional>
 #include <unordered_map>
 
-#include <fmt/format.h>
 
 #include "src/base/progress.h"
 

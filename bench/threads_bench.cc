@@ -8,7 +8,6 @@
 #include <chrono>
 #include <thread>
 
-#include <fmt/format.h>
 
 #include "bench/bench.h"
 #include "bench/fixtures.h"

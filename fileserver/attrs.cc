@@ -4,6 +4,9 @@
 // posix_acl_update_mode(): src/perm/setid.h).
 
 #include "fileserver/server_impl.h"
+
+#include <fmt/format.h>
+
 #include "src/perm/setid.h"
 
 namespace pathwarden::fileserver {

@@ -4,6 +4,8 @@
 
 #include "fileserver/server_impl.h"
 
+#include <fmt/format.h>
+
 namespace pathwarden::fileserver {
 
 void Server::Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {

@@ -7,6 +7,10 @@
 // may_lookup(); fs/inode.c inode_init_owner(), mode_strip_sgid();
 // fs/attr.c setattr_should_drop_sgid(); fs/inode.c should_remove_suid().
 
+#include "fileserver/server.h"
+
+#include <fmt/format.h>
+
 #include "fileserver/server_impl.h"
 #include "src/perm/setid.h"
 

@@ -33,7 +33,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <fmt/format.h>
 
 #include "fileserver/inodes.h"
 #include "fileserver/proc_cred.h"

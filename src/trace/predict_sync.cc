@@ -6,8 +6,6 @@
 
 #include <linux/kcmp.h>
 
-#include <fmt/format.h>
-
 #include "pathwarden/errno.h"
 #include "src/identity/identity.h"
 #include "src/trace/host_paths.h"
