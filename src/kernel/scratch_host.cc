@@ -187,6 +187,11 @@ std::string EnterPrivateMountNamespace() {
   if (unshare(CLONE_NEWNS) != 0) return Failed("unshare(CLONE_NEWNS)", errno);
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return Failed("mount(\"/\", MS_REC | MS_PRIVATE)", errno);
+  // The namespace's own /tmp: a directory made there (a scratch tree's
+  // mount point) is not on the host's disk, and goes with the namespace
+  // however the process ends (a SIGKILL leaves nothing behind).
+  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+    return Failed("mount tmpfs on /tmp", errno);
   entered_namespace = ThreadMountNamespace();
   return "";
 }

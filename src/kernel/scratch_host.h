@@ -18,7 +18,10 @@ namespace pathwarden::kernel_internal {
 // EnterPrivateMountNamespace()
 //
 // unshare(CLONE_NEWNS), then every mount made private (MS_REC |
-// MS_PRIVATE), so that nothing mounted afterwards reaches the host. Only
+// MS_PRIVATE), so that nothing mounted afterwards reaches the host, and a
+// fresh tmpfs on /tmp, so that nothing made there afterwards (a scratch
+// tree's mount point) is left on the host when the process dies, even by
+// SIGKILL; the host's /tmp is not seen from the namespace. Only
 // the calling thread moves: call it in a single-threaded process (a fresh
 // fork). ScratchHost::Build() requires the namespace made here (or by a
 // forked parent's call): a process that did its own unshare calls it
