@@ -2,7 +2,8 @@
 // for the caller, then performed on the backing directory as root with
 // the owner, group, mode and ACLs Linux gives the caller's objects. This
 // file: starting, callers and their processes, deciding, the owner and
-// mode of new objects, and the FUSE glue (server_impl.h has the rest).
+// mode of new objects, and the FUSE glue (the state is server_impl.h;
+// the operations attrs.cc, names.cc and files.cc).
 // Linux: fs/fuse/dir.c fuse_permission(), fuse_setattr(); fs/namei.c
 // may_lookup(); fs/inode.c inode_init_owner(), mode_strip_sgid();
 // fs/attr.c setattr_should_drop_sgid(); fs/inode.c should_remove_suid().
@@ -250,6 +251,8 @@ void Server::ReplyEntry(fuse_req_t req, uint64_t parent, const std::string& name
   fuse_reply_entry(req, &e);
 }
 
+// (Never a directory's mode: mkdir makes its own, and the kernel adds a
+// setgid parent's S_ISGID to it.)
 uint32_t Server::CreateMode(const Cred& c, uint32_t mode, const struct stat& parent_st) {
   return perm::InitOwner(c, mode, parent_st.st_mode, parent_st.st_gid).mode;
 }

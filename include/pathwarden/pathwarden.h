@@ -484,7 +484,10 @@ PATHWARDEN_EXPORT int pathwarden_learner_need_unscoped(pathwarden_learner *l, ui
 PATHWARDEN_EXPORT int pathwarden_learner_policy(pathwarden_learner *l, int abi, const char **toml,
                                                 uint32_t flags);
 /* Note `i` of the last pathwarden_learner_policy() ("read_file on all 12
- * entries beneath /etc (the run used 4 of them)"), or NULL past the end. */
+ * entries beneath /etc (the run used 4 of them)"), or NULL (-ERANGE past
+ * the end, in pathwarden_last_error()). Like the TOML text, it is
+ * replaced by the next pathwarden_learner_policy(). A learner is one
+ * caller's at a time: its calls change it (none is a reader). */
 PATHWARDEN_EXPORT const char *pathwarden_learner_beyond(const pathwarden_learner *l, size_t i);
 PATHWARDEN_EXPORT void pathwarden_learner_free(pathwarden_learner *l);
 

@@ -350,7 +350,8 @@ class Learner:
     then policy() is the landlockconfig TOML for this machine (Ruleset.load
     reads it back) and beyond the notes on what it grants more.
 
-    Example:
+    Example (LANDLOCK_ACCESS_FS_READ_FILE, _MAKE_REG, _REMOVE_FILE):
+        READ_FILE, MAKE_REG, REMOVE_FILE = 1 << 2, 1 << 8, 1 << 5
         l = pathwarden.Learner()
         l.add_path("/etc/hosts", READ_FILE)
         l.add_path("/var/cache/app", MAKE_REG | REMOVE_FILE, directory=True)

@@ -2,8 +2,11 @@
 // had, made into a landlockconfig policy for this machine by the same
 // code as `pathwarden trace --learn` (src/trace/learn_host.h).
 
+#include <cerrno>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "pathwarden/landlock.h"
 #include "pathwarden/pathwarden.h"
@@ -113,8 +116,12 @@ int pathwarden_learner_policy(pathwarden_learner* l, int abi, const char** toml,
 }
 
 const char* pathwarden_learner_beyond(const pathwarden_learner* l, size_t i) {
-  if (l == nullptr || l->magic != pathwarden_learner::kMagic || i >= l->beyond.size())
+  pathwarden::capi::tls_error.clear();
+  if (Live(l, "learner") != 0) return nullptr;
+  if (i >= l->beyond.size()) {
+    Fail(ERANGE, fmt::format("learner: note {} of {}", i, l->beyond.size()));
     return nullptr;
+  }
   return l->beyond[i].c_str();
 }
 

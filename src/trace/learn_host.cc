@@ -2,6 +2,7 @@
 
 #include "src/trace/learn_host.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -33,7 +34,9 @@ uint64_t EntriesBeneath(const std::string& dir, uint64_t cap) {
 LearnOptions HostLearnOptions() {
   LearnOptions o;
   const int abi = sandbox::ProbeAbi();
-  o.abi = abi > 0 ? abi : landlock::kAbiLatest;
+  // A kernel newer than the rights known here: the policy says what it
+  // can, at the latest ABI known.
+  o.abi = abi > 0 ? std::min(abi, landlock::kAbiLatest) : landlock::kAbiLatest;
   if (const char* home = std::getenv("HOME"); home && home[0] == '/' && std::string(home) != "/")
     o.home = std::filesystem::path(home).lexically_normal().string();
   if (o.home.size() > 1 && o.home.back() == '/') o.home.pop_back();

@@ -27,7 +27,7 @@ namespace pathwarden::trace {
 //
 // LearnOptions for this machine: `abi` the running kernel's Landlock ABI
 // (kAbiLatest where Landlock is off: the policy is for a kernel that has
-// it), `home` $HOME when it is an absolute path other than / (normalised,
+// it; at most kAbiLatest, the rights this build knows), `home` $HOME when it is an absolute path other than / (normalised,
 // no trailing '/'), `never_widen` /dev (a rule widened to /dev would
 // reach the raw disks); the default sibling threshold.
 LearnOptions HostLearnOptions();

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -513,10 +514,18 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   // engine's Landlock hooks asked of which paths (Reason::fs_requests,
   // recorded whether or not a layer handles them), for the call and its
   // interpreters: the rights of each call are the ops', written once.
+  // One need per path and call (an O_CREAT open asks make_reg and
+  // write_file of the directory in two hooks; the learner counts calls).
   asked.insert(asked.begin(), rec.predicted);
+  std::vector<FsRequest> per_path;
   for (const Decision& a : asked)
-    for (const FsRequest& f : a.reason().fs_requests)
-      rec.needs.push_back(PathNeed(f.path, f.access, f.directory));
+    for (const FsRequest& f : a.reason().fs_requests) {
+      auto same = std::find_if(per_path.begin(), per_path.end(),
+                               [&](const FsRequest& p) { return p.path == f.path; });
+      if (same == per_path.end()) per_path.push_back(f);
+      else same->access |= f.access;
+    }
+  for (const FsRequest& f : per_path) rec.needs.push_back(PathNeed(f.path, f.access, f.directory));
 
   // What the call creates (its real path), for the needs of later calls
   // beneath it (at the exit); an open's path for the exit's bookkeeping.

@@ -110,7 +110,7 @@ class Predictor : public Observer {
   std::unique_ptr<State> state_;
 };
 
-// One call between its entry and its exit (predict.cc).
+// One call between its entry and its exit (predict_state.h).
 struct Pending;
 
 // IsDenial()

@@ -36,7 +36,7 @@ def braces(p):
 
 def exists(p):
     p = p.rstrip(".,;:)")
-    if any(re.fullmatch(r"[A-Z][A-Z_]{2,}(\.\w+)?", part) for part in p.split("/")):
+    if any(re.fullmatch(r"[A-Z][A-Z_]{2,}", part) for part in p.split("/")):
         return True  # a placeholder: NAME, DIR, FILE
     for q in braces(p):
         q = q.split(":")[0]  # path:line

@@ -1,7 +1,8 @@
 // `explain` and `map` on the live machine, with the kernel as the judge:
 // queries on a scratch tree (src/kernel/scratch_host.h, in a private
 // mount namespace of this test's process) and on real paths under /usr,
-// /etc, /var and /tmp, for several identities under several policies;
+// /etc and /var (and the namespace's own /tmp), for several identities
+// under several policies;
 // every right `map` shows against the query `explain` answers. Root
 // only; skipped elsewhere.
 
@@ -91,8 +92,11 @@ std::vector<std::string> Sample(const std::string& scratch) {
   std::sort(out.begin(), out.end());
   out.insert(out.begin(), scratch);
   out.push_back(scratch + "/home/alice/missing");
-  // /tmp itself (its entries come and go with other processes).
+  // /tmp itself (the private namespace's own tmpfs, 1777) and the host's
+  // /var/tmp (1777 on its root filesystem; its entries come and go with
+  // other processes).
   out.push_back("/tmp");
+  out.push_back("/var/tmp");
   for (const char* dir : {"/usr/bin", "/usr/include", "/etc", "/etc/ssl/private", "/var/log",
                           "/var/lib"}) {
     std::vector<std::string> names;
