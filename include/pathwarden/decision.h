@@ -153,7 +153,8 @@ struct ReferSide {
 // FsRequest
 //
 // The filesystem rights one of Landlock's hooks asked of a path, whether
-// or not the process has a domain that handles them: `path` absolute from
+// or not the process has a domain that handles them (recorded with
+// Model::Detail::kTrace only): `path` absolute from
 // the model's root (not cut for display), the object for the file rights
 // and read_dir, the directory for make_*, remove_* and refer and for the
 // open of a file being created. What a call needs of Landlock, as

@@ -195,13 +195,15 @@ int CheckReferT(OpCtx& ctx, const Domain& d, vfs::PathPos old, vfs::PathPos new_
 }  // namespace
 
 void RecordFsRequest(OpCtx& ctx, vfs::PathPos at, AccessMask access) {
-  if (!ctx.explain() || access == 0) return;
+  // Only when traced: the whole path of each request, at every step of a
+  // 16,000-deep chain, is quadratic (tests/limits/deep_chain_test.sh).
+  if (!ctx.explain() || !ctx.ex->tracing() || access == 0) return;
   ctx.ex->AddFsRequest({ctx.w.PathOf(at), access, S_ISDIR(ctx.w.inode_at(at.dentry).mode)});
 }
 
 void RecordReferRequests(OpCtx& ctx, vfs::PathPos old, vfs::PathPos new_dir,
                          vfs::DentryId new_dentry, bool removable, bool exchange) {
-  if (!ctx.explain()) return;
+  if (!ctx.explain() || !ctx.ex->tracing()) return;
   const ReferRequests r = ReferRequestsOf(ctx.w, old, new_dir, new_dentry, removable, exchange);
   if (r.same_dir) {
     RecordFsRequest(ctx, new_dir, r.req1 | r.req2);
@@ -480,7 +482,8 @@ int FileOpenT(OpCtx& ctx, const Domain& d, OpenFile& f, const OpenRequest& req,
 }  // namespace
 
 int Landlock::FileOpen(OpCtx& ctx, OpenFile& file) {
-  if (ctx.explain()) RecordFsRequest(ctx, file.path, OpenRequestFor(ctx.w, file).open);
+  if (ctx.explain() && ctx.ex->tracing())
+    RecordFsRequest(ctx, file.path, OpenRequestFor(ctx.w, file).open);
   if (!ctx.p.domain) return 0;
   const Domain* d = ctx.p.domain.get();
   if (!HandlesFs(d, kFsAll)) return 0;

@@ -105,7 +105,7 @@ bool IsMaskedDeviceIoctl(uint32_t cmd);
 // RecordFsRequest() / RecordReferRequests()
 //
 // What a hook asks of a path (a link or rename: of its two directories),
-// for the reason (Reason::fs_requests: any detail but kVerdictOnly), whether or
+// for the reason (Reason::fs_requests: with Model::Detail::kTrace), whether or
 // not a domain handles it: the needs `trace --learn` learns. Nothing
 // outside a trace.
 void RecordFsRequest(OpCtx& ctx, vfs::PathPos at, AccessMask access);

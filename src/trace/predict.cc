@@ -452,9 +452,9 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       rec.layer = DenyingLayer(rec.predicted);
     }
   }
-  // The decisions whose Landlock requests a successful call needs: the
-  // call's, and each interpreter's.
-  std::vector<Decision> asked;
+  // The requests whose Landlock needs a successful call has: the call,
+  // and each interpreter's open.
+  std::vector<Request> asked{d.request};
   // execve(): the interpreters the kernel opens as well (a script's, and
   // the ELF's PT_INTERP), each with the same checks.
   if (d.exec && rec.predicted.allowed()) {
@@ -489,8 +489,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       rec.note += (rec.note.empty() ? "interpreter " : ", ") + interp;
       const Request ir = ExecCheck{.path = interp};
       Decision di = st.model.Evaluate(t.layered, ir);
-      // open_exec() of the interpreter: what Landlock's hooks asked of it.
-      if (di.allowed()) asked.push_back(di);
+      if (di.allowed()) asked.push_back(ir);
       if (!di.allowed()) {
         rec.predicted = di;
         rec.evaluated = !di.unknown();
@@ -516,15 +515,17 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   // interpreters: the rights of each call are the ops', written once.
   // One need per path and call (an O_CREAT open asks make_reg and
   // write_file of the directory in two hooks; the learner counts calls).
-  asked.insert(asked.begin(), rec.predicted);
+  // (Traced again: the hooks record their requests only in a trace.)
   std::vector<FsRequest> per_path;
-  for (const Decision& a : asked)
-    for (const FsRequest& f : a.reason().fs_requests) {
+  for (const Request& r : asked) {
+    const Decision traced = st.model.Evaluate(t.layered, r, Model::Detail::kTrace);
+    for (const FsRequest& f : traced.reason().fs_requests) {
       auto same = std::find_if(per_path.begin(), per_path.end(),
                                [&](const FsRequest& p) { return p.path == f.path; });
       if (same == per_path.end()) per_path.push_back(f);
       else same->access |= f.access;
     }
+  }
   for (const FsRequest& f : per_path) rec.needs.push_back(PathNeed(f.path, f.access, f.directory));
 
   // What the call creates (its real path), for the needs of later calls

@@ -117,7 +117,11 @@ TEST_F(FsRequestsTest, OpenFilesAskOfTheirPathAndNothingWithoutAReason) {
   const Decision fioclex =
       m.Evaluate(root_p, Ioctl{.fd = n.fd(), .cmd = 0x5451}, Model::Detail::kTrace);
   EXPECT_EQ(Text(fioclex.reason().fs_requests), "");
-  // A verdict alone records nothing.
+  // A reason without the trace records nothing (the whole path of every
+  // request would make deep chains quadratic), nor does a verdict alone.
+  const Decision reason =
+      m.Evaluate(root_p, Open{.path = "/a/g", .flags = O_RDONLY}, Model::Detail::kReason);
+  EXPECT_EQ(Text(reason.reason().fs_requests), "");
   const Decision quiet =
       m.Evaluate(root_p, Open{.path = "/a/g", .flags = O_RDONLY}, Model::Detail::kVerdictOnly);
   EXPECT_EQ(Text(quiet.reason().fs_requests), "");
