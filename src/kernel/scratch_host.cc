@@ -4,7 +4,6 @@
 
 #include "src/kernel/scratch_host.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/acl.h>
@@ -26,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "pathwarden/errno.h"
+#include "src/base/dir_names.h"
 
 namespace pathwarden::kernel_internal {
 namespace {
@@ -159,22 +159,10 @@ Result<void, std::string> ListTree(const std::string& path, const std::string& r
   if (!S_ISDIR(stx.stx_mode)) return {};
   int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return Unexpected(Failed("open directory " + path, errno));
-  DIR* dir = fdopendir(fd);
-  if (dir == nullptr) {
-    int err = errno;
-    close(fd);
-    return Unexpected(Failed("fdopendir " + path, err));
-  }
-  std::vector<std::string> names;
-  errno = 0;
-  while (dirent* e = readdir(dir)) {
-    std::string_view name = e->d_name;
-    if (name != "." && name != "..") names.emplace_back(name);
-  }
-  int err = errno;
-  closedir(dir);
-  if (err != 0) return Unexpected(Failed("readdir " + path, err));
-  for (const std::string& name : names) {
+  auto names = internal::ReadDirNames(fd);
+  close(fd);
+  if (!names) return Unexpected(Failed("getdents64 " + path, names.error()));
+  for (const std::string& name : *names) {
     std::string child_rel = rel == "/" ? "/" + name : rel + "/" + name;
     if (auto r = ListTree(path + "/" + name, child_rel, out); !r) return r;
   }

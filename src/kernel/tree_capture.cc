@@ -3,7 +3,6 @@
 
 #include "src/kernel/tree_capture.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -19,6 +18,7 @@
 
 #include "pathwarden/acl.h"
 #include "pathwarden/errno.h"
+#include "src/base/dir_names.h"
 #include "src/base/tree_order.h"
 #include "src/kernel/tree_builder.h"
 #include "src/vfs/xattr.h"
@@ -175,24 +175,9 @@ class Walker {
       f.fd = std::make_shared<Fd>(fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
       if (f.fd->get() < 0) return fmt::format("dup {}: {}", where(), ErrnoName(errno));
     }
-    // fdopendir() takes the descriptor: read from a duplicate.
-    const int dup_fd = fcntl(fd.get(), F_DUPFD_CLOEXEC, 0);
-    if (dup_fd < 0) return fmt::format("dup {}: {}", where(), ErrnoName(errno));
-    DIR* dir = fdopendir(dup_fd);
-    if (dir == nullptr) {
-      const int err = errno;
-      close(dup_fd);
-      return fmt::format("opendir {}: {}", where(), ErrnoName(err));
-    }
-    errno = 0;
-    while (dirent* d = readdir(dir)) {
-      if (std::strcmp(d->d_name, ".") != 0 && std::strcmp(d->d_name, "..") != 0)
-        f.names.emplace_back(d->d_name);
-      errno = 0;
-    }
-    const int read_err = errno;
-    closedir(dir);
-    if (read_err != 0) return fmt::format("readdir {}: {}", where(), ErrnoName(read_err));
+    auto names = internal::ReadDirNames(fd.get());
+    if (!names) return fmt::format("getdents64 {}: {}", where(), ErrnoName(names.error()));
+    f.names = std::move(*names);
     frames_.push_back(std::move(f));
     return "";
   }

@@ -4,7 +4,6 @@
 
 #include "src/query/dir_walk.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "pathwarden/errno.h"
+#include "src/base/dir_names.h"
 
 namespace pathwarden::query {
 namespace {
@@ -57,25 +57,15 @@ DirWalk::~DirWalk() {
 }
 
 Result<std::vector<DirEntry>, std::string> DirWalk::List() {
-  // A descriptor of its own: closedir() closes what fdopendir() took.
+  // A descriptor of its own, at the directory's start.
   const int fd = OpenDir(frames_.back().fd, ".", 0);
   if (fd < 0) return Unexpected(fmt::format("open: {}", ErrnoName(errno)));
-  DIR* d = fdopendir(fd);
-  if (d == nullptr) {
-    const int err = errno;
-    close(fd);
-    return Unexpected(fmt::format("fdopendir: {}", ErrnoName(err)));
-  }
   std::vector<DirEntry> out;
-  errno = 0;
-  while (dirent* e = readdir(d)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    out.push_back({e->d_name, {}, 0});
-    errno = 0;
-  }
-  const int err = errno;
-  closedir(d);
-  if (err != 0) return Unexpected(fmt::format("readdir: {}", ErrnoName(err)));
+  const int err = internal::ForEachDirEntry(fd, [&](std::string_view name, ino_t, unsigned char) {
+    out.push_back({std::string(name), {}, 0});
+  });
+  close(fd);
+  if (err != 0) return Unexpected(fmt::format("getdents64: {}", ErrnoName(err)));
   std::sort(out.begin(), out.end(),
             [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
   for (DirEntry& e : out)

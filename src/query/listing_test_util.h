@@ -4,7 +4,6 @@
 #ifndef PATHWARDEN_SRC_QUERY_LISTING_TEST_UTIL_H_
 #define PATHWARDEN_SRC_QUERY_LISTING_TEST_UTIL_H_
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -16,9 +15,12 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "src/base/dir_names.h"
 
 namespace pathwarden::query_testing {
 
@@ -80,13 +82,12 @@ inline std::string Listing(const std::string& root, const ListingOptions& o,
   std::string out = line + "\n";
   if (S_ISDIR(st.st_mode)) {
     const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOATIME | O_CLOEXEC);
-    DIR* d = fd < 0 ? nullptr : fdopendir(fd);
     std::vector<std::string> kids;
-    if (d != nullptr) {
-      while (dirent* e = readdir(d))
-        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-          kids.push_back(rel.empty() ? e->d_name : rel + "/" + e->d_name);
-      closedir(d);
+    if (fd >= 0) {
+      (void)internal::ForEachDirEntry(fd, [&](std::string_view name, ino_t, unsigned char) {
+        kids.push_back(rel.empty() ? std::string(name) : rel + "/" + std::string(name));
+      });
+      close(fd);
     }
     std::sort(kids.begin(), kids.end());
     for (const std::string& k : kids) out += Listing(root, o, k);

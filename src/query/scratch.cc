@@ -2,7 +2,6 @@
 
 #include "src/query/scratch.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -17,9 +16,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "src/base/dir_names.h"
 #include "src/kernel/guardian.h"
 
 namespace pathwarden::query {
@@ -76,17 +77,13 @@ int OpenNoAtime(const std::string& path, int flags) {
 Result<std::vector<std::string>, std::string> ListDir(const std::string& path) {
   const int fd = OpenNoAtime(path, O_RDONLY | O_DIRECTORY);
   if (fd < 0) return Unexpected(Err("open", path));
-  DIR* d = fdopendir(fd);
-  if (d == nullptr) {
-    close(fd);
-    return Unexpected(Err("fdopendir", path));
+  auto names = internal::ReadDirNames(fd);
+  close(fd);
+  if (!names) {
+    errno = names.error();
+    return Unexpected(Err("getdents64", path));
   }
-  std::vector<std::string> names;
-  while (dirent* e = readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-      names.emplace_back(e->d_name);
-  closedir(d);
-  return names;
+  return std::move(*names);
 }
 
 // readlink() moves a symlink's access time, and no flag stops it (fs/

@@ -4,7 +4,6 @@
 
 #include "src/vfs/host.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -21,6 +20,7 @@
 
 #include "pathwarden/acl.h"
 #include "pathwarden/errno.h"
+#include "src/base/dir_names.h"
 
 namespace pathwarden::vfs {
 
@@ -411,37 +411,26 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
   if (fd < 0)
     return Unexpected(fmt::format("the host does not let pathwarden (uid {}) list {}: {}",
                                   geteuid(), hp->path, std::strerror(errno)));
-  DIR* dp = fdopendir(fd);
-  if (dp == nullptr) {
-    close(fd);
-    return Unexpected(fmt::format("listing {}: {}", hp->path, std::strerror(errno)));
-  }
   ++stats_.listings;
   // The directory opened must be the one the world holds.
   {
     struct statx stx {};
     ++stats_.statx_calls;
-    if (statx(dirfd(dp), "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &stx) != 0 ||
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &stx) != 0 ||
         (hp->mnt != 0 && (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id != hp->mnt) ||
         (fingerprints_.get(dino) != 0 &&
          fingerprints_.get(dino) !=
              Fingerprint(makedev(stx.stx_dev_major, stx.stx_dev_minor), stx.stx_ino))) {
-      closedir(dp);
+      close(fd);
       return Unexpected(fmt::format("{} changed on the host since it was read", hp->path));
     }
   }
-  std::vector<std::string> names;
-  errno = 0;
-  while (dirent* e = readdir(dp)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    names.emplace_back(e->d_name);
+  auto names = internal::ReadDirNames(fd);
+  if (!names) {
+    close(fd);
+    return Unexpected(fmt::format("listing {}: {}", hp->path, std::strerror(names.error())));
   }
-  const int read_err = errno;
-  if (read_err != 0) {
-    closedir(dp);
-    return Unexpected(fmt::format("listing {}: {}", hp->path, std::strerror(read_err)));
-  }
-  for (const std::string& name : names) {
+  for (const std::string& name : *names) {
     DentryId c = w.Lookup(d, name);
     if (c == kNone) {
       // What the model removed stays removed.
@@ -453,11 +442,11 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
         // unknown. Enough for the listing to be whole (rmdir's emptiness).
         struct statx stx {};
         ++stats_.statx_calls;
-        if (statx(dirfd(dp), name.c_str(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_TYPE,
+        if (statx(fd, name.c_str(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_TYPE,
                   &stx) != 0) {
           if (errno == ENOENT) continue;  // gone since listed
           const int err = errno;
-          closedir(dp);
+          close(fd);
           return Unexpected(fmt::format("statx {} in {}: {}", name, hp->path, std::strerror(err)));
         }
         c = Synthetic(w, d, name, stx.stx_mode & S_IFMT,
@@ -466,11 +455,11 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
       } else {
         auto r = FillName(w, d, *hp, name);
         if (!r) {
-          closedir(dp);
+          close(fd);
           return Unexpected(r.error());
         }
         if (w.inode(dino).flags & kInodeUnseen) {
-          closedir(dp);
+          close(fd);
           return Unexpected(UnknownWhy(w, dino));
         }
         c = *r;
@@ -478,7 +467,7 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
     }
     if (children != nullptr && c != kNone) children->push_back(c);
   }
-  closedir(dp);
+  close(fd);
   w.SetFlags(dino, 0, kInodeIncomplete);
   return {};
 }
