@@ -108,21 +108,21 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep = ", ")
 }
 
 // A changing query on the kernel, inside the scratch directory, which is
-// put back after, also when this process dies meanwhile (ChangeGuarded()).
+// put back after, also when this process dies meanwhile (a ScratchGuard).
 std::optional<int> VerifyChanging(const kernel_internal::ProbeIdentity& who, const Query& q,
-                                  const std::string& scratch, std::string* why) {
+                                  ScratchGuard& guard, std::string* why) {
   // Besides the containment checks, the child may change nothing outside
   // the scratch directory (Landlock: every right beneath it, reading and
   // executing elsewhere).
   kernel_internal::ProbeIdentity id = who;
   LandlockRuleset fence;
   fence.handled_access_fs = landlock::kFsAll;
-  fence.AllowPath(scratch, landlock::kFsAll);
+  fence.AllowPath(guard.root(), landlock::kFsAll);
   fence.AllowPath("/", landlock::kFsReadFile | landlock::kFsReadDir | landlock::kFsExecute);
   id.layers.push_back(fence);
   const Request reqs[] = {q.request};
   std::string probe_error;
-  auto r = ChangeGuarded(scratch, [&]() -> Result<int, std::string> {
+  auto r = guard.Change([&]() -> Result<int, std::string> {
     auto errs = kernel_internal::ProbeHostChanging(id, reqs, true);
     if (!errs) return Unexpected(probe_error = errs.error());
     return (*errs)[0];
@@ -132,47 +132,6 @@ std::optional<int> VerifyChanging(const kernel_internal::ProbeIdentity& who, con
     return std::nullopt;
   }
   return *r;
-}
-
-// The kernel's answer (ProbeHost), or why not.
-std::optional<int> Verify(const Session& s, const Query& q, const std::string& scratch,
-                          std::string* why) {
-  kernel_internal::ProbeIdentity id{s.who().cred, {}};
-  if (!q.read_only) {
-    if (scratch.empty()) {
-      *why = "changes the host: run only inside a directory given with --scratch";
-      return std::nullopt;
-    }
-    if (std::string out = Contained(q, scratch, s.who().cwd); !out.empty()) {
-      *why = out;
-      return std::nullopt;
-    }
-    if (s.who().cwd != "/" && !q.path.starts_with('/')) {
-      *why = "a relative path with a working directory other than /: not run on the kernel";
-      return std::nullopt;
-    }
-    for (const policy::HostLayer& l : s.layers()) id.layers.push_back(l.ruleset);
-    char* real = realpath(scratch.c_str(), nullptr);
-    if (real == nullptr) {
-      *why = fmt::format("--scratch {}: {}", scratch, std::strerror(errno));
-      return std::nullopt;
-    }
-    const std::string dir = real;
-    std::free(real);
-    return VerifyChanging(id, q, dir, why);
-  }
-  for (const policy::HostLayer& l : s.layers()) id.layers.push_back(l.ruleset);
-  // The child takes the asker's root and working directory, as the
-  // session's model does: a relative path starts where the model's does.
-  id.root = s.who().root;
-  id.cwd = s.who().cwd;
-  const Request reqs[] = {q.request};
-  auto r = kernel_internal::ProbeHost(id, reqs);
-  if (!r) {
-    *why = r.error();
-    return std::nullopt;
-  }
-  return (*r)[0];
 }
 
 }  // namespace
@@ -313,9 +272,63 @@ std::vector<std::string> Session::warnings() const {
   return out;
 }
 
+Session::Session(Model m, identity::Identity who) : model_(std::move(m)), who_(std::move(who)) {}
+
+Session::~Session() = default;
+
+// The kernel's answer (ProbeHost), or why not.
+std::optional<int> Session::Verify(const Query& q, const std::string& scratch, std::string* why) {
+  kernel_internal::ProbeIdentity id{who_.cred, {}};
+  for (const policy::HostLayer& l : built_) id.layers.push_back(l.ruleset);
+  if (!q.read_only) {
+    if (scratch.empty()) {
+      *why = "changes the host: run only inside a directory given with --scratch";
+      return std::nullopt;
+    }
+    if (std::string out = Contained(q, scratch, who_.cwd); !out.empty()) {
+      *why = out;
+      return std::nullopt;
+    }
+    if (who_.cwd != "/" && !q.path.starts_with('/')) {
+      *why = "a relative path with a working directory other than /: not run on the kernel";
+      return std::nullopt;
+    }
+    char* real = realpath(scratch.c_str(), nullptr);
+    if (real == nullptr) {
+      *why = fmt::format("--scratch {}: {}", scratch, std::strerror(errno));
+      return std::nullopt;
+    }
+    const std::string dir = real;
+    std::free(real);
+    // One guard for the session's changing queries; another directory
+    // (a caller may change it between queries) gets a guard of its own.
+    if (scratch_ && scratch_->root() != dir) scratch_.reset();
+    if (!scratch_) {
+      auto g = ScratchGuard::Open(dir);
+      if (!g) {
+        *why = "--scratch: " + g.error();
+        return std::nullopt;
+      }
+      scratch_ = std::move(*g);
+    }
+    return VerifyChanging(id, q, *scratch_, why);
+  }
+  // The child takes the asker's root and working directory, as the
+  // session's model does: a relative path starts where the model's does.
+  id.root = who_.root;
+  id.cwd = who_.cwd;
+  const Request reqs[] = {q.request};
+  auto r = kernel_internal::ProbeHost(id, reqs);
+  if (!r) {
+    *why = r.error();
+    return std::nullopt;
+  }
+  return (*r)[0];
+}
+
 Answer Session::Ask(const Query& q, bool verify, const std::string& scratch) {
   Answer a{q, model_.Evaluate(asker_, q.request, Model::Detail::kTrace), std::nullopt, {}};
-  if (verify) a.kernel_err = Verify(*this, q, scratch, &a.unverified);
+  if (verify) a.kernel_err = Verify(q, scratch, &a.unverified);
   return a;
 }
 

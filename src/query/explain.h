@@ -25,6 +25,8 @@
 
 namespace pathwarden::query {
 
+class ScratchGuard;  // src/query/scratch.h
+
 // Answer
 //
 // One query's decision; with --verify, what the kernel gave (nullopt: not
@@ -57,7 +59,9 @@ class Session {
   // A query that changes the host is run on the kernel only inside
   // `scratch` (a directory the user lets it change; "" for none), when it
   // can touch nothing outside it; the directory is put back after, also
-  // when this process dies meanwhile (ChangeGuarded(), src/query/scratch.h).
+  // when this process dies meanwhile (a ScratchGuard, src/query/scratch.h,
+  // held from the first such query to the session's end: the scratch
+  // directory's lock with it).
   Answer Ask(const Query& q, bool verify, const std::string& scratch = "");
 
   // Result only, no reason: the batch's --format result.
@@ -71,14 +75,18 @@ class Session {
   Model& model() { return model_; }
   Process asker() const { return asker_; }
 
+  ~Session();
+
  private:
-  Session(Model m, identity::Identity who) : model_(std::move(m)), who_(std::move(who)) {}
+  Session(Model m, identity::Identity who);
+  std::optional<int> Verify(const Query& q, const std::string& scratch, std::string* why);
 
   Model model_;
   identity::Identity who_;
   Process asker_{};
   std::vector<policy::Policy> policies_;
   std::vector<policy::HostLayer> built_;
+  std::unique_ptr<ScratchGuard> scratch_;  // the changing queries' directory
 };
 
 // Terminal colours (ANSI), and Paint(): `text` in `code` when `colour`.

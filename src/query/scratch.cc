@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <utility>
 
 #include <fmt/format.h>
@@ -476,14 +477,36 @@ std::function<void(pid_t)>& AfterChangeHook() {
   return hook;
 }
 
-// Restore(), then Capture() again and compare; the journal deleted when
-// nothing differs. "" or why the tree is not `before`.
+// Whether every name of `a` is in `b` on the same inode, and `b` has no
+// other: what Differences() leaves aside, and Restore() puts back.
+bool SameInodes(const TreeState& a, const TreeState& b) {
+  if (a.entries.size() != b.entries.size()) return false;
+  std::map<std::string_view, ino_t> in_b;
+  for (const auto& e : b.entries) in_b.emplace(e.rel, e.st.st_ino);
+  for (const auto& e : a.entries) {
+    auto it = in_b.find(e.rel);
+    if (it == in_b.end() || it->second != e.st.st_ino) return false;
+  }
+  return true;
+}
+
+// Capture(); where anything differs, Restore(), then Capture() again and
+// compare; the journal deleted when nothing differs. "" or why the tree
+// is not `before`.
 std::string PutBack(const TreeState& before, const std::string& journal) {
-  auto restored = Restore(before);
-  if (!restored) return restored.error();
-  auto after = Capture(before.root);
-  if (!after) return "reading it again: " + after.error();
-  if (std::string diff = Differences(before, *after); !diff.empty()) return diff;
+  // Most changing calls are refused, and change nothing: one walk that
+  // finds every name on its own inode and nothing else differing is the
+  // check after Restore() already, and Restore() would change nothing
+  // (it walks the tree twice more to find that out).
+  auto now = Capture(before.root);
+  if (!now) return "reading it: " + now.error();
+  if (!SameInodes(before, *now) || !Differences(before, *now).empty()) {
+    auto restored = Restore(before);
+    if (!restored) return restored.error();
+    auto after = Capture(before.root);
+    if (!after) return "reading it again: " + after.error();
+    if (std::string diff = Differences(before, *after); !diff.empty()) return diff;
+  }
   if (unlink(journal.c_str()) != 0 && errno != ENOENT) return Err("unlink", journal);
   return "";
 }
@@ -598,67 +621,67 @@ Result<bool, std::string> RepairScratch(const std::string& state_dir) {
   return RepairJournal(state_dir + "/scratch.journal");
 }
 
-Result<int, std::string> ChangeGuarded(const std::string& root,
-                                       const std::function<Result<int, std::string>()>& change,
-                                       const std::string& state_dir) {
+Result<std::unique_ptr<ScratchGuard>, std::string> ScratchGuard::Open(
+    const std::string& root, const std::string& state_dir) {
   auto lock = kernel_internal::LockStateFile(state_dir, "scratch.lock",
                                              "this process is changing a scratch directory");
   if (!lock) return Unexpected(lock.error());
-  const FdCloser lock_closer{*lock};
-  const std::string journal = state_dir + "/scratch.journal";
-  if (auto r = RepairJournal(journal); !r) return Unexpected(r.error());
-  auto before = Capture(root);
+  std::unique_ptr<ScratchGuard> g(new ScratchGuard(root, state_dir + "/scratch.journal", *lock));
+  if (auto r = RepairJournal(g->journal_); !r) return Unexpected(r.error());
+  // The guardian wakes when this process and every child it forked
+  // meanwhile (the kernel's child among them) are gone: at Close(), or
+  // when this process dies however it dies. A journal there then is a
+  // change not put back: it puts it back (RepairJournal()), holding the
+  // lock until it is done.
+  const std::string journal = g->journal_;
+  const int keep[] = {*lock};
+  auto guardian = kernel_internal::Guardian::Start(keep, [&journal]() -> int {
+    return RepairJournal(journal) ? 0 : 1;
+  });
+  if (!guardian) return Unexpected(guardian.error());
+  g->guardian_ = std::move(*guardian);
+  return g;
+}
+
+ScratchGuard::~ScratchGuard() { Close(); }
+
+void ScratchGuard::Close() {
+  // Nothing journalled unless a put back failed, which RepairJournal()
+  // in the guardian tries once more (the journal stays if it fails too).
+  guardian_.Finish();
+  if (lock_ >= 0) close(lock_);
+  lock_ = -1;
+}
+
+Result<int, std::string> ScratchGuard::Change(
+    const std::function<Result<int, std::string>()>& change) {
+  if (lock_ < 0) return Unexpected(std::string("the scratch directory's guard is closed"));
+  // A change not put back exactly before: tried again; while it fails,
+  // nothing else is changed.
+  if (auto r = RepairJournal(journal_); !r) return Unexpected(r.error());
+  auto before = Capture(root_);
   if (!before) return Unexpected(before.error());
   // Not fsync()ed (a disk's flush per query): the journal is for this
   // process and its guardian dying, and /run does not outlive the machine.
   if (std::string e =
-          kernel_internal::SaveAtomically(journal, EncodeJournal(*before), 0600, /*sync=*/false);
+          kernel_internal::SaveAtomically(journal_, EncodeJournal(*before), 0600, /*sync=*/false);
       !e.empty())
     return Unexpected("the journal: " + e);
-  // The guardian reports what it could not put back on this pipe.
-  int report[2];
-  if (pipe2(report, O_CLOEXEC) != 0) {
-    const std::string e = Err("pipe", "for the guardian");
-    unlink(journal.c_str());  // nothing changed yet
-    return Unexpected(e);
-  }
-  const FdCloser report_closer{report[0]};
-  const int keep[] = {*lock, report[1]};
-  auto guardian = kernel_internal::Guardian::Start(keep, [&]() -> int {
-    const std::string why = PutBack(*before, journal);
-    for (size_t done = 0; done < why.size();) {
-      const ssize_t n = write(report[1], why.data() + done, why.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // the holder is gone: the journal says it
-      done += static_cast<size_t>(n);
-    }
-    return why.empty() ? 0 : 1;
-  });
-  close(report[1]);
-  if (!guardian) {
-    unlink(journal.c_str());  // nothing changed yet
-    return Unexpected(guardian.error());
-  }
   auto changed = change();
-  if (AfterChangeHook()) AfterChangeHook()(guardian->pid());
-  guardian->Wake();
-  // Read to the end before waiting: a long report would fill the pipe.
-  std::string why;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = read(report[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    why.append(buf, static_cast<size_t>(n));
-  }
-  const int status = guardian->Finish();
-  const bool reported = WIFEXITED(status) && (WEXITSTATUS(status) == 0   ? why.empty()
-                                              : WEXITSTATUS(status) == 1 ? !why.empty()
-                                                                         : false);
-  if (!reported) why = PutBack(*before, journal);  // the guardian died at its work: done here
-  if (!why.empty())
+  if (AfterChangeHook()) AfterChangeHook()(guardian_.pid());
+  // Put back here; should this process die meanwhile, the guardian does
+  // it from the journal, which PutBack() deletes last.
+  if (std::string why = PutBack(*before, journal_); !why.empty())
     return Unexpected("the scratch directory could not be put back exactly: " + why);
   return changed;
+}
+
+Result<int, std::string> ChangeGuarded(const std::string& root,
+                                       const std::function<Result<int, std::string>()>& change,
+                                       const std::string& state_dir) {
+  auto guard = ScratchGuard::Open(root, state_dir);
+  if (!guard) return Unexpected(guard.error());
+  return (*guard)->Change(change);
 }
 
 std::string Contained(const Query& q, const std::string& root, const std::string& cwd) {

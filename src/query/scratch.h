@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -68,46 +69,94 @@ std::string Differences(const TreeState& a, const TreeState& b);
 std::string EncodeJournal(const TreeState& t);
 Result<TreeState, std::string> DecodeJournal(std::string_view bytes);
 
+// ScratchGuard
+//
+// A scratch directory held for a series of changes, each put back
+// exactly, however this process ends:
+//
+//   Open():  an exclusive flock on `<state_dir>/scratch.lock` (one scratch
+//            directory changed at a time on the machine, for as long as
+//            the guard is open); a journal left there by a holder that
+//            died with its guardian put back first (RepairScratch()); a
+//            guardian forked (src/kernel/guardian.h: its own session,
+//            holding the lock).
+//   Change(): Capture(root), written to `<state_dir>/scratch.journal`
+//            (0600, renamed into place; not fsync()ed: it is for this
+//            process and its guardian dying, not the machine); change();
+//            then, here, a Capture() and, where anything differs
+//            (Differences(), or a name on another inode), Restore(), a
+//            Capture() again and a comparison; the journal deleted when
+//            nothing differs.
+//   Close(): the guardian woken and waited for; it finds no journal.
+//
+// Should this process die during a Change() (SIGINT, SIGKILL, the OOM
+// killer, a crash), the guardian puts the tree back from the journal
+// once this process and its children are gone (the kernel's child is tied
+// to it), before it lets go of the lock. Should both die, the next
+// Open() or RepairScratch() with the same `state_dir` puts it back from
+// the journal first. change() must leave no process of its own that may
+// still change the tree once it returns (ProbeHostChanging() waits for
+// its child).
+//
+// One guard serves a session's changing queries (Session::Ask()): a
+// guardian per query would cost two forks of this process per query.
+// Readers do not take the lock: a model that reads the tree while
+// another process has it changed sees the change. So a run calls
+// RepairScratch() before it reads the host (explain does), which waits
+// for a guard still open; two runs at once on one directory remain
+// unsupported.
+class ScratchGuard {
+ public:
+  // Open()
+  //
+  // `root` is the real path of a directory. Errors: the lock held by this
+  // process already, a journal that cannot be put back (with the
+  // reason), fork().
+  static Result<std::unique_ptr<ScratchGuard>, std::string> Open(
+      const std::string& root, const std::string& state_dir = kernel_internal::kStateDir);
+  ScratchGuard(const ScratchGuard&) = delete;
+  ScratchGuard& operator=(const ScratchGuard&) = delete;
+  // Close()s.
+  ~ScratchGuard();
+
+  // Change()
+  //
+  // Returns change()'s value or error; an error when the tree could not
+  // be captured or journalled (change() not run), or not put back exactly
+  // (change()'s value dropped: fail closed; the journal stays, and every
+  // Change() tries it again first and fails while it cannot).
+  Result<int, std::string> Change(const std::function<Result<int, std::string>()>& change);
+
+  // Close()
+  //
+  // Lets the guardian go and the lock with it; Change() fails after.
+  void Close();
+
+  const std::string& root() const { return root_; }
+
+ private:
+  ScratchGuard(std::string root, std::string journal, int lock)
+      : root_(std::move(root)), journal_(std::move(journal)), lock_(lock) {}
+
+  std::string root_;
+  std::string journal_;
+  int lock_ = -1;
+  kernel_internal::Guardian guardian_;
+};
+
 // ChangeGuarded()
 //
 // Runs `change` (which may change the tree at `root`, the real path of a
 // directory) and puts the tree back exactly, however this process ends:
-//
-//   1. an exclusive flock on `<state_dir>/scratch.lock`: one scratch
-//      directory changed at a time on the machine; a journal left there
-//      by a holder that died with its guardian is put back first
-//      (RepairScratch());
-//   2. Capture(root), written to `<state_dir>/scratch.journal` (0600,
-//      fsync()ed, renamed into place);
-//   3. a guardian (src/kernel/guardian.h: its own session, holding the
-//      lock and the state captured) forked;
-//   4. change();
-//   5. the guardian woken: it Restore()s, Capture()s again, compares
-//      (Differences()), deletes the journal when nothing differs, and
-//      reports; should it die instead, this process puts the tree back.
-//
-// Should this process die in 4 or 5 (SIGINT, SIGKILL, the OOM killer, a
-// crash), the guardian puts the tree back once it and its children are
-// gone (the kernel's child is tied to it), before it lets go of the
-// lock. Should both die, the next ChangeGuarded() or RepairScratch()
-// with the same `state_dir` puts it back from the journal first.
-//
-// Readers do not take the lock: a model that reads the tree while
-// another process has it changed sees the change. So a run calls
-// RepairScratch() before it reads the host (explain does), which waits
-// for a guardian at work; two runs at once on one directory remain
-// unsupported.
-//
-// Returns change()'s value or error; an error when the tree could not be
-// captured or journalled (change() not run), or not put back exactly
-// (change()'s value dropped: fail closed).
+// one Change() of a ScratchGuard opened for it and closed after. Errors:
+// Open()'s and Change()'s.
 Result<int, std::string> ChangeGuarded(
     const std::string& root, const std::function<Result<int, std::string>()>& change,
     const std::string& state_dir = kernel_internal::kStateDir);
 
 // RepairScratch()
 //
-// Waits for the lock (so for a guardian still at work), then puts back
+// Waits for the lock (so for a guard still open, or a guardian at work), then puts back
 // from the journal what a holder and its guardian that both died left
 // changed, and deletes the journal: whether there was one. A journal
 // whose directory is gone or replaced (another inode) is deleted unused.
@@ -118,8 +167,8 @@ Result<bool, std::string> RepairScratch(const std::string& state_dir = kernel_in
 
 // SetAfterChangeHookForTesting()
 //
-// A function ChangeGuarded() calls after change() returns, before the
-// guardian is woken, with the guardian's pid (tests kill the process
+// A function ScratchGuard::Change() calls after change() returns, before
+// it puts the tree back, with the guardian's pid (tests kill the process
 // there, or read the changed tree); an empty one removes it.
 void SetAfterChangeHookForTesting(std::function<void(pid_t guardian)> hook);
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -267,6 +268,31 @@ TEST_F(ScratchGuardTest, PutBackExactlyAfterAChange) {
   auto again = ChangeGuarded(root_, [&]() -> Result<int, std::string> { return 0; }, state_);
   ASSERT_TRUE(again) << again.error();
   EXPECT_EQ(Listing(root_), before_);
+}
+
+// Two files alike in everything Differences() compares (contents, mode,
+// owner, times, links) but their inodes, exchanged: the guardian's one
+// walk that finds nothing to put back must not take that for nothing.
+TEST_F(ScratchGuardTest, AnExchangeOfTwoAlikeFilesIsUndone) {
+  const timespec times[2] = {{1000000000, 5}, {1000000000, 7}};
+  for (const char* name : {"/twin1", "/twin2"}) {
+    ASSERT_TRUE(Write(root_ + name, "same", 0644, 1000, 1000));
+    ASSERT_EQ(utimensat(AT_FDCWD, (root_ + name).c_str(), times, 0), 0);
+  }
+  ASSERT_EQ(utimensat(AT_FDCWD, root_.c_str(), times, 0), 0);
+  const std::string before = Listing(root_);
+  auto r = ChangeGuarded(
+      root_,
+      [&]() -> Result<int, std::string> {
+        // The directory's times set back too: only the inodes differ.
+        return renameat2(AT_FDCWD, (root_ + "/twin1").c_str(), AT_FDCWD,
+                         (root_ + "/twin2").c_str(), RENAME_EXCHANGE) |
+               utimensat(AT_FDCWD, root_.c_str(), times, 0);
+      },
+      state_);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(*r, 0);
+  EXPECT_EQ(Listing(root_), before);  // the inodes back under their own names
 }
 
 TEST_F(ScratchGuardTest, TheChangesErrorIsReturnedAndTheTreePutBack) {
