@@ -5,6 +5,9 @@
 
 #include "fileserver/server_impl.h"
 
+#include <array>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "src/perm/setid.h"
@@ -25,6 +28,20 @@ void SetattrTimes(int to_set, const struct stat& attr, struct timespec ts[2]) {
     if (to_set & FUSE_SET_ATTR_MTIME_NOW) ts[1].tv_nsec = UTIME_NOW;
     else ts[1] = attr.st_mtim;
   }
+}
+
+// The times a SETATTR sets, as the model's utimensat() and futimens()
+// take them: nullopt when both are now, which the kernel takes as a NULL
+// `times` (Linux: fs/utimes.c vfs_utimes()): write permission suffices.
+std::optional<std::array<TimeSpec, 2>> RequestedTimes(int to_set) {
+  auto half = [&](int set, int now) {
+    if (!(to_set & set)) return TimeSpec::kOmit;
+    return (to_set & now) ? TimeSpec::kNow : TimeSpec::kSet;
+  };
+  const std::array<TimeSpec, 2> times{half(FUSE_SET_ATTR_ATIME, FUSE_SET_ATTR_ATIME_NOW),
+                                      half(FUSE_SET_ATTR_MTIME, FUSE_SET_ATTR_MTIME_NOW)};
+  if (times[0] == TimeSpec::kNow && times[1] == TimeSpec::kNow) return std::nullopt;
+  return times;
 }
 
 }  // namespace
@@ -103,14 +120,7 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
     if (err) return (void)fuse_reply_err(req, err);
   }
   if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
-    auto half = [&](int set, int now) {
-      if (!(to_set & set)) return TimeSpec::kOmit;
-      return (to_set & now) ? TimeSpec::kNow : TimeSpec::kSet;
-    };
-    std::optional<std::array<TimeSpec, 2>> times =
-        std::array<TimeSpec, 2>{half(FUSE_SET_ATTR_ATIME, FUSE_SET_ATTR_ATIME_NOW),
-                                half(FUSE_SET_ATTR_MTIME, FUSE_SET_ATTR_MTIME_NOW)};
-    if ((*times)[0] == TimeSpec::kNow && (*times)[1] == TimeSpec::kNow) times = std::nullopt;
+    const std::optional<std::array<TimeSpec, 2>> times = RequestedTimes(to_set);
     const Utimensat r{.path = name, .times = times, .flags = AT_SYMLINK_NOFOLLOW};
     if (int err = Decide(*c, cwd, r, "utimensat", w->rel)) return (void)fuse_reply_err(req, err);
   }
@@ -235,14 +245,7 @@ void Server::SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, str
     asked.push_back(Fchmod{.fd = fd, .mode = attr->st_mode & 07777});
   if (to_set & FUSE_SET_ATTR_SIZE) asked.push_back(Ftruncate{.fd = fd});
   if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
-    auto half = [&](int set, int now) {
-      if (!(to_set & set)) return TimeSpec::kOmit;
-      return (to_set & now) ? TimeSpec::kNow : TimeSpec::kSet;
-    };
-    std::optional<std::array<TimeSpec, 2>> times =
-        std::array<TimeSpec, 2>{half(FUSE_SET_ATTR_ATIME, FUSE_SET_ATTR_ATIME_NOW),
-                                half(FUSE_SET_ATTR_MTIME, FUSE_SET_ATTR_MTIME_NOW)};
-    if ((*times)[0] == TimeSpec::kNow && (*times)[1] == TimeSpec::kNow) times = std::nullopt;
+    const std::optional<std::array<TimeSpec, 2>> times = RequestedTimes(to_set);
     asked.push_back(Futimens{.fd = fd, .times = times});
   }
   for (const Request& r : asked)
