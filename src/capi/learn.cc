@@ -17,10 +17,10 @@
 struct pathwarden_learner {
   static constexpr uint32_t kMagic = 0x70776c6e;  // "pwln"
   uint32_t magic = kMagic;
-  // Each need checked by `check` as it comes (an error refuses it at
-  // once); the policy learnt from `needs` each time it is asked for.
-  pathwarden::trace::Learner check;
-  std::vector<pathwarden::trace::Need> needs;
+  // Each need checked as it comes (an error refuses it at once) and kept
+  // by the learner, summed by path and rights; the policy learnt from it
+  // each time it is asked for.
+  pathwarden::trace::Learner learner;
   std::string toml;
   std::vector<std::string> beyond;
 };
@@ -35,9 +35,8 @@ namespace landlock = pathwarden::landlock;
 
 namespace {
 
-int Add(pathwarden_learner* l, trace::Need n) {
-  if (auto r = l->check.Add(n); !r) return Fail(EINVAL, r.error());
-  l->needs.push_back(std::move(n));
+int Add(pathwarden_learner* l, const trace::Need& n) {
+  if (auto r = l->learner.Add(n); !r) return Fail(EINVAL, r.error());
   return 0;
 }
 
@@ -64,7 +63,7 @@ int pathwarden_learner_add_path(pathwarden_learner* l, const char* path, uint64_
     n.path = path;
     n.access = static_cast<landlock::AccessMask>(access);
     n.directory = directory != 0;
-    return Add(l, std::move(n));
+    return Add(l, n);
   });
 }
 
@@ -79,7 +78,7 @@ int pathwarden_learner_add_port(pathwarden_learner* l, uint64_t port, uint64_t a
     n.kind = trace::Need::Kind::kNet;
     n.port = static_cast<uint32_t>(port);
     n.access = static_cast<landlock::AccessMask>(access);
-    return Add(l, std::move(n));
+    return Add(l, n);
   });
 }
 
@@ -92,7 +91,7 @@ int pathwarden_learner_need_unscoped(pathwarden_learner* l, uint64_t scopes, uin
     trace::Need n;
     n.kind = trace::Need::Kind::kUnscope;
     n.access = static_cast<landlock::AccessMask>(scopes);
-    return Add(l, std::move(n));
+    return Add(l, n);
   });
 }
 
@@ -106,7 +105,7 @@ int pathwarden_learner_policy(pathwarden_learner* l, int abi, const char** toml,
                                       landlock::kAbiLatest));
     trace::LearnOptions options = trace::HostLearnOptions();
     if (abi != 0) options.abi = abi;
-    auto r = trace::LearnOnHost(l->needs, options);
+    auto r = trace::LearnOnHost(l->learner, options);
     if (!r) return Fail(EINVAL, "learner: " + r.error());
     l->toml = trace::ToToml(r->policy);
     l->beyond = std::move(r->beyond);

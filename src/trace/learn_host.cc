@@ -47,14 +47,21 @@ LearnOptions HostLearnOptions() {
 Result<LearnReport, std::string> LearnOnHost(std::span<const Need> needs,
                                              const LearnOptions& options) {
   Learner learner;
-  LearnReport report;
+  std::vector<std::string> warnings;
   std::set<std::string> refused;
   for (const Need& n : needs) {
     auto r = learner.Add(n);
     if (r) continue;
     const std::string key = n.kind == Need::Kind::kNet ? fmt::format("port {}", n.port) : n.path;
-    if (refused.insert(key).second) report.warnings.push_back("not learnt: " + r.error());
+    if (refused.insert(key).second) warnings.push_back("not learnt: " + r.error());
   }
+  auto learnt = LearnOnHost(learner, options);
+  if (learnt) learnt->warnings = std::move(warnings);
+  return learnt;
+}
+
+Result<LearnReport, std::string> LearnOnHost(const Learner& learner, const LearnOptions& options) {
+  LearnReport report;
   auto learnt = learner.Learn(options);
   if (!learnt) return Unexpected(learnt.error());
   report.policy = std::move(*learnt);

@@ -53,6 +53,10 @@ struct LearnReport {
 Result<LearnReport, std::string> LearnOnHost(std::span<const Need> needs,
                                              const LearnOptions& options);
 
+// The same for needs already fed to `learner` (which checked each as it
+// came): no warnings.
+Result<LearnReport, std::string> LearnOnHost(const Learner& learner, const LearnOptions& options);
+
 }  // namespace pathwarden::trace
 
 #endif  // PATHWARDEN_SRC_TRACE_LEARN_HOST_H_
