@@ -81,6 +81,7 @@ enum class TimeSpec : uint8_t { kNow, kOmit, kSet };
 
 // openat(dirfd, path, flags, mode). Apply() gives the new fd.
 struct Open {
+  static constexpr Op kOp = Op::kOpen;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint64_t flags = 0;  // O_RDONLY
@@ -88,21 +89,25 @@ struct Open {
 };
 // close(fd).
 struct Close {
+  static constexpr Op kOp = Op::kClose;
   Fd fd = {};
 };
 // newfstatat(dirfd, path, flags): stat, and lstat (AT_SYMLINK_NOFOLLOW).
 struct Stat {
+  static constexpr Op kOp = Op::kStat;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint64_t flags = 0;
 };
 struct Lstat {
+  static constexpr Op kOp = Op::kLstat;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint64_t flags = 0;
 };
 // faccessat2(dirfd, path, mode, flags): mode of R_OK|W_OK|X_OK (F_OK 0).
 struct Access {
+  static constexpr Op kOp = Op::kAccess;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint32_t mode = 0;
@@ -110,12 +115,14 @@ struct Access {
 };
 // execveat(dirfd, path, ..., flags | AT_EXECVE_CHECK): may it execute?
 struct ExecCheck {
+  static constexpr Op kOp = Op::kExecCheck;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint64_t flags = 0;
 };
 // mkdirat(dirfd, path, mode).
 struct Mkdir {
+  static constexpr Op kOp = Op::kMkdir;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint32_t mode = 0755;
@@ -123,6 +130,7 @@ struct Mkdir {
 // mknodat(dirfd, path, type | mode, makedev(major, minor)); `type` is
 // S_IFREG (or 0), S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK.
 struct Mknod {
+  static constexpr Op kOp = Op::kMknod;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint32_t type = 0100000;  // S_IFREG
@@ -131,12 +139,14 @@ struct Mknod {
 };
 // symlinkat(target, dirfd, path).
 struct Symlink {
+  static constexpr Op kOp = Op::kSymlink;
   std::string target = {};
   Fd dirfd = kAtFdcwd;
   std::string path = {};
 };
 // linkat(dirfd, oldpath, AT_FDCWD, newpath, flags).
 struct Link {
+  static constexpr Op kOp = Op::kLink;
   Fd dirfd = kAtFdcwd;
   std::string oldpath = {};
   std::string newpath = {};
@@ -144,16 +154,19 @@ struct Link {
 };
 // unlinkat(dirfd, path, flags), and rmdir (unlinkat(..., AT_REMOVEDIR)).
 struct Unlink {
+  static constexpr Op kOp = Op::kUnlink;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint64_t flags = 0;
 };
 struct Rmdir {
+  static constexpr Op kOp = Op::kRmdir;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
 };
 // renameat2(dirfd, oldpath, AT_FDCWD, newpath, flags).
 struct Rename {
+  static constexpr Op kOp = Op::kRename;
   Fd dirfd = kAtFdcwd;
   std::string oldpath = {};
   std::string newpath = {};
@@ -161,13 +174,16 @@ struct Rename {
 };
 // truncate(path, 0), ftruncate(fd, 0).
 struct Truncate {
+  static constexpr Op kOp = Op::kTruncate;
   std::string path = {};
 };
 struct Ftruncate {
+  static constexpr Op kOp = Op::kFtruncate;
   Fd fd = {};
 };
 // fchmodat2(dirfd, path, mode, flags).
 struct Chmod {
+  static constexpr Op kOp = Op::kChmod;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint32_t mode = 0;
@@ -176,12 +192,14 @@ struct Chmod {
 // fchownat(dirfd, path, uid, gid, flags) (-1 keeps an id); Lchown adds
 // AT_SYMLINK_NOFOLLOW.
 struct Chown {
+  static constexpr Op kOp = Op::kChown;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   int64_t uid = -1, gid = -1;
   uint64_t flags = 0;
 };
 struct Lchown {
+  static constexpr Op kOp = Op::kLchown;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   int64_t uid = -1, gid = -1;
@@ -189,6 +207,7 @@ struct Lchown {
 };
 // utimensat(dirfd, path, times, flags).
 struct Utimensat {
+  static constexpr Op kOp = Op::kUtimensat;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   std::optional<std::array<TimeSpec, 2>> times = std::nullopt;
@@ -196,23 +215,28 @@ struct Utimensat {
 };
 // readlinkat(dirfd, path, ...).
 struct Readlink {
+  static constexpr Op kOp = Op::kReadlink;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
 };
 // chdir(path), fchdir(fd), chroot(path).
 struct Chdir {
+  static constexpr Op kOp = Op::kChdir;
   std::string path = {};
 };
 struct Fchdir {
+  static constexpr Op kOp = Op::kFchdir;
   Fd fd = {};
 };
 struct Chroot {
+  static constexpr Op kOp = Op::kChroot;
   std::string path = {};
 };
 // getxattrat(dirfd, path, flags, name, ...) (getxattr; lgetxattr adds
 // AT_SYMLINK_NOFOLLOW; fgetxattr is dirfd fd, path "", AT_EMPTY_PATH), with
 // a buffer large enough for any value.
 struct Getxattr {
+  static constexpr Op kOp = Op::kGetxattr;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   std::string name = {};
@@ -222,6 +246,7 @@ struct Getxattr {
 // the call passes it (system.posix_acl_* in the binary xattr form), and
 // xattr_flags XATTR_CREATE | XATTR_REPLACE. Apply() stores it.
 struct Setxattr {
+  static constexpr Op kOp = Op::kSetxattr;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   std::string name = {};
@@ -231,12 +256,14 @@ struct Setxattr {
 };
 // listxattrat(dirfd, path, flags, ...), with a buffer large enough.
 struct Listxattr {
+  static constexpr Op kOp = Op::kListxattr;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   uint64_t flags = 0;
 };
 // removexattrat(dirfd, path, flags, name). Apply() removes it.
 struct Removexattr {
+  static constexpr Op kOp = Op::kRemovexattr;
   Fd dirfd = kAtFdcwd;
   std::string path = {};
   std::string name = {};
@@ -244,6 +271,7 @@ struct Removexattr {
 };
 // fallocate(fd, mode, offset, len): mode of FALLOC_FL_*.
 struct Fallocate {
+  static constexpr Op kOp = Op::kFallocate;
   Fd fd = {};
   uint32_t mode = 0;
   uint64_t offset = 0, len = 1;
@@ -251,60 +279,73 @@ struct Fallocate {
 // fchmod(fd, mode), fchown(fd, uid, gid) (-1 keeps an id), futimens(fd,
 // times).
 struct Fchmod {
+  static constexpr Op kOp = Op::kFchmod;
   Fd fd = {};
   uint32_t mode = 0;
 };
 struct Fchown {
+  static constexpr Op kOp = Op::kFchown;
   Fd fd = {};
   int64_t uid = -1, gid = -1;
 };
 struct Futimens {
+  static constexpr Op kOp = Op::kFutimens;
   Fd fd = {};
   std::optional<std::array<TimeSpec, 2>> times = std::nullopt;
 };
 // mount("tmpfs", path, "tmpfs", flags), mount(source, target, MS_BIND |
 // flags), umount2(path, flags).
 struct MountTmpfs {
+  static constexpr Op kOp = Op::kMountTmpfs;
   std::string path = {};
   uint64_t flags = 0;
 };
 struct BindMount {
+  static constexpr Op kOp = Op::kBindMount;
   std::string source = {};
   std::string target = {};
   uint64_t flags = 0;
 };
 struct Umount {
+  static constexpr Op kOp = Op::kUmount;
   std::string path = {};
   uint64_t flags = 0;
 };
 // ioctl(fd, cmd, ...): the permission checks only.
 struct Ioctl {
+  static constexpr Op kOp = Op::kIoctl;
   Fd fd = {};
   uint32_t cmd = 0;
 };
 // bind() and connect() of a TCP socket on loopback.
 struct BindTcp {
+  static constexpr Op kOp = Op::kBindTcp;
   uint32_t port = 0;
 };
 struct ConnectTcp {
+  static constexpr Op kOp = Op::kConnectTcp;
   uint32_t port = 0;
 };
 // kill(target, 0); connect() to the abstract UNIX socket `target`
 // listens on; passing `fd` to `target` over a UNIX socket (Apply() gives
 // the fd the target receives).
 struct Signal {
+  static constexpr Op kOp = Op::kSignal;
   Process target = {};
 };
 struct ConnectAbstract {
+  static constexpr Op kOp = Op::kConnectAbstract;
   Process target = {};
 };
 struct SendFd {
+  static constexpr Op kOp = Op::kSendFd;
   Fd fd = {};
   Process target = {};
 };
 // landlock_create_ruleset() + landlock_add_rule() for each rule, in order
 // + landlock_restrict_self(): one new layer.
 struct Restrict {
+  static constexpr Op kOp = Op::kRestrict;
   LandlockRuleset ruleset = {};
 };
 
@@ -317,7 +358,7 @@ using Request =
 
 // OpOf()
 //
-// The operation a request asks for.
+// The operation a request asks for (each request type's kOp).
 Op OpOf(const Request& r);
 
 }  // namespace pathwarden

@@ -2,6 +2,9 @@
 
 #include "src/task/task.h"
 
+#include <type_traits>
+#include <variant>
+
 #include <fmt/format.h>
 
 namespace pathwarden {
@@ -116,243 +119,53 @@ std::string OpCtx::FdText(Fd fd) const {
 
 namespace {
 
-// The flat arguments of each request type.
+// The flat arguments of a request: each member into the OpArgs field of
+// its name, the few whose names differ mapped here. A request type whose
+// members have these names needs nothing more (the op is its kOp).
 struct ArgsVisitor {
   OpArgs& a;
-  void operator()(const Open& r) {
-    a.op = Op::kOpen;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.flags = r.flags;
-    a.mode = r.mode;
-  }
-  void operator()(const Close& r) {
-    a.op = Op::kClose;
-    a.fd = r.fd;
-  }
-  void operator()(const Stat& r) {
-    a.op = Op::kStat;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.flags = r.flags;
-  }
-  void operator()(const Lstat& r) {
-    a.op = Op::kLstat;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.flags = r.flags;
-  }
-  void operator()(const Access& r) {
-    a.op = Op::kAccess;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.access_mode = r.mode;
-    a.flags = r.flags;
-  }
-  void operator()(const ExecCheck& r) {
-    a.op = Op::kExecCheck;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.flags = r.flags;
-  }
-  void operator()(const Mkdir& r) {
-    a.op = Op::kMkdir;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.mode = r.mode;
-  }
-  void operator()(const Mknod& r) {
-    a.op = Op::kMknod;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.mknod_type = r.type;
-    a.mode = r.mode;
-    a.rdev_major = r.rdev_major;
-    a.rdev_minor = r.rdev_minor;
-  }
-  void operator()(const Symlink& r) {
-    a.op = Op::kSymlink;
-    a.target = r.target;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-  }
-  void operator()(const Link& r) {
-    a.op = Op::kLink;
-    a.dirfd = r.dirfd;
-    a.path = r.oldpath;
-    a.path2 = r.newpath;
-    a.flags = r.flags;
-  }
-  void operator()(const Unlink& r) {
-    a.op = Op::kUnlink;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.flags = r.flags;
-  }
-  void operator()(const Rmdir& r) {
-    a.op = Op::kRmdir;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-  }
-  void operator()(const Rename& r) {
-    a.op = Op::kRename;
-    a.dirfd = r.dirfd;
-    a.path = r.oldpath;
-    a.path2 = r.newpath;
-    a.flags = r.flags;
-  }
-  void operator()(const Truncate& r) {
-    a.op = Op::kTruncate;
-    a.path = r.path;
-  }
-  void operator()(const Ftruncate& r) {
-    a.op = Op::kFtruncate;
-    a.fd = r.fd;
-  }
-  void operator()(const Chmod& r) {
-    a.op = Op::kChmod;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.mode = r.mode;
-    a.flags = r.flags;
-  }
-  void operator()(const Chown& r) {
-    a.op = Op::kChown;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.uid = r.uid;
-    a.gid = r.gid;
-    a.flags = r.flags;
-  }
-  void operator()(const Lchown& r) {
-    a.op = Op::kLchown;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.uid = r.uid;
-    a.gid = r.gid;
-    a.flags = r.flags;
-  }
-  void operator()(const Utimensat& r) {
-    a.op = Op::kUtimensat;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.times = &r.times;
-    a.flags = r.flags;
-  }
-  void operator()(const Readlink& r) {
-    a.op = Op::kReadlink;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-  }
-  void operator()(const Chdir& r) {
-    a.op = Op::kChdir;
-    a.path = r.path;
-  }
-  void operator()(const Fchdir& r) {
-    a.op = Op::kFchdir;
-    a.fd = r.fd;
-  }
-  void operator()(const Chroot& r) {
-    a.op = Op::kChroot;
-    a.path = r.path;
-  }
-  void operator()(const MountTmpfs& r) {
-    a.op = Op::kMountTmpfs;
-    a.path = r.path;
-    a.flags = r.flags;
-  }
-  void operator()(const BindMount& r) {
-    a.op = Op::kBindMount;
-    a.path = r.source;
-    a.path2 = r.target;
-    a.flags = r.flags;
-  }
-  void operator()(const Umount& r) {
-    a.op = Op::kUmount;
-    a.path = r.path;
-    a.flags = r.flags;
-  }
-  void operator()(const Ioctl& r) {
-    a.op = Op::kIoctl;
-    a.fd = r.fd;
-    a.cmd = r.cmd;
-  }
-  void operator()(const BindTcp& r) {
-    a.op = Op::kBindTcp;
-    a.port = r.port;
-  }
-  void operator()(const ConnectTcp& r) {
-    a.op = Op::kConnectTcp;
-    a.port = r.port;
-  }
-  void operator()(const Signal& r) {
-    a.op = Op::kSignal;
-    a.peer = r.target.index;
-  }
-  void operator()(const ConnectAbstract& r) {
-    a.op = Op::kConnectAbstract;
-    a.peer = r.target.index;
-  }
-  void operator()(const SendFd& r) {
-    a.op = Op::kSendFd;
-    a.fd = r.fd;
-    a.peer = r.target.index;
-  }
-  void operator()(const Restrict& r) {
-    a.op = Op::kRestrict;
-    a.ruleset = &r.ruleset;
-  }
-  void operator()(const Getxattr& r) {
-    a.op = Op::kGetxattr;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.xattr_name = r.name;
-    a.flags = r.flags;
-  }
-  void operator()(const Setxattr& r) {
-    a.op = Op::kSetxattr;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.xattr_name = r.name;
-    a.xattr_value = r.value;
-    a.xattr_flags = r.xattr_flags;
-    a.flags = r.flags;
-  }
-  void operator()(const Listxattr& r) {
-    a.op = Op::kListxattr;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.flags = r.flags;
-  }
-  void operator()(const Removexattr& r) {
-    a.op = Op::kRemovexattr;
-    a.dirfd = r.dirfd;
-    a.path = r.path;
-    a.xattr_name = r.name;
-    a.flags = r.flags;
-  }
-  void operator()(const Fallocate& r) {
-    a.op = Op::kFallocate;
-    a.fd = r.fd;
-    a.mode = r.mode;
-    a.offset = r.offset;
-    a.len = r.len;
-  }
-  void operator()(const Fchmod& r) {
-    a.op = Op::kFchmod;
-    a.fd = r.fd;
-    a.mode = r.mode;
-  }
-  void operator()(const Fchown& r) {
-    a.op = Op::kFchown;
-    a.fd = r.fd;
-    a.uid = r.uid;
-    a.gid = r.gid;
-  }
-  void operator()(const Futimens& r) {
-    a.op = Op::kFutimens;
-    a.fd = r.fd;
-    a.times = &r.times;
+  template <typename R>
+  void operator()(const R& r) {
+    a.op = R::kOp;
+    if constexpr (requires { r.dirfd; }) a.dirfd = r.dirfd;
+    if constexpr (requires { r.fd; }) a.fd = r.fd;
+    if constexpr (requires { r.path; }) a.path = r.path;
+    if constexpr (requires { r.oldpath; }) {  // link, rename
+      a.path = r.oldpath;
+      a.path2 = r.newpath;
+    }
+    if constexpr (std::is_same_v<R, BindMount>) {
+      a.path = r.source;
+      a.path2 = r.target;
+    }
+    if constexpr (std::is_same_v<R, Symlink>) a.target = r.target;
+    if constexpr (requires { r.target.index; }) a.peer = r.target.index;  // a task
+    if constexpr (requires { r.flags; }) a.flags = r.flags;
+    if constexpr (std::is_same_v<R, Access>) {
+      a.access_mode = r.mode;
+    } else if constexpr (requires { r.mode; }) {
+      a.mode = r.mode;
+    }
+    if constexpr (requires { r.type; }) {  // mknod
+      a.mknod_type = r.type;
+      a.rdev_major = r.rdev_major;
+      a.rdev_minor = r.rdev_minor;
+    }
+    if constexpr (requires { r.uid; }) {
+      a.uid = r.uid;
+      a.gid = r.gid;
+    }
+    if constexpr (requires { r.times; }) a.times = &r.times;
+    if constexpr (requires { r.cmd; }) a.cmd = r.cmd;
+    if constexpr (requires { r.port; }) a.port = r.port;
+    if constexpr (requires { r.ruleset; }) a.ruleset = &r.ruleset;
+    if constexpr (requires { r.name; }) a.xattr_name = r.name;
+    if constexpr (requires { r.value; }) a.xattr_value = r.value;
+    if constexpr (requires { r.xattr_flags; }) a.xattr_flags = r.xattr_flags;
+    if constexpr (requires { r.offset; }) {  // fallocate
+      a.offset = r.offset;
+      a.len = r.len;
+    }
   }
 };
 
@@ -366,6 +179,8 @@ OpArgs ArgsOf(const Request& r) {
   return a;
 }
 
-Op OpOf(const Request& r) { return ArgsOf(r).op; }
+Op OpOf(const Request& r) {
+  return std::visit([](const auto& q) { return std::decay_t<decltype(q)>::kOp; }, r);
+}
 
 }  // namespace pathwarden
