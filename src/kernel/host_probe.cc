@@ -51,6 +51,18 @@ struct ChildMessage {
   char call[24] = {};
 };
 
+// The requests the probe runs: those that change nothing on the host
+// (an open without O_CREAT, O_TRUNC or O_TMPFILE), and with `changes`
+// those it runs inside a scratch directory.
+template <typename T, typename... U>
+constexpr bool kOneOf = (std::is_same_v<T, U> || ...);
+template <typename T>
+constexpr bool kProbeReads =
+    kOneOf<T, Stat, Lstat, Access, ExecCheck, Readlink, Getxattr, Listxattr, Chdir, Open>;
+template <typename T>
+constexpr bool kProbeChanges = kOneOf<T, Mkdir, Mknod, Symlink, Link, Rename, Unlink, Rmdir,
+                                      Truncate, Setxattr, Removexattr, Chmod, Chown, Lchown>;
+
 // A request as the step step_runner.cc runs, or why it is refused. (In
 // this namespace a bare Request is the supervisor's wire message.)
 Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool changes) {
@@ -64,116 +76,56 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool ch
   std::visit(
       [&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<T, Stat> || std::is_same_v<T, Lstat>) {
-          st.op = std::is_same_v<T, Stat> ? Op::kStat : Op::kLstat;
-          st.path = r.path;
-          st.flags = r.flags;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Access>) {
-          st.op = Op::kAccess;
-          st.path = r.path;
-          st.access_mode = r.mode;
-          st.flags = r.flags;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, ExecCheck>) {
-          st.op = Op::kExecCheck;
-          st.path = r.path;
-          st.flags = r.flags;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Readlink>) {
-          st.op = Op::kReadlink;
-          st.path = r.path;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Getxattr> || std::is_same_v<T, Listxattr>) {
-          st.op = std::is_same_v<T, Getxattr> ? Op::kGetxattr : Op::kListxattr;
-          st.path = r.path;
-          st.flags = r.flags;
-          if constexpr (std::is_same_v<T, Getxattr>) st.xattr_name = r.name;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Chdir>) {
-          st.op = Op::kChdir;
-          st.path = r.path;
-        } else if constexpr (std::is_same_v<T, Open>) {
-          st.op = Op::kOpen;
-          st.path = r.path;
-          st.flags = r.flags;
-          st.mode = r.mode;
-          ok = at_cwd(r.dirfd);
-          if (!changes && (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit)))
-            ok = Unexpected(fmt::format("open of {} with O_CREAT, O_TRUNC or O_TMPFILE is refused: "
-                                        "it changes the host",
-                                        r.path));
-        } else if (!changes) {
+        if constexpr (!kProbeReads<T> && !kProbeChanges<T>) {
           ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
-                                      OpName(OpOf(pathwarden::Request(r)))));
-        } else if constexpr (std::is_same_v<T, Mkdir>) {
-          st.op = Op::kMkdir;
-          st.path = r.path;
-          st.mode = r.mode;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Mknod>) {
-          st.op = Op::kMknod;
-          st.path = r.path;
-          st.mode = r.mode;
-          ok = at_cwd(r.dirfd);
-          if (r.type == S_IFREG) {
-            st.mknod_type = NodeType::kFile;
-          } else if (r.type == S_IFIFO) {
-            st.mknod_type = NodeType::kFifo;
-          } else if (r.type == S_IFSOCK) {
-            st.mknod_type = NodeType::kSocket;
-          } else {
-            ok = Unexpected(std::string("mknod of a device is refused: it could reach a driver"));
-          }
-        } else if constexpr (std::is_same_v<T, Symlink>) {
-          st.op = Op::kSymlink;
-          st.path = r.path;
-          st.target = r.target;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Link> || std::is_same_v<T, Rename>) {
-          st.op = std::is_same_v<T, Link> ? Op::kLink : Op::kRename;
-          st.path = r.oldpath;
-          st.path2 = r.newpath;
-          st.flags = r.flags;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Unlink>) {
-          st.op = Op::kUnlink;
-          st.path = r.path;
-          st.flags = r.flags;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Rmdir>) {
-          st.op = Op::kRmdir;
-          st.path = r.path;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Truncate>) {
-          st.op = Op::kTruncate;
-          st.path = r.path;
-        } else if constexpr (std::is_same_v<T, Setxattr> || std::is_same_v<T, Removexattr>) {
-          st.op = std::is_same_v<T, Setxattr> ? Op::kSetxattr : Op::kRemovexattr;
-          st.path = r.path;
-          st.flags = r.flags;
-          st.xattr_name = r.name;
-          if constexpr (std::is_same_v<T, Setxattr>) {
-            st.xattr_value = r.value;
-            st.xattr_flags = r.xattr_flags;
-          }
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Chmod>) {
-          st.op = Op::kChmod;
-          st.path = r.path;
-          st.mode = r.mode;
-          st.flags = r.flags;
-          ok = at_cwd(r.dirfd);
-        } else if constexpr (std::is_same_v<T, Chown> || std::is_same_v<T, Lchown>) {
-          st.op = std::is_same_v<T, Chown> ? Op::kChown : Op::kLchown;
-          st.path = r.path;
-          st.uid = r.uid;
-          st.gid = r.gid;
-          st.flags = r.flags;
-          ok = at_cwd(r.dirfd);
+                                      OpName(T::kOp)));
+          return;
         } else {
-          ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
-                                      OpName(OpOf(pathwarden::Request(r)))));
+          if (!kProbeReads<T> && !changes) {
+            ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
+                                        OpName(T::kOp)));
+            return;
+          }
+          // Each member into the step's field of its name, as the engine's
+          // OpArgs takes them (src/task/task.cc ArgsVisitor).
+          st.op = T::kOp;
+          if constexpr (requires { r.dirfd; }) ok = at_cwd(r.dirfd);
+          if constexpr (requires { r.path; }) st.path = r.path;
+          if constexpr (requires { r.oldpath; }) {  // link, rename
+            st.path = r.oldpath;
+            st.path2 = r.newpath;
+          }
+          if constexpr (std::is_same_v<T, Symlink>) st.target = r.target;
+          if constexpr (requires { r.flags; }) st.flags = r.flags;
+          if constexpr (std::is_same_v<T, Access>) {
+            st.access_mode = r.mode;
+          } else if constexpr (requires { r.mode; }) {
+            st.mode = r.mode;
+          }
+          if constexpr (requires { r.uid; }) {
+            st.uid = r.uid;
+            st.gid = r.gid;
+          }
+          if constexpr (requires { r.name; }) st.xattr_name = r.name;
+          if constexpr (requires { r.value; }) st.xattr_value = r.value;
+          if constexpr (requires { r.xattr_flags; }) st.xattr_flags = r.xattr_flags;
+          if constexpr (std::is_same_v<T, Open>) {
+            if (!changes && (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit)))
+              ok = Unexpected(fmt::format(
+                  "open of {} with O_CREAT, O_TRUNC or O_TMPFILE is refused: it changes the host",
+                  r.path));
+          }
+          if constexpr (std::is_same_v<T, Mknod>) {
+            if (r.type == S_IFREG) {
+              st.mknod_type = NodeType::kFile;
+            } else if (r.type == S_IFIFO) {
+              st.mknod_type = NodeType::kFifo;
+            } else if (r.type == S_IFSOCK) {
+              st.mknod_type = NodeType::kSocket;
+            } else {
+              ok = Unexpected(std::string("mknod of a device is refused: it could reach a driver"));
+            }
+          }
         }
       },
       request);

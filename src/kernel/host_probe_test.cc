@@ -257,6 +257,23 @@ TEST_F(HostProbe, RefusesWhatCouldChangeTheHost) {
             "driver or a peer");
 }
 
+// With changes allowed (a scratch directory's query), what could still
+// reach beyond it is refused before any child runs: a device node, a call
+// the probe does not run, a dirfd; the message names the op.
+TEST_F(HostProbe, RefusesWhatItCannotRunWhenChanging) {
+  const auto refusal = [](const pathwarden::Request& r) {
+    auto got = ProbeHostChanging({Root()}, std::vector<pathwarden::Request>{r}, true);
+    return got ? std::string("ran") : got.error();
+  };
+  EXPECT_EQ(refusal(Mknod{.path = "/nonexistent/dev", .type = S_IFCHR, .rdev_major = 1,
+                          .rdev_minor = 3}),
+            "request 0: mknod of a device is refused: it could reach a driver");
+  EXPECT_EQ(refusal(Fchmod{.fd = Fd{0}, .mode = 0600}),
+            "request 0: fchmod is not a read-only request the probe runs");
+  EXPECT_EQ(refusal(Rename{.dirfd = Fd{3}, .oldpath = "a", .newpath = "b"}),
+            "request 0: dirfd 3 is not AT_FDCWD (the probe has no descriptors)");
+}
+
 TEST_F(HostProbe, CapabilitiesThisProcessLacksAreAnError) {
   const uint64_t missing = kCapAll & ~AvailableCaps();
   if (missing == 0) GTEST_SKIP() << "this process holds every capability";
