@@ -23,6 +23,7 @@
 #include "src/kernel/kernel_session.h"
 #include "src/kernel/layer.h"
 #include "src/kernel/process_server.h"
+#include "src/task/request_fields.h"
 
 namespace pathwarden::kernel_internal {
 namespace {
@@ -87,28 +88,10 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool ch
             return;
           }
           // Each member into the step's field of its name, as the engine's
-          // OpArgs takes them (src/task/task.cc ArgsVisitor).
+          // OpArgs takes them; a dirfd only AT_FDCWD (the step's is text).
           st.op = T::kOp;
+          CopyRequestFields(r, st);
           if constexpr (requires { r.dirfd; }) ok = at_cwd(r.dirfd);
-          if constexpr (requires { r.path; }) st.path = r.path;
-          if constexpr (requires { r.oldpath; }) {  // link, rename
-            st.path = r.oldpath;
-            st.path2 = r.newpath;
-          }
-          if constexpr (std::is_same_v<T, Symlink>) st.target = r.target;
-          if constexpr (requires { r.flags; }) st.flags = r.flags;
-          if constexpr (std::is_same_v<T, Access>) {
-            st.access_mode = r.mode;
-          } else if constexpr (requires { r.mode; }) {
-            st.mode = r.mode;
-          }
-          if constexpr (requires { r.uid; }) {
-            st.uid = r.uid;
-            st.gid = r.gid;
-          }
-          if constexpr (requires { r.name; }) st.xattr_name = r.name;
-          if constexpr (requires { r.value; }) st.xattr_value = r.value;
-          if constexpr (requires { r.xattr_flags; }) st.xattr_flags = r.xattr_flags;
           if constexpr (std::is_same_v<T, Open>) {
             if (!changes && (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit)))
               ok = Unexpected(fmt::format(

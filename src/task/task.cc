@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "src/task/request_fields.h"
+
 namespace pathwarden {
 
 using vfs::PathPos;
@@ -119,53 +121,13 @@ std::string OpCtx::FdText(Fd fd) const {
 
 namespace {
 
-// The flat arguments of a request: each member into the OpArgs field of
-// its name, the few whose names differ mapped here. A request type whose
-// members have these names needs nothing more (the op is its kOp).
+// The flat arguments of a request (the op is its kOp).
 struct ArgsVisitor {
   OpArgs& a;
   template <typename R>
   void operator()(const R& r) {
     a.op = R::kOp;
-    if constexpr (requires { r.dirfd; }) a.dirfd = r.dirfd;
-    if constexpr (requires { r.fd; }) a.fd = r.fd;
-    if constexpr (requires { r.path; }) a.path = r.path;
-    if constexpr (requires { r.oldpath; }) {  // link, rename
-      a.path = r.oldpath;
-      a.path2 = r.newpath;
-    }
-    if constexpr (std::is_same_v<R, BindMount>) {
-      a.path = r.source;
-      a.path2 = r.target;
-    }
-    if constexpr (std::is_same_v<R, Symlink>) a.target = r.target;
-    if constexpr (requires { r.target.index; }) a.peer = r.target.index;  // a task
-    if constexpr (requires { r.flags; }) a.flags = r.flags;
-    if constexpr (std::is_same_v<R, Access>) {
-      a.access_mode = r.mode;
-    } else if constexpr (requires { r.mode; }) {
-      a.mode = r.mode;
-    }
-    if constexpr (requires { r.type; }) {  // mknod
-      a.mknod_type = r.type;
-      a.rdev_major = r.rdev_major;
-      a.rdev_minor = r.rdev_minor;
-    }
-    if constexpr (requires { r.uid; }) {
-      a.uid = r.uid;
-      a.gid = r.gid;
-    }
-    if constexpr (requires { r.times; }) a.times = &r.times;
-    if constexpr (requires { r.cmd; }) a.cmd = r.cmd;
-    if constexpr (requires { r.port; }) a.port = r.port;
-    if constexpr (requires { r.ruleset; }) a.ruleset = &r.ruleset;
-    if constexpr (requires { r.name; }) a.xattr_name = r.name;
-    if constexpr (requires { r.value; }) a.xattr_value = r.value;
-    if constexpr (requires { r.xattr_flags; }) a.xattr_flags = r.xattr_flags;
-    if constexpr (requires { r.offset; }) {  // fallocate
-      a.offset = r.offset;
-      a.len = r.len;
-    }
+    CopyRequestFields(r, a);
   }
 };
 
