@@ -19,6 +19,8 @@ static_assert(sizeof(LayerSpec) == 80, "LayerSpec changed: update Fields(LayerSp
 static_assert(sizeof(RuleSpec) == 104, "RuleSpec changed: update Fields(RuleSpec)");
 static_assert(sizeof(StepSpec) == 632, "StepSpec changed: update Fields(StepSpec)");
 static_assert(sizeof(Scenario) == 168, "Scenario changed: update Fields(Scenario)");
+static_assert(sizeof(ProbeJob) == 224, "ProbeJob changed: update Fields(ProbeJob)");
+static_assert(sizeof(Cred) == 88, "Cred changed: update Fields(ProbeJob)");
 static_assert(sizeof(TreeEntry) == 232, "TreeEntry changed: update Fields(TreeEntry)");
 
 template <typename T>
@@ -83,6 +85,14 @@ template <typename IO>
 bool Fields(IO& io, Scenario& s) {
   return io(s.file) && io(s.format) && io(s.description) && io(s.abi) && io(s.sysctl) &&
          io(s.nodes) && io(s.processes) && io(s.steps);
+}
+// The credentials but their user namespace model and groups (the job's).
+template <typename IO>
+bool Fields(IO& io, ProbeJob& j) {
+  Cred& c = j.cred;
+  return io(c.ruid) && io(c.euid) && io(c.suid) && io(c.fsuid) && io(c.rgid) && io(c.egid) &&
+         io(c.sgid) && io(c.fsgid) && io(c.cap_effective) && io(c.cap_permitted) &&
+         io(c.umask) && io(j.groups) && io(j.root) && io(j.cwd) && io(j.layers) && io(j.steps);
 }
 template <typename IO>
 bool Fields(IO& io, StepResult& r) {
@@ -186,6 +196,15 @@ void EncodeScenario(const Scenario& s, ByteWriter* w) { Encoder{w}(s); }
 bool DecodeScenario(ByteReader* in, Scenario* s) {
   Decoder d{in};
   return d(*s);
+}
+
+void EncodeProbeJob(const ProbeJob& j, ByteWriter* w) { Encoder{w}(j); }
+
+bool DecodeProbeJob(ByteReader* in, ProbeJob* j) {
+  Decoder d{in};
+  if (!d(*j)) return false;
+  j->cred.SetGroups(j->groups);
+  return true;
 }
 
 }  // namespace pathwarden::kernel_internal

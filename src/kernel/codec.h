@@ -11,6 +11,7 @@
 
 #include "pathwarden/executor.h"
 #include "pathwarden/scenario.h"
+#include "src/kernel/probe_child.h"
 
 namespace pathwarden::kernel_internal {
 
@@ -69,6 +70,13 @@ bool DecodeResult(ByteReader* in, RunResult* r);
 // the fuzzer) arrives as it is, not as a file would re-parse it.
 void EncodeScenario(const Scenario& s, ByteWriter* w);
 bool DecodeScenario(ByteReader* in, Scenario* s);
+
+// EncodeProbeJob() / DecodeProbeJob()
+//
+// A host probe's job for the server that forks its child. The decoded
+// job's `cred` holds `groups` as its supplementary groups.
+void EncodeProbeJob(const ProbeJob& j, ByteWriter* w);
+bool DecodeProbeJob(ByteReader* in, ProbeJob* j);
 
 }  // namespace pathwarden::kernel_internal
 

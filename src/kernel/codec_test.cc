@@ -131,6 +131,47 @@ TEST(KernelCodec, TruncatedInputIsRefused) {
   }
 }
 
+TEST(KernelCodec, ProbeJobRoundTripsWithItsGroups) {
+  auto s = ParseScenario(kRich, "rich.toml", false);
+  ASSERT_TRUE(s.has_value()) << s.error();
+  ProbeJob job;
+  job.cred = Cred::ForUser(1000, 100);
+  job.cred.fsuid = 1001;
+  job.cred.sgid = 7;
+  job.cred.cap_permitted = CapBit(kCapChown);
+  job.cred.umask = 027;
+  job.groups = {4, 27, 1000};
+  job.root = "/srv/root";
+  job.cwd = "/home";
+  job.layers = s->processes[0].layers;
+  job.steps = s->steps;
+  ByteWriter w;
+  EncodeProbeJob(job, &w);
+  const std::string bytes = w.Take();
+  ByteReader in(bytes);
+  ProbeJob back;
+  ASSERT_TRUE(DecodeProbeJob(&in, &back));
+  EXPECT_TRUE(in.AtEnd());
+  // Every field, the groups in the credentials too.
+  ByteWriter again;
+  EncodeProbeJob(back, &again);
+  EXPECT_EQ(again.Take(), bytes);
+  EXPECT_EQ(back.cred.fsuid, 1001u);
+  EXPECT_EQ(back.cred.umask, 027u);
+  EXPECT_EQ(back.cred.cap_permitted, CapBit(kCapChown));
+  EXPECT_EQ(std::vector<uint32_t>(back.cred.groups().begin(), back.cred.groups().end()),
+            job.groups);
+  ASSERT_EQ(back.layers.size(), job.layers.size());
+  EXPECT_EQ(back.layers[0].rules.size(), job.layers[0].rules.size());
+  ASSERT_EQ(back.steps.size(), job.steps.size());
+  EXPECT_EQ(back.steps[0].flags, job.steps[0].flags);
+  for (size_t cut : {size_t{0}, bytes.size() / 2, bytes.size() - 1}) {
+    ByteReader part(std::string_view(bytes).substr(0, cut));
+    ProbeJob half;
+    EXPECT_FALSE(DecodeProbeJob(&part, &half)) << "cut at " << cut;
+  }
+}
+
 TEST(KernelCodec, ResultRoundTrips) {
   RunResult r;
   r.status = RunResult::Status::kError;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
@@ -56,7 +57,23 @@ bool HeldByThisProcess(int fd) {
   return held;
 }
 
+// The write ends of this process's guardians not yet woken.
+struct HeldPipes {
+  std::mutex mu;
+  std::vector<int> fds;
+};
+HeldPipes& Held() {
+  static auto* held = new HeldPipes;  // never destroyed: used until exit
+  return *held;
+}
+
 }  // namespace
+
+void Guardian::WithHeldPipes(const std::function<void(std::span<const int>)>& f) {
+  HeldPipes& h = Held();
+  const std::lock_guard<std::mutex> lock(h.mu);
+  f(h.fds);
+}
 
 Result<Guardian, std::string> Guardian::Start(std::span<const int> keep,
                                               const std::function<int()>& work) {
@@ -101,6 +118,11 @@ Result<Guardian, std::string> Guardian::Start(std::span<const int> keep,
     _exit(work());
   }
   close(fds[0]);
+  {
+    HeldPipes& h = Held();
+    const std::lock_guard<std::mutex> lock(h.mu);
+    h.fds.push_back(fds[1]);
+  }
   return Guardian(pid, fds[1]);
 }
 
@@ -124,6 +146,9 @@ Guardian::~Guardian() { Finish(); }
 
 void Guardian::Wake() {
   if (pipe_ < 0) return;
+  HeldPipes& h = Held();
+  const std::lock_guard<std::mutex> lock(h.mu);
+  std::erase(h.fds, pipe_);
   close(pipe_);
   pipe_ = -1;
 }

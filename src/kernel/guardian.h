@@ -82,6 +82,14 @@ class Guardian {
   // -1 when there is no guardian (never started, or already finished).
   int Finish();
 
+  // WithHeldPipes()
+  //
+  // Calls `f` with the write ends of this process's guardians not yet
+  // woken, under a lock that keeps them open meanwhile: for a child forked
+  // elsewhere on this process's behalf (src/kernel/probe_child.h), which
+  // must hold them as a child forked here would.
+  static void WithHeldPipes(const std::function<void(std::span<const int>)>& f);
+
   // The guardian's pid while it runs (for tests), else -1.
   pid_t pid() const noexcept { return pid_; }
 

@@ -22,6 +22,7 @@
 #include "src/kernel/credentials.h"
 #include "src/kernel/kernel_session.h"
 #include "src/kernel/layer.h"
+#include "src/kernel/probe_child.h"
 #include "src/kernel/process_server.h"
 #include "src/task/request_fields.h"
 
@@ -30,27 +31,6 @@ namespace {
 
 // __O_TMPFILE without O_DIRECTORY: glibc names only the pair.
 constexpr uint64_t kOTmpfileBit = O_TMPFILE & ~uint64_t{O_DIRECTORY};
-
-// What the child reports, one message per request answered and one for
-// whatever stops it.
-struct ChildMessage {
-  enum Kind : int32_t {
-    kAnswer,       // index: the request, err: its errno
-    kRefused,      // index: the request, mode: its target's st_mode
-    kRestoreCwd,   // index: the Chdir after which fchdir("/") failed
-    kRulePath,     // index: the layer, rule, err
-    kCred,         // err, call
-    kSetup,        // err, call (chroot, chdir, open ., PR_SET_NO_NEW_PRIVS)
-    kLayer,        // index: the layer, rule, stage, err
-  };
-  int32_t kind = kAnswer;
-  int32_t index = 0;
-  int32_t err = 0;
-  int32_t rule = 0;
-  int32_t stage = 0;
-  uint32_t mode = 0;
-  char call[24] = {};
-};
 
 // The requests the probe runs: those that change nothing on the host
 // (an open without O_CREAT, O_TRUNC or O_TMPFILE), and with `changes`
@@ -114,93 +94,6 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool ch
       request);
   if (!ok) return Unexpected(std::move(ok).error());
   return st;
-}
-
-// Opening a device reaches its driver, a FIFO or a socket its peer: the
-// target is looked up first as the identity with O_PATH, which opens
-// nothing. A walk that fails there fails the same way in the open itself.
-bool OpensSpecialFile(const StepSpec& st, uint32_t* mode) {
-  if (st.flags & O_PATH) return false;
-  const int flags = O_PATH | O_CLOEXEC | static_cast<int>(st.flags & (O_NOFOLLOW | O_DIRECTORY));
-  int fd = openat(AT_FDCWD, st.path.c_str(), flags);
-  if (fd < 0) return false;
-  struct stat s;
-  int r = fstat(fd, &s);
-  close(fd);
-  if (r != 0) return true;  // unknown: refused
-  *mode = s.st_mode;
-  return S_ISCHR(s.st_mode) || S_ISBLK(s.st_mode) || S_ISFIFO(s.st_mode) ||
-         S_ISSOCK(s.st_mode);
-}
-
-void Send(int fd, const ChildMessage& m) {
-  const char* p = reinterpret_cast<const char*>(&m);
-  size_t left = sizeof(m);
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(1);
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-}
-
-[[noreturn]] void Stop(int fd, ChildMessage m, const char* call = "") {
-  std::strncpy(m.call, call, sizeof(m.call) - 1);
-  Send(fd, m);
-  _exit(0);
-}
-
-[[noreturn]] void RunChild(int out, const ProbeIdentity& who, std::span<const LayerSpec> layers,
-                           std::span<const StepSpec> steps) {
-  using M = ChildMessage;
-  const Cred& cred = who.cred;
-  if (who.root != "/" && (chroot(who.root.c_str()) != 0 || chdir("/") != 0))
-    Stop(out, M{.kind = M::kSetup, .err = errno}, "chroot");
-  if (chdir(who.cwd.c_str()) != 0) Stop(out, M{.kind = M::kSetup, .err = errno}, "chdir");
-  // Where each request starts, to come back to after a Chdir.
-  const int start = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (start < 0) Stop(out, M{.kind = M::kSetup, .err = errno}, "open .");
-  // Rule paths are opened as the launcher (root), from there.
-  std::vector<std::vector<int>> opened(layers.size());
-  for (size_t l = 0; l < layers.size(); ++l) {
-    for (size_t i = 0; i < layers[l].rules.size(); ++i) {
-      const RuleSpec& rule = layers[l].rules[i];
-      int fd = rule.is_port ? -1 : OpenRulePath(rule);
-      if (!rule.is_port && fd < 0)
-        Stop(out, M{.kind = M::kRulePath, .index = static_cast<int32_t>(l), .err = errno,
-                    .rule = static_cast<int32_t>(i)});
-      opened[l].push_back(fd);
-    }
-  }
-  const char* call = "";
-  if (int err = TakeCred(cred, &call); err != 0) Stop(out, M{.kind = M::kCred, .err = err}, call);
-  RearmDeathSignal();
-  umask(cred.umask & 0777);
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    Stop(out, M{.kind = M::kSetup, .err = errno}, "PR_SET_NO_NEW_PRIVS");
-  for (size_t l = 0; l < layers.size(); ++l) {
-    LayerFailure f;
-    if (int err = EnforceLayer(layers[l], opened[l], &f); err != 0)
-      Stop(out, M{.kind = M::kLayer, .index = static_cast<int32_t>(l), .err = err,
-                  .rule = static_cast<int32_t>(f.rule), .stage = static_cast<int32_t>(f.stage)});
-    for (int fd : opened[l])
-      if (fd >= 0) close(fd);
-  }
-  const ProcessTable no_peers;
-  FdTable fds;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const StepSpec& st = steps[i];
-    const auto index = static_cast<int32_t>(i);
-    uint32_t mode = 0;
-    if (st.op == Op::kOpen && OpensSpecialFile(st, &mode))
-      Stop(out, M{.kind = M::kRefused, .index = index, .mode = mode});
-    int err = RunStep(no_peers, st, kernel_internal::Request{}, &fds);
-    if (st.op == Op::kChdir && err == 0 && fchdir(start) != 0)
-      Stop(out, M{.kind = M::kRestoreCwd, .index = index, .err = errno});
-    Send(out, M{.kind = M::kAnswer, .index = index, .err = err});
-  }
-  _exit(0);
 }
 
 std::string_view KindOfMode(uint32_t mode) {
@@ -332,57 +225,48 @@ Result<std::vector<int>, std::string> ProbeHostChanging(
     if (!st) return Unexpected(fmt::format("request {}: {}", i, st.error()));
     steps.push_back(std::move(*st));
   }
-  std::vector<LayerSpec> layers;
+  ProbeJob job{.cred = who.cred,
+               .groups = {who.cred.groups().begin(), who.cred.groups().end()},
+               .root = who.root,
+               .cwd = who.cwd,
+               .layers = {},
+               .steps = std::move(steps)};
   for (size_t l = 0; l < who.layers.size(); ++l) {
     auto layer = LayerOf(who.layers[l], l);
     if (!layer) return Unexpected(std::move(layer).error());
-    layers.push_back(std::move(*layer));
+    job.layers.push_back(std::move(*layer));
   }
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
-    return Unexpected(fmt::format("pipe2: {}", ErrnoName(errno)));
-  pid_t pid = ForkTied();
-  if (pid < 0) {
-    int err = errno;
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    return Unexpected(fmt::format("fork: {}", ErrnoName(err)));
-  }
-  if (pid == 0) {
-    close(pipe_fds[0]);
-    RunChild(pipe_fds[1], who, layers, steps);
-  }
-  close(pipe_fds[1]);
+  auto child = ProbeChild::Start(job);
+  if (!child) return Unexpected(std::move(child).error());
   std::vector<int> errs;
   std::string failure;
   ChildMessage m;
   size_t got = 0;
   for (;;) {
-    ssize_t n = read(pipe_fds[0], reinterpret_cast<char*>(&m) + got, sizeof(m) - got);
+    ssize_t n = read(child->out(), reinterpret_cast<char*>(&m) + got, sizeof(m) - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += static_cast<size_t>(n);
     if (got < sizeof(m)) continue;
     got = 0;
     if (m.kind == ChildMessage::kAnswer && static_cast<size_t>(m.index) == errs.size() &&
-        errs.size() < steps.size()) {
+        errs.size() < job.steps.size()) {
       errs.push_back(m.err);
     } else if (failure.empty()) {
       failure = m.kind == ChildMessage::kAnswer
                     ? fmt::format("answer for request {} out of order", m.index)
-                    : Describe(m, who, layers, steps);
+                    : Describe(m, who, job.layers, job.steps);
     }
   }
-  close(pipe_fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  auto waited = child->Wait();
+  if (!waited) return Unexpected(std::move(waited).error());
+  const int status = *waited;
   if (!failure.empty()) return Unexpected(failure);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || errs.size() != steps.size())
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || errs.size() != job.steps.size())
     return Unexpected(fmt::format("the probe child ended ({}) after {} of {} answers",
                                   WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
                                                       : fmt::format("exit {}", WEXITSTATUS(status)),
-                                  errs.size(), steps.size()));
+                                  errs.size(), job.steps.size()));
   return errs;
 }
 

@@ -36,9 +36,11 @@ struct ProbeIdentity {
 
 // ProbeHost()
 //
-// Forks one child that takes `who` (its root and working directory, then
-// TakeCred(), no_new_privs, each layer), runs `requests` in order as real
-// system calls and reports each one's errno (0: success) in request order.
+// Starts one child (a ProbeChild, src/kernel/probe_child.h: forked by
+// this thread's lean probe server, or here) that takes `who` (its root and
+// working directory, then TakeCred(), no_new_privs, each layer), runs
+// `requests` in order as real system calls and reports each one's errno
+// (0: success) in request order.
 // Every request starts in `who.cwd` (a relative path resolves from it): a
 // Chdir is undone after it succeeds, so each answer is that of
 // Model::Evaluate() on an unchanged process.
@@ -63,7 +65,7 @@ struct ProbeIdentity {
 //
 // Preconditions: the caller is root with every capability `who` needs and
 // Landlock is enabled when `who` has layers. The requests are checked and
-// turned into steps before fork(); the child never returns into the
+// turned into steps before the child starts; it never returns into the
 // caller's code.
 //
 // Example:

@@ -71,6 +71,61 @@ ssize_t RecvMsg(int sock, void* data, size_t len, int* fd) {
 
 }  // namespace
 
+int SendFds(int sock, std::span<const int> fds) {
+  if (fds.empty() || fds.size() > kMaxFds) return EINVAL;
+  char byte = 'F';
+  iovec iov{&byte, 1};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
+  msg.msg_control = control;
+  msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  ssize_t n;
+  do n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return errno == ECONNRESET ? EPIPE : errno;
+  return n == 1 ? 0 : EPIPE;
+}
+
+int RecvFds(int sock, std::vector<int>* fds) {
+  fds->clear();
+  char byte = 0;
+  iovec iov{&byte, 1};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  ssize_t n;
+  do n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return errno == ECONNRESET ? EPIPE : errno;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; ++i) {
+      int fd = -1;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      fds->push_back(fd);
+    }
+  }
+  if (n == 0) {
+    for (int fd : *fds) close(fd);
+    fds->clear();
+    return EPIPE;
+  }
+  // Truncated control data (more than kMaxFds): not trusted.
+  if (msg.msg_flags & MSG_CTRUNC) return EMSGSIZE;
+  return 0;
+}
+
 int SendRequest(int sock, const Request& r, int fd) {
   return SendMsg(sock, &r, sizeof(r), fd);
 }

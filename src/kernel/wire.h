@@ -5,9 +5,10 @@
 #define PATHWARDEN_SRC_KERNEL_WIRE_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
-
+#include <vector>
 
 namespace pathwarden::kernel_internal {
 
@@ -46,6 +47,15 @@ int SendRequest(int sock, const Request& r, int fd = -1);
 int RecvRequest(int sock, Request* r, int* fd);
 int SendReply(int sock, const Reply& r, int fd = -1);
 int RecvReply(int sock, Reply* r, int* fd, int timeout_ms);
+
+// SendFds() / RecvFds()
+//
+// Up to kMaxFds descriptors as SCM_RIGHTS on one byte, on a stream that
+// otherwise carries frames. RecvFds() sets *fds to those received (with
+// FD_CLOEXEC); both return 0 or an errno (EPIPE when the peer is gone).
+inline constexpr size_t kMaxFds = 64;
+int SendFds(int sock, std::span<const int> fds);
+int RecvFds(int sock, std::vector<int>* fds);
 
 // WriteFrame() / ReadFrame()
 //
