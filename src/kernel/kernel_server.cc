@@ -100,32 +100,13 @@ __attribute__((constructor)) void ServeIfAsked() {
 }  // namespace
 
 Result<std::unique_ptr<KernelServer>, std::string> KernelServer::Spawn() {
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return Unexpected(fmt::format("socketpair: {}", ErrnoName(errno)));
-  // Built before the fork: a multithreaded caller's child should only
-  // make system calls until execve.
-  char arg0[] = "pathwarden-kernel-server";
-  std::string env = fmt::format("{}=1", kServerEnv);
-  char* argv[] = {arg0, nullptr};
-  char* envp[] = {env.data(), nullptr};
-  pid_t pid = ForkTied();
-  if (pid == 0) {
-    if (sv[1] != kChannel && dup2(sv[1], kChannel) < 0) _exit(127);
-    syscall(SYS_close_range, kChannel + 1, ~0u, 0);
-    fcntl(kChannel, F_SETFD, 0);
-    execve("/proc/self/exe", argv, envp);
-    _exit(127);
-  }
-  int err = errno;
-  close(sv[1]);
-  if (pid < 0) {
-    close(sv[0]);
-    return Unexpected(fmt::format("fork the kernel server: {}", ErrnoName(err)));
-  }
-  std::unique_ptr<KernelServer> server(new KernelServer(pid, sv[0]));
+  int sock = -1;
+  const pid_t pid = SpawnSelf("pathwarden-kernel-server", kServerEnv, kChannel, &sock);
+  if (pid < 0)
+    return Unexpected(fmt::format("start the kernel server: {}", ErrnoName(errno)));
+  std::unique_ptr<KernelServer> server(new KernelServer(pid, sock));
   std::string hello;
-  int e = ReadFrame(sv[0], &hello, NowMs() + 10000);
+  int e = ReadFrame(sock, &hello, NowMs() + 10000);
   if (e == 0 && hello == kReady) return server;
   kill(pid, SIGKILL);
   server->Stop();

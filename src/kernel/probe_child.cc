@@ -236,33 +236,18 @@ struct Server {
 thread_local Server t_server;
 
 bool Spawn(Server* s, const Context& context) {
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
-  // Built before the fork: a multithreaded caller's child should only
-  // make system calls until execve.
-  char arg0[] = "pathwarden-probe-server";
-  std::string env = fmt::format("{}=1", kServerEnv);
-  char* argv[] = {arg0, nullptr};
-  char* envp[] = {env.data(), nullptr};
-  const pid_t pid = ForkTied();
-  if (pid == 0) {
-    if (sv[1] != kChannel && dup2(sv[1], kChannel) < 0) _exit(127);
-    syscall(SYS_close_range, kChannel + 1, ~0u, 0);
-    fcntl(kChannel, F_SETFD, 0);
-    execve("/proc/self/exe", argv, envp);
-    _exit(127);
-  }
-  close(sv[1]);
+  int sock = -1;
+  const pid_t pid = SpawnSelf("pathwarden-probe-server", kServerEnv, kChannel, &sock);
   if (pid < 0) {
-    close(sv[0]);
+    s->failed = true;
     return false;
   }
   s->pid = pid;
-  s->sock = sv[0];
+  s->sock = sock;
   s->owner = getpid();
   s->context = context;
   std::string hello;
-  if (ReadFrame(sv[0], &hello, NowMs() + 10000) == 0 && hello == kReady) return true;
+  if (ReadFrame(sock, &hello, NowMs() + 10000) == 0 && hello == kReady) return true;
   s->Stop();
   s->failed = true;
   return false;

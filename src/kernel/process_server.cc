@@ -3,6 +3,7 @@
 
 #include "src/kernel/process_server.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
@@ -192,6 +193,34 @@ pid_t ForkTied() {
     tied_parent = parent;
     RearmDeathSignal();
   }
+  return pid;
+}
+
+pid_t SpawnSelf(const char* name, std::string_view env_name, int channel, int* sock) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+  // Built before the fork: a multithreaded caller's child should only
+  // make system calls until execve.
+  std::string arg0(name);
+  std::string env = fmt::format("{}=1", env_name);
+  char* argv[] = {arg0.data(), nullptr};
+  char* envp[] = {env.data(), nullptr};
+  const pid_t pid = ForkTied();
+  if (pid == 0) {
+    if (sv[1] != channel && dup2(sv[1], channel) < 0) _exit(127);
+    syscall(SYS_close_range, channel + 1, ~0u, 0);
+    fcntl(channel, F_SETFD, 0);
+    execve("/proc/self/exe", argv, envp);
+    _exit(127);
+  }
+  const int err = errno;
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    errno = err;
+    return -1;
+  }
+  *sock = sv[0];
   return pid;
 }
 

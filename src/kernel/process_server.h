@@ -44,6 +44,16 @@ struct ProcessTable {
 pid_t ForkTied();
 void RearmDeathSignal();
 
+// SpawnSelf()
+//
+// ForkTied(), then /proc/self/exe exec'd anew as `name` with nothing but
+// `env_name`=1 in its environment and, besides descriptors 0 to 2, one end
+// of a new stream socket pair at `channel`: a lean server that a
+// constructor of this binary takes over before main() when it sees the
+// variable. Returns the child's pid with this end (O_CLOEXEC) in *sock,
+// or -1 with errno (socketpair() or fork()).
+pid_t SpawnSelf(const char* name, std::string_view env_name, int channel, int* sock);
+
 // AbstractSocketName()
 //
 // The abstract UNIX socket process `index` listens on (without the NUL).

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <span>
+#include <vector>
 
 namespace pathwarden::kernel_internal {
 namespace {
@@ -23,20 +25,21 @@ struct ReplyHeader {
 // Longest reply text; setup messages are one line.
 constexpr size_t kMaxText = 4096;
 
-int SendMsg(int sock, const void* data, size_t len, int fd) {
+int SendMsg(int sock, const void* data, size_t len, std::span<const int> fds) {
+  if (fds.size() > kMaxFds) return EINVAL;
   iovec iov{const_cast<void*>(data), len};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (fd >= 0) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
+  if (!fds.empty()) {
     msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
     cmsghdr* c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
   }
   ssize_t n;
   do n = sendmsg(sock, &msg, MSG_NOSIGNAL);
@@ -45,68 +48,25 @@ int SendMsg(int sock, const void* data, size_t len, int fd) {
   return 0;
 }
 
+int SendMsg(int sock, const void* data, size_t len, int fd) {
+  return SendMsg(sock, data, len, fd >= 0 ? std::span<const int>(&fd, 1) : std::span<const int>());
+}
+
 // Returns the byte count (>= 0) or -errno; 0 bytes means the peer is gone.
-ssize_t RecvMsg(int sock, void* data, size_t len, int* fd) {
+// The descriptors received (FD_CLOEXEC) are appended to *fds; control data
+// cut short (more than kMaxFds) is -EMSGSIZE, its descriptors closed.
+ssize_t RecvMsg(int sock, void* data, size_t len, std::vector<int>* fds) {
   iovec iov{data, len};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
   msg.msg_control = control;
   msg.msg_controllen = sizeof(control);
   ssize_t n;
   do n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
-  if (fd != nullptr) *fd = -1;
   if (n < 0) return errno == ECONNRESET ? -EPIPE : -errno;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    int got = -1;
-    std::memcpy(&got, CMSG_DATA(c), sizeof(int));
-    if (fd != nullptr) *fd = got;
-    else close(got);
-  }
-  return n;
-}
-
-}  // namespace
-
-int SendFds(int sock, std::span<const int> fds) {
-  if (fds.empty() || fds.size() > kMaxFds) return EINVAL;
-  char byte = 'F';
-  iovec iov{&byte, 1};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
-  msg.msg_control = control;
-  msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-  std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-  ssize_t n;
-  do n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  if (n < 0) return errno == ECONNRESET ? EPIPE : errno;
-  return n == 1 ? 0 : EPIPE;
-}
-
-int RecvFds(int sock, std::vector<int>* fds) {
-  fds->clear();
-  char byte = 0;
-  iovec iov{&byte, 1};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
-  ssize_t n;
-  do n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  if (n < 0) return errno == ECONNRESET ? EPIPE : errno;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
     const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -116,13 +76,48 @@ int RecvFds(int sock, std::vector<int>* fds) {
       fds->push_back(fd);
     }
   }
+  if (msg.msg_flags & MSG_CTRUNC) {
+    for (int fd : *fds) close(fd);
+    fds->clear();
+    return -EMSGSIZE;
+  }
+  return n;
+}
+
+// The same with at most one descriptor wanted: *fd, or -1 (any others
+// are closed).
+ssize_t RecvMsg(int sock, void* data, size_t len, int* fd) {
+  std::vector<int> fds;
+  const ssize_t n = RecvMsg(sock, data, len, &fds);
+  if (fd != nullptr) *fd = -1;
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (i == 0 && fd != nullptr) {
+      *fd = fds[i];
+    } else {
+      close(fds[i]);
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+int SendFds(int sock, std::span<const int> fds) {
+  if (fds.empty()) return EINVAL;
+  const char byte = 'F';
+  return SendMsg(sock, &byte, 1, fds);
+}
+
+int RecvFds(int sock, std::vector<int>* fds) {
+  fds->clear();
+  char byte = 0;
+  const ssize_t n = RecvMsg(sock, &byte, 1, fds);
+  if (n < 0) return static_cast<int>(-n);
   if (n == 0) {
     for (int fd : *fds) close(fd);
     fds->clear();
     return EPIPE;
   }
-  // Truncated control data (more than kMaxFds): not trusted.
-  if (msg.msg_flags & MSG_CTRUNC) return EMSGSIZE;
   return 0;
 }
 
