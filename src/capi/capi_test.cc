@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -421,6 +422,14 @@ TEST_F(CapiTest, EveryOpIsAsked) {
   EXPECT_EQ(pathwarden_request_init(&r, -1), -EINVAL);
   EXPECT_EQ(pathwarden_request_init(&r, PATHWARDEN_OP_FUTIMENS + 1), -EINVAL);
   EXPECT_EQ(pathwarden_request_init(nullptr, 0), -EINVAL);
+  // Each op's default mode is its request type's: mkdir 0755, mknod 0644,
+  // the rest that take one 0.
+  for (auto [op, mode] : {std::pair{PATHWARDEN_OP_MKDIR, 0755u}, {PATHWARDEN_OP_MKNOD, 0644u},
+                          {PATHWARDEN_OP_CHMOD, 0u}, {PATHWARDEN_OP_ACCESS, 0u},
+                          {PATHWARDEN_OP_STAT, 0u}}) {
+    ASSERT_EQ(pathwarden_request_init(&r, op), 0);
+    EXPECT_EQ(r.mode, mode) << "op " << op;
+  }
   ASSERT_EQ(pathwarden_request_init(&r, PATHWARDEN_OP_OPEN), 0);
   EXPECT_EQ(r.dirfd, PATHWARDEN_AT_FDCWD);
   EXPECT_EQ(r.mode, 0644u);

@@ -5,11 +5,14 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,9 +26,93 @@
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
 #include "src/query/query.h"
+#include "src/task/request_fields.h"
 
 namespace pathwarden::capi {
 namespace {
+
+// FillRequest()
+//
+// Each member of the request type `T` from the C request's field of its
+// name (src/task/request_fields.h goes the other way for the engine): the
+// paths the type has must not be NULL (link and rename take path and
+// path2 as oldpath and newpath, symlink path2 as its target, a bind mount
+// path as its target and path2 as its source), times are two
+// PATHWARDEN_TIME_*, a target a live process of `p`'s model, a ruleset
+// built on `p`. The first error found, in member order, is returned.
+template <typename T>
+int FillRequest(const pathwarden_process& p, const pathwarden_request& r, T& t) {
+  const std::string_view op = OpName(T::kOp);
+  const auto need = [&](const char* s, std::string_view what, std::string* out) {
+    if (s == nullptr) return Fail(EINVAL, fmt::format("request: {} needs {}", op, what));
+    *out = s;
+    return 0;
+  };
+  if constexpr (requires { t.dirfd; }) t.dirfd = Fd{r.dirfd};
+  if constexpr (requires { t.fd; }) t.fd = Fd{r.fd};
+  if constexpr (std::is_same_v<T, BindMount>) {
+    if (int e = need(r.path, "path (the target)", &t.target)) return e;
+    if (int e = need(r.path2, "path2 (the source)", &t.source)) return e;
+  } else if constexpr (std::is_same_v<T, Symlink>) {
+    if (int e = need(r.path, "path", &t.path)) return e;
+    if (int e = need(r.path2, "path2 (the target)", &t.target)) return e;
+  } else if constexpr (requires { t.oldpath; }) {
+    if (int e = need(r.path, "path", &t.oldpath)) return e;
+    if (int e = need(r.path2, "path2", &t.newpath)) return e;
+  } else if constexpr (requires { t.path; }) {
+    if (int e = need(r.path, "path", &t.path)) return e;
+  }
+  if constexpr (requires { t.name; }) {
+    if (int e = need(r.name, "name", &t.name)) return e;
+  }
+  if constexpr (requires { t.value; }) {
+    if (r.value == nullptr && r.value_len != 0)
+      return Fail(EINVAL, fmt::format("request: {}'s value is NULL but value_len is not 0", op));
+    t.value.assign(static_cast<const char*>(r.value), r.value == nullptr ? 0 : r.value_len);
+  }
+  if constexpr (requires { t.flags; }) t.flags = r.flags;
+  if constexpr (requires { t.mode; }) t.mode = r.mode;
+  if constexpr (requires { t.type; }) t.type = r.type;
+  if constexpr (requires { t.rdev_major; }) {
+    t.rdev_major = r.rdev_major;
+    t.rdev_minor = r.rdev_minor;
+  }
+  if constexpr (requires { t.uid; }) {
+    t.uid = r.uid;
+    t.gid = r.gid;
+  }
+  if constexpr (requires { t.cmd; }) t.cmd = r.cmd;
+  if constexpr (requires { t.port; }) t.port = r.port;
+  if constexpr (requires { t.xattr_flags; }) t.xattr_flags = r.xattr_flags;
+  if constexpr (requires { t.offset; }) {
+    t.offset = r.offset;
+    t.len = r.len;
+  }
+  // utimensat's and futimens's times: NULL, or two PATHWARDEN_TIME_*.
+  if constexpr (requires { t.times; }) {
+    if (r.has_times) {
+      std::array<TimeSpec, 2> times{};
+      for (size_t i = 0; i < 2; ++i) {
+        if (r.times[i] < PATHWARDEN_TIME_NOW || r.times[i] > PATHWARDEN_TIME_SET)
+          return Fail(EINVAL, fmt::format("request: times[{}] is {}, not a PATHWARDEN_TIME_*", i,
+                                          r.times[i]));
+        times[i] = static_cast<TimeSpec>(r.times[i]);
+      }
+      t.times = times;
+    }
+  }
+  if constexpr (requires { t.target.index; }) {  // a process, not a path
+    if (Live(r.target, "request target") != 0) return -EINVAL;
+    if (r.target->state != p.state)
+      return Fail(EINVAL, "request: the target is a process of another model");
+    t.target = r.target->p;
+  }
+  if constexpr (requires { t.ruleset; }) {
+    if (Live(r.ruleset, "request ruleset") != 0) return -EINVAL;
+    t.ruleset = BuildOn(*r.ruleset, p).second.ruleset;
+  }
+  return 0;
+}
 
 // ToRequest()
 //
@@ -35,231 +122,16 @@ int ToRequest(const pathwarden_process& p, const pathwarden_request* r, query::Q
   if (r->op < 0 || r->op > PATHWARDEN_OP_FUTIMENS)
     return Fail(EINVAL, fmt::format("request: unknown op {}", r->op));
   const Op op = static_cast<Op>(r->op);
-  const Fd dirfd{r->dirfd};
-  const Fd fd{r->fd};
-  auto path = [&](const char* s, const char* what) -> Result<std::string, int> {
-    if (s == nullptr)
-      return Unexpected(Fail(EINVAL, fmt::format("request: {} needs {}", OpName(op), what)));
-    return std::string(s);
-  };
-  auto target = [&]() -> Result<Process, int> {
-    if (Live(r->target, "request target") != 0) return Unexpected(-EINVAL);
-    if (r->target->state != p.state)
-      return Unexpected(Fail(EINVAL, "request: the target is a process of another model"));
-    return r->target->p;
-  };
-  // utimensat's and futimens's times: NULL, or two PATHWARDEN_TIME_*.
-  auto times = [&](std::optional<std::array<TimeSpec, 2>>* out) {
-    if (!r->has_times) return 0;
-    std::array<TimeSpec, 2> t{};
-    for (int i = 0; i < 2; ++i) {
-      if (r->times[i] < PATHWARDEN_TIME_NOW || r->times[i] > PATHWARDEN_TIME_SET)
-        return Fail(EINVAL, fmt::format("request: times[{}] is {}, not a PATHWARDEN_TIME_*", i,
-                                        r->times[i]));
-      t[static_cast<size_t>(i)] = static_cast<TimeSpec>(r->times[i]);
-    }
-    *out = t;
-    return 0;
-  };
   q->op = std::string(OpName(op));
   q->path = r->path ? r->path : "";
   q->path2 = r->path2 ? r->path2 : "";
-  // A path the op needs, or return its error.
-#define PW_PATH(var, field, what)       \
-  auto var##_r = path(r->field, what);  \
-  if (!var##_r) return var##_r.error(); \
-  std::string var = std::move(*var##_r)
-#define PW_TARGET(var)                      \
-  auto var##_r = target();                  \
-  if (!var##_r) return -EINVAL;             \
-  const Process var = *var##_r
-  switch (op) {
-    case Op::kOpen: {
-      PW_PATH(s, path, "path");
-      q->request = Open{dirfd, s, r->flags, r->mode};
-      break;
-    }
-    case Op::kClose: q->request = Close{fd}; break;
-    case Op::kStat: {
-      PW_PATH(s, path, "path");
-      q->request = Stat{dirfd, s, r->flags};
-      break;
-    }
-    case Op::kLstat: {
-      PW_PATH(s, path, "path");
-      q->request = Lstat{dirfd, s, r->flags};
-      break;
-    }
-    case Op::kAccess: {
-      PW_PATH(s, path, "path");
-      q->request = Access{dirfd, s, r->mode, r->flags};
-      break;
-    }
-    case Op::kMkdir: {
-      PW_PATH(s, path, "path");
-      q->request = Mkdir{dirfd, s, r->mode};
-      break;
-    }
-    case Op::kMknod: {
-      PW_PATH(s, path, "path");
-      q->request = Mknod{dirfd, s, r->type, r->mode, r->rdev_major, r->rdev_minor};
-      break;
-    }
-    case Op::kSymlink: {
-      PW_PATH(s, path, "path");
-      PW_PATH(t, path2, "path2 (the target)");
-      q->request = Symlink{t, dirfd, s};
-      break;
-    }
-    case Op::kLink: {
-      PW_PATH(s, path, "path");
-      PW_PATH(t, path2, "path2");
-      q->request = Link{dirfd, s, t, r->flags};
-      break;
-    }
-    case Op::kUnlink: {
-      PW_PATH(s, path, "path");
-      q->request = Unlink{dirfd, s, r->flags};
-      break;
-    }
-    case Op::kRmdir: {
-      PW_PATH(s, path, "path");
-      q->request = Rmdir{dirfd, s};
-      break;
-    }
-    case Op::kRename: {
-      PW_PATH(s, path, "path");
-      PW_PATH(t, path2, "path2");
-      q->request = Rename{dirfd, s, t, r->flags};
-      break;
-    }
-    case Op::kTruncate: {
-      PW_PATH(s, path, "path");
-      q->request = Truncate{s};
-      break;
-    }
-    case Op::kFtruncate: q->request = Ftruncate{fd}; break;
-    case Op::kChmod: {
-      PW_PATH(s, path, "path");
-      q->request = Chmod{dirfd, s, r->mode, r->flags};
-      break;
-    }
-    case Op::kChown: {
-      PW_PATH(s, path, "path");
-      q->request = Chown{dirfd, s, r->uid, r->gid, r->flags};
-      break;
-    }
-    case Op::kLchown: {
-      PW_PATH(s, path, "path");
-      q->request = Lchown{dirfd, s, r->uid, r->gid, r->flags};
-      break;
-    }
-    case Op::kReadlink: {
-      PW_PATH(s, path, "path");
-      q->request = Readlink{dirfd, s};
-      break;
-    }
-    case Op::kChdir: {
-      PW_PATH(s, path, "path");
-      q->request = Chdir{s};
-      break;
-    }
-    case Op::kExecCheck: {
-      PW_PATH(s, path, "path");
-      q->request = ExecCheck{dirfd, s, r->flags};
-      break;
-    }
-    case Op::kIoctl: q->request = Ioctl{fd, r->cmd}; break;
-    case Op::kBindTcp: q->request = BindTcp{r->port}; break;
-    case Op::kConnectTcp: q->request = ConnectTcp{r->port}; break;
-    case Op::kSignal: {
-      PW_TARGET(t);
-      q->request = Signal{t};
-      break;
-    }
-    case Op::kConnectAbstract: {
-      PW_TARGET(t);
-      q->request = ConnectAbstract{t};
-      break;
-    }
-    case Op::kSendFd: {
-      PW_TARGET(t);
-      q->request = SendFd{fd, t};
-      break;
-    }
-    case Op::kMountTmpfs: {
-      PW_PATH(s, path, "path");
-      q->request = MountTmpfs{s, r->flags};
-      break;
-    }
-    case Op::kBindMount: {
-      PW_PATH(s, path, "path (the target)");
-      PW_PATH(t, path2, "path2 (the source)");
-      q->request = BindMount{t, s, r->flags};
-      break;
-    }
-    case Op::kUmount: {
-      PW_PATH(s, path, "path");
-      q->request = Umount{s, r->flags};
-      break;
-    }
-    case Op::kRestrict: {
-      if (Live(r->ruleset, "request ruleset") != 0) return -EINVAL;
-      q->request = Restrict{BuildOn(*r->ruleset, p).second.ruleset};
-      break;
-    }
-    case Op::kUtimensat: {
-      PW_PATH(s, path, "path");
-      Utimensat u{dirfd, s, std::nullopt, r->flags};
-      if (int e = times(&u.times)) return e;
-      q->request = u;
-      break;
-    }
-    case Op::kChroot: {
-      PW_PATH(s, path, "path");
-      q->request = Chroot{s};
-      break;
-    }
-    case Op::kFchdir: q->request = Fchdir{fd}; break;
-    case Op::kGetxattr: {
-      PW_PATH(s, path, "path");
-      PW_PATH(n, name, "name");
-      q->request = Getxattr{dirfd, s, n, r->flags};
-      break;
-    }
-    case Op::kSetxattr: {
-      PW_PATH(s, path, "path");
-      PW_PATH(n, name, "name");
-      if (r->value == nullptr && r->value_len != 0)
-        return Fail(EINVAL, "request: setxattr's value is NULL but value_len is not 0");
-      std::string v(static_cast<const char*>(r->value), r->value == nullptr ? 0 : r->value_len);
-      q->request = Setxattr{dirfd, s, n, std::move(v), r->xattr_flags, r->flags};
-      break;
-    }
-    case Op::kListxattr: {
-      PW_PATH(s, path, "path");
-      q->request = Listxattr{dirfd, s, r->flags};
-      break;
-    }
-    case Op::kRemovexattr: {
-      PW_PATH(s, path, "path");
-      PW_PATH(n, name, "name");
-      q->request = Removexattr{dirfd, s, n, r->flags};
-      break;
-    }
-    case Op::kFallocate: q->request = Fallocate{fd, r->mode, r->offset, r->len}; break;
-    case Op::kFchmod: q->request = Fchmod{fd, r->mode}; break;
-    case Op::kFchown: q->request = Fchown{fd, r->uid, r->gid}; break;
-    case Op::kFutimens: {
-      Futimens u{fd, std::nullopt};
-      if (int e = times(&u.times)) return e;
-      q->request = u;
-      break;
-    }
-  }
-#undef PW_PATH
-#undef PW_TARGET
-  return 0;
+  int err = 0;
+  const bool known = WithRequestType(op, [&](auto t) {
+    err = FillRequest(p, *r, t);
+    if (err == 0) q->request = std::move(t);
+  });
+  if (!known) return Fail(EINVAL, fmt::format("request: unknown op {}", r->op));
+  return err;
 }
 
 Model::Detail DetailOf(int detail) {
@@ -306,9 +178,12 @@ int pathwarden_request_init(pathwarden_request* r, int op) {
     std::memset(r, 0, sizeof *r);
     r->op = op;
     r->dirfd = PATHWARDEN_AT_FDCWD;
-    r->mode = op == PATHWARDEN_OP_MKDIR                                ? 0755
-              : op == PATHWARDEN_OP_OPEN || op == PATHWARDEN_OP_MKNOD ? 0644
-                                                                       : 0;
+    // The request type's own default mode (open and mknod 0644, mkdir
+    // 0755), else 0.
+    r->mode = 0;
+    WithRequestType(static_cast<Op>(op), [&](const auto& t) {
+      if constexpr (requires { t.mode; }) r->mode = t.mode;
+    });
     r->type = S_IFREG;
     r->rdev_major = 1;
     r->rdev_minor = 3;

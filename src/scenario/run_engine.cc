@@ -9,6 +9,7 @@
 
 #include "pathwarden/errno.h"
 #include "src/api/model_impl.h"
+#include "src/task/request_fields.h"
 
 namespace pathwarden {
 
@@ -321,95 +322,23 @@ void ScenarioModel::Unbind(Process p, const std::string& name) {
 
 pathwarden::Request ScenarioModel::RequestOf(const StepSpec& st) {
   const Process p = ProcessOf(st.as);
-  auto dirfd = [&] { return st.dirfd.empty() || !p.valid() ? kAtFdcwd : FdOf(p, st.dirfd); };
-  auto fd = [&] { return p.valid() ? FdOf(p, st.fd) : Fd{-1}; };
-  switch (st.op) {
-    case Op::kOpen:
-      return Open{dirfd(), st.path, st.flags, st.mode};
-    case Op::kClose:
-      return Close{fd()};
-    case Op::kStat:
-      return Stat{dirfd(), st.path, st.flags};
-    case Op::kLstat:
-      return Lstat{dirfd(), st.path, st.flags};
-    case Op::kAccess:
-      return Access{dirfd(), st.path, st.access_mode, st.flags};
-    case Op::kExecCheck:
-      return ExecCheck{dirfd(), st.path, st.flags};
-    case Op::kMkdir:
-      return Mkdir{dirfd(), st.path, st.mode};
-    case Op::kMknod:
-      return Mknod{dirfd(), st.path,       FileTypeBits(st.mknod_type),
-                   st.mode, st.rdev_major, st.rdev_minor};
-    case Op::kSymlink:
-      return Symlink{st.target, dirfd(), st.path};
-    case Op::kLink:
-      return Link{dirfd(), st.path, st.path2, st.flags};
-    case Op::kUnlink:
-      return Unlink{dirfd(), st.path, st.flags};
-    case Op::kRmdir:
-      return Rmdir{dirfd(), st.path};
-    case Op::kRename:
-      return Rename{dirfd(), st.path, st.path2, st.flags};
-    case Op::kTruncate:
-      return Truncate{st.path};
-    case Op::kFtruncate:
-      return Ftruncate{fd()};
-    case Op::kChmod:
-      return Chmod{dirfd(), st.path, st.mode, st.flags};
-    case Op::kChown:
-      return Chown{dirfd(), st.path, st.uid, st.gid, st.flags};
-    case Op::kLchown:
-      return Lchown{dirfd(), st.path, st.uid, st.gid, st.flags};
-    case Op::kUtimensat:
-      return Utimensat{dirfd(), st.path, st.times, st.flags};
-    case Op::kReadlink:
-      return Readlink{dirfd(), st.path};
-    case Op::kChdir:
-      return Chdir{st.path};
-    case Op::kFchdir:
-      return Fchdir{fd()};
-    case Op::kChroot:
-      return Chroot{st.path};
-    case Op::kMountTmpfs:
-      return MountTmpfs{st.path, st.flags};
-    case Op::kBindMount:
-      return BindMount{st.path, st.path2, st.flags};
-    case Op::kUmount:
-      return Umount{st.path, st.flags};
-    case Op::kIoctl:
-      return Ioctl{fd(), st.cmd};
-    case Op::kBindTcp:
-      return BindTcp{st.port};
-    case Op::kConnectTcp:
-      return ConnectTcp{st.port};
-    case Op::kSignal:
-      return Signal{ProcessOf(st.target)};
-    case Op::kConnectAbstract:
-      return ConnectAbstract{ProcessOf(st.target)};
-    case Op::kSendFd:
-      return SendFd{fd(), ProcessOf(st.target)};
-    case Op::kRestrict:
-      return Restrict{st.layer ? RulesetOf(*st.layer) : LandlockRuleset{}};
-    case Op::kGetxattr:
-      return Getxattr{dirfd(), st.path, st.xattr_name, st.flags};
-    case Op::kSetxattr:
-      return Setxattr{dirfd(), st.path, st.xattr_name, st.xattr_value, st.xattr_flags, st.flags};
-    case Op::kListxattr:
-      return Listxattr{dirfd(), st.path, st.flags};
-    case Op::kRemovexattr:
-      return Removexattr{dirfd(), st.path, st.xattr_name, st.flags};
-    case Op::kFallocate:
-      return Fallocate{fd(), static_cast<uint32_t>(st.flags), static_cast<uint64_t>(st.offset),
-                       static_cast<uint64_t>(st.len)};
-    case Op::kFchmod:
-      return Fchmod{fd(), st.mode};
-    case Op::kFchown:
-      return Fchown{fd(), st.uid, st.gid};
-    case Op::kFutimens:
-      return Futimens{fd(), st.times};
-  }
-  return Stat{};
+  pathwarden::Request out = Stat{};
+  // Each member from the step's field of its name; the step names its
+  // descriptors, processes and layer, which this model resolves.
+  WithRequestType(st.op, [&](auto r) {
+    using T = decltype(r);
+    CopyFieldsToRequest(st, r);
+    if constexpr (requires { r.dirfd; })
+      r.dirfd = st.dirfd.empty() || !p.valid() ? kAtFdcwd : FdOf(p, st.dirfd);
+    if constexpr (requires { r.fd; }) r.fd = p.valid() ? FdOf(p, st.fd) : Fd{-1};
+    if constexpr (requires { r.target.index; }) r.target = ProcessOf(st.target);
+    if constexpr (std::is_same_v<T, Mknod>) r.type = FileTypeBits(st.mknod_type);
+    if constexpr (std::is_same_v<T, Fallocate>) r.mode = static_cast<uint32_t>(st.flags);
+    if constexpr (std::is_same_v<T, Restrict>)
+      r.ruleset = st.layer ? RulesetOf(*st.layer) : LandlockRuleset{};
+    out = std::move(r);
+  });
+  return out;
 }
 
 Decision ScenarioModel::Evaluate(const StepSpec& st, Model::Detail detail) {
