@@ -4,14 +4,12 @@
 #include "src/kernel/host_probe.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <variant>
 
@@ -19,7 +17,6 @@
 
 #include "pathwarden/errno.h"
 #include "pathwarden/scenario.h"
-#include "src/kernel/credentials.h"
 #include "src/kernel/kernel_session.h"
 #include "src/kernel/layer.h"
 #include "src/kernel/probe_child.h"
@@ -57,37 +54,31 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool ch
   std::visit(
       [&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
-        if constexpr (!kProbeReads<T> && !kProbeChanges<T>) {
+        if (!kProbeReads<T> && !(kProbeChanges<T> && changes)) {
           ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
                                       OpName(T::kOp)));
           return;
-        } else {
-          if (!kProbeReads<T> && !changes) {
-            ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
-                                        OpName(T::kOp)));
-            return;
-          }
-          // Each member into the step's field of its name, as the engine's
-          // OpArgs takes them; a dirfd only AT_FDCWD (the step's is text).
-          st.op = T::kOp;
-          CopyRequestFields(r, st);
-          if constexpr (requires { r.dirfd; }) ok = at_cwd(r.dirfd);
-          if constexpr (std::is_same_v<T, Open>) {
-            if (!changes && (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit)))
-              ok = Unexpected(fmt::format(
-                  "open of {} with O_CREAT, O_TRUNC or O_TMPFILE is refused: it changes the host",
-                  r.path));
-          }
-          if constexpr (std::is_same_v<T, Mknod>) {
-            if (r.type == S_IFREG) {
-              st.mknod_type = NodeType::kFile;
-            } else if (r.type == S_IFIFO) {
-              st.mknod_type = NodeType::kFifo;
-            } else if (r.type == S_IFSOCK) {
-              st.mknod_type = NodeType::kSocket;
-            } else {
-              ok = Unexpected(std::string("mknod of a device is refused: it could reach a driver"));
-            }
+        }
+        // Each member into the step's field of its name, as the engine's
+        // OpArgs takes them; a dirfd only AT_FDCWD (the step's is text).
+        st.op = T::kOp;
+        CopyRequestFields(r, st);
+        if constexpr (requires { r.dirfd; }) ok = at_cwd(r.dirfd);
+        if constexpr (std::is_same_v<T, Open>) {
+          if (!changes && (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit)))
+            ok = Unexpected(fmt::format(
+                "open of {} with O_CREAT, O_TRUNC or O_TMPFILE is refused: it changes the host",
+                r.path));
+        }
+        if constexpr (std::is_same_v<T, Mknod>) {
+          // A regular file, FIFO or socket, given exactly; anything else
+          // (a device above all) is refused.
+          const NodeType t = NodeTypeOf(r.type);
+          if (FileTypeBits(t) == r.type &&
+              (t == NodeType::kFile || t == NodeType::kFifo || t == NodeType::kSocket)) {
+            st.mknod_type = t;
+          } else {
+            ok = Unexpected(std::string("mknod of a device is refused: it could reach a driver"));
           }
         }
       },

@@ -6,17 +6,17 @@
 #include <link.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -190,11 +190,13 @@ struct Context {
 };
 
 bool ReadContext(Context* c) {
-  static constexpr const char* kNs[] = {"mnt", "user", "net", "pid_for_children"};
+  static constexpr const char* kNs[] = {
+      "/proc/thread-self/ns/mnt", "/proc/thread-self/ns/user", "/proc/thread-self/ns/net",
+      "/proc/thread-self/ns/pid_for_children"};
+  static_assert(std::size(kNs) == std::tuple_size_v<decltype(Context::ns)>);
   for (size_t i = 0; i < c->ns.size(); ++i) {
     struct stat st;
-    const std::string path = fmt::format("/proc/thread-self/ns/{}", kNs[i]);
-    if (stat(path.c_str(), &st) != 0) return false;
+    if (stat(kNs[i], &st) != 0) return false;
     c->ns[i] = st.st_ino;
   }
   struct stat root;
