@@ -92,19 +92,35 @@ for x, y in zip(a, b):
 PY
 }
 
-# sysctls: the protected_* sysctls, which the kernel's checks and the
-# model's read and which other tests on this machine may change for a
-# while: a mode whose runs did not all see the same values runs again.
-sysctls() { cat /proc/sys/fs/protected_hardlinks /proc/sys/fs/protected_symlinks \
-  /proc/sys/fs/protected_regular /proc/sys/fs/protected_fifos | tr '\n' ' '; }
+# The protected_* sysctls, which the kernel's checks and the model's read:
+# ctest runs these tests on the host's lock (fileserver/CMakeLists.txt),
+# which every test that may change them holds, and a watcher checks that
+# no run saw them change (a mode whose run did, runs again). It forks
+# nothing while it watches: a loop of `cat` and `sleep` every 10 ms cost
+# most of a core beside the server under test (docs/testing.md).
+# read_sysctls: the four values, space-separated, into $sysctls_now.
+read_sysctls() {
+  local name value
+  sysctls_now=
+  for name in hardlinks symlinks regular fifos; do
+    read -r value </proc/sys/fs/protected_$name
+    sysctls_now+="$value "
+  done
+}
 if [ -z "${PATHWARDEN_FS_TEST_TRY:-}" ]; then
   for try in 1 2 3 4 5; do
-    before=$(sysctls)
-    # A watcher notes any change while the mode runs.
+    read_sysctls
+    before=$sysctls_now
     changed="$scratch/sysctls-changed"
     rm -f "$changed"
-    ( while :; do [ "$(sysctls)" = "$before" ] || { echo "$(sysctls)" >"$changed"; exit 0; }
-        sleep 0.01; done ) &
+    # The watcher naps on a FIFO nobody writes to: read -t is a builtin.
+    mkfifo "$scratch/nap"
+    ( exec {nap}<>"$scratch/nap"
+      while :; do
+        read_sysctls
+        [ "$sysctls_now" = "$before" ] || { echo "$sysctls_now" >"$changed"; exit 0; }
+        read -r -t 0.01 -u "$nap" _ || true
+      done ) &
     watcher=$!
     set +e
     PATHWARDEN_FS_TEST_TRY=$try "$0" "$@"
@@ -112,6 +128,7 @@ if [ -z "${PATHWARDEN_FS_TEST_TRY:-}" ]; then
     set -e
     kill "$watcher" 2>/dev/null || true
     wait "$watcher" 2>/dev/null || true
+    rm -f "$scratch/nap"
     [ -e "$changed" ] || exit $rc
     echo "the protected_* sysctls changed during the run ($before-> $(cat "$changed")): again" >&2
     sleep 2
