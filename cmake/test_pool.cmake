@@ -33,9 +33,22 @@ function(add_test)
     "_set_tests_properties(${name} PROPERTIES WORKING_DIRECTORY [==========[${PW_POOL_DIR}]==========])")
 endfunction()
 
+# The order: ctest starts the costliest test first (its COST; ./test
+# removes the pool's timings of earlier runs, which would replace the
+# COSTs). A test on the host's lock costs 100,000 more than its own COST
+# says, one that runs alone 200,000 more: the tests that run alone go
+# before anything else (each waits for every running test to end), and
+# whenever the lock is free a test that takes it starts next, so that the
+# chain of tests on the lock, the pool's longest (about 640 of its 770
+# seconds before this order), never waits while other tests fill the
+# cores.
 function(set_tests_properties)
   set(code "_set_tests_properties(")
   set(names TRUE)
+  set(key "")
+  set(tests)
+  set(cost 0)
+  set(boost 0)
   math(EXPR last "${ARGC} - 1")
   foreach(i RANGE 0 ${last})
     set(arg "${ARGV${i}}")
@@ -43,11 +56,29 @@ function(set_tests_properties)
       set(names FALSE)
     elseif(names)
       set(arg "${PW_POOL_PREFIX}${arg}")
+      pw_pool_quote(quoted "${arg}")
+      list(APPEND tests "${quoted}")
+    elseif(key STREQUAL "")
+      set(key "${arg}")
+    else()
+      if(key STREQUAL "COST")
+        set(cost "${arg}")
+      elseif(key STREQUAL "RESOURCE_LOCK" AND boost LESS 100000)
+        set(boost 100000)
+      elseif(key STREQUAL "RUN_SERIAL" AND arg)
+        set(boost 200000)
+      endif()
+      set(key "")
     endif()
     pw_pool_quote(arg "${arg}")
     string(APPEND code " ${arg}")
   endforeach()
   cmake_language(EVAL CODE "${code})")
+  if(boost GREATER 0)
+    math(EXPR cost "${boost} + ${cost}" OUTPUT_FORMAT DECIMAL)
+    list(JOIN tests " " tests)
+    cmake_language(EVAL CODE "_set_tests_properties(${tests} PROPERTIES COST ${cost})")
+  endif()
 endfunction()
 
 # subdirs(DIR...): each directory's CTestTestfile.cmake, in place.
