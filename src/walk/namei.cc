@@ -2,6 +2,16 @@
 // Linux: fs/namei.c @6.18 (link_path_walk, walk_component, step_into,
 // pick_link, may_follow_link, handle_dots, follow_dotdot, lookup_last,
 // path_lookupat, path_parentat)
+//
+// Over 800 lines, on purpose: the walk's entry points (LinkPathWalk(),
+// the path_lookupat() and path_parentat() analogues) and its fast
+// strategy (the register loop over plain components, PlainComponents(),
+// with the prefix memo and the memo's runs) inline their always_inline
+// helpers (CheckNameInline(), PathInitInline(), StepIntoInline(),
+// TakeComponent()) within this one translation unit. The build has no
+// link-time optimisation, and the fs.h stat's instruction bound
+// (docs/performance.md) is counted on this code: split, they would be
+// calls again on every lookup.
 
 #include "src/walk/namei.h"
 
