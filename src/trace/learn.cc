@@ -8,6 +8,8 @@
 #include <set>
 #include <string_view>
 
+#include "src/base/lexical_path.h"
+
 namespace pathwarden::trace {
 namespace {
 
@@ -44,23 +46,6 @@ bool ValidUtf8(std::string_view s) {
     static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
     if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
     i += n + 1;
-  }
-  return true;
-}
-
-// An absolute path with no empty, "." or ".." component and no trailing
-// '/' ("/" itself is one).
-bool Normalised(std::string_view p) {
-  if (p.empty() || p[0] != '/') return false;
-  if (p == "/") return true;
-  if (p.back() == '/') return false;
-  size_t i = 1;
-  while (i <= p.size()) {
-    size_t j = p.find('/', i);
-    if (j == std::string_view::npos) j = p.size();
-    const std::string_view c = p.substr(i, j - i);
-    if (c.empty() || c == "." || c == "..") return false;
-    i = j + 1;
   }
   return true;
 }
@@ -194,7 +179,7 @@ Result<void, std::string> Learner::AddFs(const FsNeed& need) {
         fmt::format("{}: not UTF-8, which a TOML policy cannot hold", TomlString(need.path)));
   if (need.path.empty() || need.path[0] != '/')
     return Unexpected(fmt::format("{}: not an absolute path", TomlString(need.path)));
-  if (!Normalised(need.path))
+  if (!internal::IsNormalisedAbsolute(need.path))
     return Unexpected(fmt::format("{}: not a normalised path", TomlString(need.path)));
   if (need.fs == 0) return Unexpected(fmt::format("{}: no right needed", TomlString(need.path)));
   if (need.fs & ~landlock::kFsAll)
@@ -236,10 +221,10 @@ Result<LearntPolicy, std::string> Learner::Learn(const LearnOptions& o) const {
   if (o.sibling_threshold == 1)
     return Unexpected(std::string(
         "a sibling threshold of 1 would widen every rule up to the protected directories"));
-  if (!o.home.empty() && !Normalised(o.home))
+  if (!o.home.empty() && !internal::IsNormalisedAbsolute(o.home))
     return Unexpected(fmt::format("home {}: not an absolute normalised path", TomlString(o.home)));
   for (const std::string& d : o.never_widen)
-    if (!Normalised(d))
+    if (!internal::IsNormalisedAbsolute(d))
       return Unexpected(
           fmt::format("never-widen {}: not an absolute normalised path", TomlString(d)));
 
