@@ -13,6 +13,7 @@
 #include <sys/un.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <unordered_map>
 
@@ -73,6 +74,67 @@ void Req(Decoded* d, Request r, int dirfd = kAtFdcwdNum) {
   d->kind = Decoded::Kind::kRequest;
   d->request = std::move(r);
   d->dirfd = dirfd;
+}
+
+// A request on a path, relative to its own dirfd.
+template <typename T>
+void ReqAt(Decoded* d, T r) {
+  const int dirfd = r.dirfd.num;
+  Req(d, std::move(r), dirfd);
+}
+
+// A request on an open file: the file is `fd`'s.
+template <typename T>
+void ReqFd(Decoded* d, T r) {
+  const int fd = r.fd.num;
+  Req(d, std::move(r));
+  d->fd = fd;
+}
+
+// A request of one path argument and nothing else (truncate, chdir,
+// chroot).
+template <typename T>
+void ReqPath(Decoded* d, const Memory& m, uint64_t addr) {
+  T r;
+  if (ReadPath(m, addr, &r.path, d)) Req(d, std::move(r));
+}
+
+// A call and its *at() form read alike: AtArgs[i] is the at form's
+// argument i, which is the plain form's i - 1; the plain form's
+// directory is AT_FDCWD.
+struct AtArgs {
+  const std::array<uint64_t, 6>& a;
+  bool at;
+  int dirfd() const { return at ? AsFd(a[0]) : kAtFdcwdNum; }
+  uint64_t operator[](size_t i) const { return at ? a[i] : a[i - 1]; }
+};
+
+// `r.dirfd` and `r.path` from the call's directory and its path argument
+// 1 (the at form's numbering); false, and `d` a skip, where the path
+// cannot be read.
+template <typename T>
+bool ReadAtPath(const Memory& m, const AtArgs& x, T& r, Decoded* d) {
+  r.dirfd = Fd{x.dirfd()};
+  return ReadPath(m, x[1], &r.path, d);
+}
+
+// AT_EMPTY_PATH on "": the call acts on the dirfd's own file, which the
+// model asks of the open file `abs_fd`.
+template <typename T>
+void EmptyPathIsTheFd(Decoded* d, T& r) {
+  if (!r.path.empty() || !(r.flags & AT_EMPTY_PATH)) return;
+  d->abs_fd = r.dirfd.num;
+  r.dirfd = kAtFdcwd;
+  r.flags &= ~static_cast<uint64_t>(AT_EMPTY_PATH);
+}
+
+// linkat() and renameat*(): a second directory other than the cwd is
+// asked of the open file `abs_fd` too.
+void SecondDirfd(Decoded* d, const AtArgs& x) {
+  if (x.at && AsFd(x.a[2]) != kAtFdcwdNum) {
+    d->abs_fd = AsFd(x.a[2]);
+    d->abs_second = true;
+  }
 }
 
 void DecodeOpen(Decoded* d, const Memory& m, int dirfd, uint64_t path, uint64_t flags,
@@ -173,53 +235,45 @@ Decoded Decode(const Stop& s, const Memory& m) {
     case SYS_access:
     case SYS_faccessat:
     case SYS_faccessat2: {
-      const bool at = s.nr != SYS_access;
+      const AtArgs x{a, s.nr != SYS_access};
       Access r;
-      r.dirfd = Fd{at ? AsFd(a[0]) : kAtFdcwdNum};
-      if (!ReadPath(m, at ? a[1] : a[0], &r.path, &d)) break;
-      r.mode = static_cast<uint32_t>(at ? a[2] : a[1]);
+      if (!ReadAtPath(m, x, r, &d)) break;
+      r.mode = static_cast<uint32_t>(x[2]);
       r.flags = s.nr == SYS_faccessat2 ? a[3] : 0;
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      ReqAt(&d, std::move(r));
       break;
     }
     case SYS_execve:
     case SYS_execveat: {
-      const bool at = s.nr == SYS_execveat;
+      const AtArgs x{a, s.nr == SYS_execveat};
       ExecCheck r;
-      r.dirfd = Fd{at ? AsFd(a[0]) : kAtFdcwdNum};
-      if (!ReadPath(m, at ? a[1] : a[0], &r.path, &d)) break;
-      r.flags = at ? (a[4] & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) : 0;
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      if (!ReadAtPath(m, x, r, &d)) break;
+      r.flags = x.at ? (a[4] & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) : 0;
+      ReqAt(&d, std::move(r));
       d.exec = true;
       break;
     }
     case SYS_mkdir:
     case SYS_mkdirat: {
-      const bool at = s.nr == SYS_mkdirat;
+      const AtArgs x{a, s.nr == SYS_mkdirat};
       Mkdir r;
-      r.dirfd = Fd{at ? AsFd(a[0]) : kAtFdcwdNum};
-      if (!ReadPath(m, at ? a[1] : a[0], &r.path, &d)) break;
-      r.mode = static_cast<uint32_t>((at ? a[2] : a[1]) & 07777);
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      if (!ReadAtPath(m, x, r, &d)) break;
+      r.mode = static_cast<uint32_t>(x[2] & 07777);
+      ReqAt(&d, std::move(r));
       break;
     }
     case SYS_mknod:
     case SYS_mknodat: {
-      const bool at = s.nr == SYS_mknodat;
+      const AtArgs x{a, s.nr == SYS_mknodat};
       Mknod r;
-      r.dirfd = Fd{at ? AsFd(a[0]) : kAtFdcwdNum};
-      if (!ReadPath(m, at ? a[1] : a[0], &r.path, &d)) break;
-      const uint64_t mode = at ? a[2] : a[1];
-      const dev_t dev = static_cast<dev_t>(at ? a[3] : a[2]);
+      if (!ReadAtPath(m, x, r, &d)) break;
+      const uint64_t mode = x[2];
+      const dev_t dev = static_cast<dev_t>(x[3]);
       r.type = (mode & S_IFMT) ? static_cast<uint32_t>(mode & S_IFMT) : S_IFREG;
       r.mode = static_cast<uint32_t>(mode & 07777);
       r.rdev_major = major(dev);
       r.rdev_minor = minor(dev);
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      ReqAt(&d, std::move(r));
       break;
     }
     case SYS_symlink:
@@ -229,24 +283,19 @@ Decoded Decode(const Stop& s, const Memory& m) {
       if (!ReadPath(m, a[0], &r.target, &d)) break;
       r.dirfd = Fd{at ? AsFd(a[1]) : kAtFdcwdNum};
       if (!ReadPath(m, at ? a[2] : a[1], &r.path, &d)) break;
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      ReqAt(&d, std::move(r));
       break;
     }
     case SYS_link:
     case SYS_linkat: {
-      const bool at = s.nr == SYS_linkat;
+      const AtArgs x{a, s.nr == SYS_linkat};
       Link r;
-      r.dirfd = Fd{at ? AsFd(a[0]) : kAtFdcwdNum};
-      if (!ReadPath(m, at ? a[1] : a[0], &r.oldpath, &d)) break;
-      if (!ReadPath(m, at ? a[3] : a[1], &r.newpath, &d)) break;
-      r.flags = at ? a[4] : 0;
-      if (at && AsFd(a[2]) != kAtFdcwdNum) {
-        d.abs_fd = AsFd(a[2]);
-        d.abs_second = true;
-      }
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      r.dirfd = Fd{x.dirfd()};
+      if (!ReadPath(m, x[1], &r.oldpath, &d)) break;
+      if (!ReadPath(m, x.at ? a[3] : a[1], &r.newpath, &d)) break;
+      r.flags = x.at ? a[4] : 0;
+      SecondDirfd(&d, x);
+      ReqAt(&d, std::move(r));
       break;
     }
     case SYS_unlink:
@@ -266,57 +315,37 @@ Decoded Decode(const Stop& s, const Memory& m) {
     case SYS_rename:
     case SYS_renameat:
     case SYS_renameat2: {
-      const bool at = s.nr != SYS_rename;
+      const AtArgs x{a, s.nr != SYS_rename};
       Rename r;
-      r.dirfd = Fd{at ? AsFd(a[0]) : kAtFdcwdNum};
-      if (!ReadPath(m, at ? a[1] : a[0], &r.oldpath, &d)) break;
-      if (!ReadPath(m, at ? a[3] : a[1], &r.newpath, &d)) break;
+      r.dirfd = Fd{x.dirfd()};
+      if (!ReadPath(m, x[1], &r.oldpath, &d)) break;
+      if (!ReadPath(m, x.at ? a[3] : a[1], &r.newpath, &d)) break;
       r.flags = s.nr == SYS_renameat2 ? a[4] : 0;
-      if (at && AsFd(a[2]) != kAtFdcwdNum) {
-        d.abs_fd = AsFd(a[2]);
-        d.abs_second = true;
-      }
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      SecondDirfd(&d, x);
+      ReqAt(&d, std::move(r));
       break;
     }
-    case SYS_truncate: {
-      Truncate r;
-      if (!ReadPath(m, a[0], &r.path, &d)) break;
-      Req(&d, std::move(r));
-      break;
-    }
-    case SYS_ftruncate:
-      Req(&d, Ftruncate{.fd = Fd{AsFd(a[0])}});
-      d.fd = AsFd(a[0]);
-      break;
+    case SYS_truncate: ReqPath<Truncate>(&d, m, a[0]); break;
+    case SYS_ftruncate: ReqFd(&d, Ftruncate{.fd = Fd{AsFd(a[0])}}); break;
     case SYS_chmod:
     case SYS_fchmodat:
     case 452: {
-      const bool at = s.nr != SYS_chmod;
+      const AtArgs x{a, s.nr != SYS_chmod};
       Chmod r;
-      r.dirfd = Fd{at ? AsFd(a[0]) : kAtFdcwdNum};
-      if (!ReadPath(m, at ? a[1] : a[0], &r.path, &d)) break;
-      r.mode = static_cast<uint32_t>((at ? a[2] : a[1]) & 07777);
+      if (!ReadAtPath(m, x, r, &d)) break;
+      r.mode = static_cast<uint32_t>(x[2] & 07777);
       r.flags = s.nr == 452 ? a[3] : 0;
-      if (r.path.empty() && (r.flags & AT_EMPTY_PATH)) {
-        d.abs_fd = r.dirfd.num;
-        r.dirfd = kAtFdcwd;
-        r.flags &= ~static_cast<uint64_t>(AT_EMPTY_PATH);
-      }
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      EmptyPathIsTheFd(&d, r);
+      ReqAt(&d, std::move(r));
       break;
     }
     case SYS_fchmod:
       // The fd's own file as the call sees it (an O_PATH one is EBADF).
-      Req(&d, Fchmod{.fd = Fd{AsFd(a[0])}, .mode = static_cast<uint32_t>(a[1] & 07777)});
-      d.fd = AsFd(a[0]);
+      ReqFd(&d, Fchmod{.fd = Fd{AsFd(a[0])}, .mode = static_cast<uint32_t>(a[1] & 07777)});
       break;
     case SYS_fallocate:
-      Req(&d, Fallocate{.fd = Fd{AsFd(a[0])}, .mode = static_cast<uint32_t>(a[1]),
-                        .offset = a[2], .len = a[3]});
-      d.fd = AsFd(a[0]);
+      ReqFd(&d, Fallocate{.fd = Fd{AsFd(a[0])}, .mode = static_cast<uint32_t>(a[1]),
+                          .offset = a[2], .len = a[3]});
       break;
     case SYS_chown:
     case SYS_lchown:
@@ -331,8 +360,7 @@ Decoded Decode(const Stop& s, const Memory& m) {
       uint64_t flags = 0;
       int64_t uid, gid;
       if (s.nr == SYS_fchown) {
-        Req(&d, Fchown{.fd = Fd{AsFd(a[0])}, .uid = id(a[1]), .gid = id(a[2])});
-        d.fd = AsFd(a[0]);
+        ReqFd(&d, Fchown{.fd = Fd{AsFd(a[0])}, .uid = id(a[1]), .gid = id(a[2])});
         break;
       } else if (s.nr == SYS_fchownat) {
         dirfd = AsFd(a[0]);
@@ -362,30 +390,14 @@ Decoded Decode(const Stop& s, const Memory& m) {
     }
     case SYS_readlink:
     case SYS_readlinkat: {
-      const bool at = s.nr == SYS_readlinkat;
       Readlink r;
-      r.dirfd = Fd{at ? AsFd(a[0]) : kAtFdcwdNum};
-      if (!ReadPath(m, at ? a[1] : a[0], &r.path, &d)) break;
-      const int dirfd = r.dirfd.num;
-      Req(&d, std::move(r), dirfd);
+      if (!ReadAtPath(m, AtArgs{a, s.nr == SYS_readlinkat}, r, &d)) break;
+      ReqAt(&d, std::move(r));
       break;
     }
-    case SYS_chdir: {
-      Chdir r;
-      if (!ReadPath(m, a[0], &r.path, &d)) break;
-      Req(&d, std::move(r));
-      break;
-    }
-    case SYS_fchdir:
-      Req(&d, Fchdir{.fd = Fd{AsFd(a[0])}});
-      d.fd = AsFd(a[0]);
-      break;
-    case SYS_chroot: {
-      Chroot r;
-      if (!ReadPath(m, a[0], &r.path, &d)) break;
-      Req(&d, std::move(r));
-      break;
-    }
+    case SYS_chdir: ReqPath<Chdir>(&d, m, a[0]); break;
+    case SYS_fchdir: ReqFd(&d, Fchdir{.fd = Fd{AsFd(a[0])}}); break;
+    case SYS_chroot: ReqPath<Chroot>(&d, m, a[0]); break;
     case SYS_mount: {
       std::string source, target, type;
       bool t = false;
@@ -454,13 +466,11 @@ Decoded Decode(const Stop& s, const Memory& m) {
         Req(&d, Futimens{.fd = Fd{dirfd}, .times = r.times});
         break;
       }
-      const int df = r.dirfd.num;
-      Req(&d, std::move(r), df);
+      ReqAt(&d, std::move(r));
       break;
     }
     case SYS_ioctl:
-      Req(&d, Ioctl{.fd = Fd{AsFd(a[0])}, .cmd = static_cast<uint32_t>(a[1])});
-      d.fd = AsFd(a[0]);
+      ReqFd(&d, Ioctl{.fd = Fd{AsFd(a[0])}, .cmd = static_cast<uint32_t>(a[1])});
       break;
     case SYS_bind:
     case SYS_connect:
