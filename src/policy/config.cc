@@ -102,14 +102,7 @@ class Parser {
 
   Result<Config, std::string> Run(const Doc& root) {
     ParseTop(root);
-    if (!errors_.empty()) {
-      std::string all;
-      for (const auto& e : errors_) {
-        if (!all.empty()) all += '\n';
-        all += e;
-      }
-      return Unexpected(all);
-    }
+    if (!errors_.empty()) return Unexpected(fmt::format("{}", fmt::join(errors_, "\n")));
     return std::move(c_);
   }
 

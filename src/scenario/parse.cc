@@ -45,14 +45,7 @@ Result<Scenario, std::string> Parser::Run(const Doc& root) {
   Scenario s;
   s.file = name_;
   ParseTop(root, s);
-  if (!errors_.empty()) {
-    std::string all;
-    for (const auto& e : errors_) {
-      if (!all.empty()) all += '\n';
-      all += e;
-    }
-    return Unexpected(all);
-  }
+  if (!errors_.empty()) return Unexpected(fmt::format("{}", fmt::join(errors_, "\n")));
   return s;
 }
 
