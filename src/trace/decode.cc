@@ -301,15 +301,14 @@ Decoded Decode(const Stop& s, const Memory& m) {
     case SYS_unlink:
     case SYS_unlinkat:
     case SYS_rmdir: {
-      const bool at = s.nr == SYS_unlinkat;
-      std::string p;
-      if (!ReadPath(m, at ? a[1] : a[0], &p, &d)) break;
-      const int dirfd = at ? AsFd(a[0]) : kAtFdcwdNum;
-      const uint64_t flags = at ? a[2] : 0;
-      if (s.nr == SYS_rmdir || (at && flags == AT_REMOVEDIR))
-        Req(&d, Rmdir{.dirfd = Fd{dirfd}, .path = std::move(p)}, dirfd);
+      const AtArgs x{a, s.nr == SYS_unlinkat};
+      Unlink r;
+      if (!ReadAtPath(m, x, r, &d)) break;
+      r.flags = x.at ? a[2] : 0;
+      if (s.nr == SYS_rmdir || (x.at && r.flags == AT_REMOVEDIR))
+        ReqAt(&d, Rmdir{.dirfd = r.dirfd, .path = std::move(r.path)});
       else
-        Req(&d, Unlink{.dirfd = Fd{dirfd}, .path = std::move(p), .flags = flags}, dirfd);
+        ReqAt(&d, std::move(r));
       break;
     }
     case SYS_rename:
