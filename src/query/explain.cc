@@ -26,15 +26,6 @@ namespace {
 
 using namespace ansi;
 
-std::string Want(uint32_t want) {
-  std::string s;
-  if (want & 4) s += 'r';
-  if (want & 2) s += 'w';
-  if (want & 1) s += 'x';
-  return s.empty() ? "-" : s;
-}
-
-
 std::string ModeText(const PermVerdict& v) {
   return ModeString(v.mode) + (v.has_acl ? "+" : "");
 }
@@ -423,7 +414,7 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
   std::vector<std::array<std::string, 7>> rows;
   auto row = [&](const PermVerdict& v, bool fast) {
     rows.push_back({input::QuoteName(v.path), std::string(TypeName(v.mode)), ModeText(v),
-                    std::to_string(v.uid), std::to_string(v.gid), Want(v.want),
+                    std::to_string(v.uid), std::to_string(v.gid), WantString(v.want),
                     DecidedBy(v, fast) + (v.granted ? "" : " — refused")});
   };
   for (const ComponentVerdict& cv : r.components) row(cv.check, cv.fast);
@@ -525,7 +516,7 @@ nlohmann::json RenderJson(const LayerOrigins& s, const Answer& a) {
     p["uid"] = v.uid;
     p["gid"] = v.gid;
     p["acl"] = v.has_acl;
-    p["check"] = Want(v.want);
+    p["check"] = WantString(v.want);
     p["granted"] = v.granted;
     p["decided_by"] = DecidedBy(v, fast);
     p["fast"] = fast;

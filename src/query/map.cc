@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pathwarden/errno.h"
+#include "src/explain/explain.h"
 #include "src/input/json_text.h"
 #include "src/input/text_quote.h"
 #include "src/query/dir_walk.h"
@@ -54,15 +55,6 @@ std::string RightsText(uint32_t bits) {
     out += kRightNames[static_cast<size_t>(r)];
   }
   return out.empty() ? "nothing" : out;
-}
-
-// MAY_* bits as rwx.
-std::string Want(uint32_t want) {
-  std::string s;
-  if (want & 4) s += 'r';
-  if (want & 2) s += 'w';
-  if (want & 1) s += 'x';
-  return s.empty() ? "-" : s;
 }
 
 const char* TypeWord(uint32_t mode) {
@@ -307,7 +299,7 @@ std::string Source(Session& s, const PathRights& p, Right r) {
     case Stage::kDac:
       if (why.dac && why.dac->decided_by != PermClass::kNone)
         parts.push_back(fmt::format("{}{} refuses {}", DecidedBy(*why.dac, false),
-                                    Where(why.dac->path, entry), Want(why.dac->want)));
+                                    Where(why.dac->path, entry), WantString(why.dac->want)));
       break;
     default:
       break;

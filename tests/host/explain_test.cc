@@ -30,6 +30,7 @@
 #include "src/query/explain.h"
 #include "src/query/map.h"
 #include "src/query/query.h"
+#include "tests/host/scratch_fixture.h"
 
 namespace pathwarden {
 namespace {
@@ -127,32 +128,7 @@ std::vector<std::string> Lines(const std::string& path, bool scratch) {
   return out;
 }
 
-class ExplainTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root";
-    if (std::string err = kernel_internal::EnterPrivateMountNamespace(); !err.empty())
-      GTEST_SKIP() << "no private mount namespace: " << err;
-    // The host's protected_* sysctls decide links, opens and follows, and
-    // the kernel executor sets a scenario's values machine-wide while it
-    // runs one: its lock, held for the test, keeps the host's values (in
-    // this ctest the RESOURCE_LOCK does; this holds against any other
-    // pathwarden process too).
-    auto guard = kernel_internal::SysctlGuard::Acquire();
-    ASSERT_TRUE(guard) << guard.error();
-    sysctls_ = std::move(*guard);
-    auto s = ScratchHost::Build();
-    ASSERT_TRUE(s) << s.error();
-    scratch_ = std::move(*s);
-  }
-  void TearDown() override {
-    if (scratch_) {
-      EXPECT_EQ(scratch_->Cleanup(), "");
-    }
-  }
-  std::unique_ptr<kernel_internal::SysctlGuard> sysctls_;
-  std::unique_ptr<ScratchHost> scratch_;
-};
+using ExplainTest = ScratchHostTest;
 
 TEST_F(ExplainTest, TheKernelAgrees) {
   const std::string root = scratch_->root();

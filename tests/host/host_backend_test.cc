@@ -41,6 +41,7 @@
 #include "src/kernel/scratch_host.h"
 #include "src/kernel/sysctl_guard.h"
 #include "src/vfs/mountinfo.h"
+#include "tests/host/scratch_fixture.h"
 
 namespace pathwarden {
 namespace {
@@ -173,23 +174,11 @@ LandlockRuleset Layer(const std::string& root) {
   return rs;
 }
 
-class HostBackendTest : public ::testing::Test {
+class HostBackendTest : public ScratchHostTest {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root (a private mount namespace, owners)";
-    if (std::string err = kernel_internal::EnterPrivateMountNamespace(); !err.empty())
-      GTEST_SKIP() << "no private mount namespace: " << err;
-    // The host's protected_* sysctls decide links, opens and follows, and
-    // the kernel executor sets a scenario's values machine-wide while it
-    // runs one: its lock, held for the test, keeps the host's values (in
-    // this ctest the RESOURCE_LOCK does; this holds against any other
-    // pathwarden process too).
-    auto guard = kernel_internal::SysctlGuard::Acquire();
-    ASSERT_TRUE(guard) << guard.error();
-    sysctls_ = std::move(*guard);
-    auto s = ScratchHost::Build();
-    ASSERT_TRUE(s) << s.error();
-    scratch_ = std::move(*s);
+    ScratchHostTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     root_ = scratch_->root();
     auto before = kernel_internal::HostListing(root_);
     ASSERT_TRUE(before) << before.error();
@@ -197,15 +186,16 @@ class HostBackendTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (!scratch_) return;
     // Whatever the test read, the host is as it was (atimes aside, which
     // the listing leaves out: reading a directory may move them).
-    if (!changes_host_) {
-      auto after = kernel_internal::HostListing(root_);
-      ASSERT_TRUE(after) << after.error();
-      EXPECT_EQ(listing_before_, *after) << "reading the host changed it";
-    }
-    EXPECT_EQ(scratch_->Cleanup(), "");
+    if (scratch_ && !changes_host_) ExpectUnchanged();
+    ScratchHostTest::TearDown();
+  }
+
+  void ExpectUnchanged() {
+    auto after = kernel_internal::HostListing(root_);
+    ASSERT_TRUE(after) << after.error();
+    EXPECT_EQ(listing_before_, *after) << "reading the host changed it";
   }
 
   static Model Host(HostOptions::Consistency c = HostOptions::Consistency::kSnapshot) {
@@ -216,8 +206,6 @@ class HostBackendTest : public ::testing::Test {
     return std::move(*m);
   }
 
-  std::unique_ptr<kernel_internal::SysctlGuard> sysctls_;
-  std::unique_ptr<ScratchHost> scratch_;
   std::string root_;
   std::string listing_before_;
   bool changes_host_ = false;
