@@ -39,6 +39,14 @@ struct World {
   int restricted = -1;
 };
 
+// Reader threads count themselves in `running` before their first read;
+// the writer waits for all of them, so that its writes overlap their
+// reads however a busy machine schedules the threads (a writer done in
+// 10 ms could otherwise finish before a reader ever ran).
+void WaitForReaders(const std::atomic<int>& running, int n) {
+  while (running.load() < n) std::this_thread::yield();
+}
+
 TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   World w;
   ASSERT_EQ(w.restricted, 0);
@@ -47,8 +55,10 @@ TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   const Process root = e.Init();
 
   std::atomic<bool> stop{false};
+  std::atomic<int> running{0};
   std::atomic<uint64_t> bad{0}, reads{0};
   auto reader = [&] {
+    running.fetch_add(1);
     const Request stat_a = Stat{.path = "/a/f"};
     const Request stat_x = Stat{.path = "/x/f"};
     const Request open_granted = Open{.path = "/granted/f"};
@@ -73,17 +83,22 @@ TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   const Request close_x = Chmod{.path = "/x", .mode = 0700};
   const Request open_x = Chmod{.path = "/x", .mode = 0755};
   int write_failures = 0;
-  for (int i = 0; i < 20000 && write_failures == 0; ++i) {
+  WaitForReaders(running, 2);
+  // 20,000 rounds, and more until a read has overlapped them.
+  const uint64_t before = reads.load();
+  for (int i = 0; (i < 20000 || (reads.load() == before && i < 20000000)) && write_failures == 0;
+       ++i) {
     write_failures += e.Apply(root, (i & 1) ? to_a : to_b, kQuiet).err() != 0;
     write_failures += e.Apply(root, (i & 1) ? open_x : close_x, kQuiet).err() != 0;
   }
+  const uint64_t during = reads.load() - before;
   // The readers are joined before anything is reported.
   stop = true;
   r1.join();
   r2.join();
   EXPECT_EQ(write_failures, 0);
   EXPECT_EQ(bad.load(), 0u);
-  EXPECT_GT(reads.load(), 0u);
+  EXPECT_GT(during, 0u) << "no read overlapped the writes";
 }
 
 // The writer allocates and frees dentries and inodes (the arenas grow
@@ -103,8 +118,10 @@ TEST(Concurrency, CreationsAndRemovalsUnderLandlock) {
   EXPECT_NE(move_out_err, 0);
 
   std::atomic<bool> stop{false};
+  std::atomic<int> running{0};
   std::atomic<uint64_t> bad{0}, reads{0};
   auto reader = [&] {
+    running.fetch_add(1);
     const Request open_granted = Open{.path = "/granted/f"};
     const Request open_new = Open{.path = "/granted/new"};
     const Request open_deep = Open{.path = "/granted/d/e/g"};
@@ -151,7 +168,11 @@ TEST(Concurrency, CreationsAndRemovalsUnderLandlock) {
   const Request there = Rename{.oldpath = "/x/r", .newpath = "/x/s"};
   const Request back = Rename{.oldpath = "/x/s", .newpath = "/x/r"};
   int write_failures = e.Apply(root, mkdir("/x/r"), kQuiet).err() != 0;
-  for (int i = 0; i < 2000 && write_failures == 0; ++i) {
+  WaitForReaders(running, 2);
+  // 2,000 rounds, and more until a read has overlapped them.
+  const uint64_t before = reads.load();
+  for (int i = 0; (i < 2000 || (reads.load() == before && i < 200000)) && write_failures == 0;
+       ++i) {
     for (size_t k = 0; k < 6; ++k) write_failures += e.Apply(root, writes[k], kQuiet).err() != 0;
     for (int j = 0; j < 4; ++j) {
       write_failures += e.Apply(root, j % 2 ? back : there, kQuiet).err() != 0;
@@ -160,12 +181,13 @@ TEST(Concurrency, CreationsAndRemovalsUnderLandlock) {
     for (size_t k = 6; k < std::size(writes); ++k)
       write_failures += e.Apply(root, writes[k], kQuiet).err() != 0;
   }
+  const uint64_t during = reads.load() - before;
   stop = true;
   r1.join();
   r2.join();
   EXPECT_EQ(write_failures, 0);
   EXPECT_EQ(bad.load(), 0u);
-  EXPECT_GT(reads.load(), 0u);
+  EXPECT_GT(during, 0u) << "no read overlapped the writes";
 }
 
 // open(path) as p, and close() of the fd it gives.
