@@ -47,6 +47,13 @@ void WaitForReaders(const std::atomic<int>& running, int n) {
   while (running.load() < n) std::this_thread::yield();
 }
 
+// Whether the writer does round `i`: its `rounds`, and more (up to a
+// thousand times as many) until `reads` has grown past `before`, a read
+// overlapping the writes.
+bool MoreRounds(int i, int rounds, const std::atomic<uint64_t>& reads, uint64_t before) {
+  return i < rounds || (reads.load() == before && i < 1000 * rounds);
+}
+
 TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   World w;
   ASSERT_EQ(w.restricted, 0);
@@ -84,10 +91,8 @@ TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   const Request open_x = Chmod{.path = "/x", .mode = 0755};
   int write_failures = 0;
   WaitForReaders(running, 2);
-  // 20,000 rounds, and more until a read has overlapped them.
   const uint64_t before = reads.load();
-  for (int i = 0; (i < 20000 || (reads.load() == before && i < 20000000)) && write_failures == 0;
-       ++i) {
+  for (int i = 0; MoreRounds(i, 20000, reads, before) && write_failures == 0; ++i) {
     write_failures += e.Apply(root, (i & 1) ? to_a : to_b, kQuiet).err() != 0;
     write_failures += e.Apply(root, (i & 1) ? open_x : close_x, kQuiet).err() != 0;
   }
@@ -169,10 +174,8 @@ TEST(Concurrency, CreationsAndRemovalsUnderLandlock) {
   const Request back = Rename{.oldpath = "/x/s", .newpath = "/x/r"};
   int write_failures = e.Apply(root, mkdir("/x/r"), kQuiet).err() != 0;
   WaitForReaders(running, 2);
-  // 2,000 rounds, and more until a read has overlapped them.
   const uint64_t before = reads.load();
-  for (int i = 0; (i < 2000 || (reads.load() == before && i < 200000)) && write_failures == 0;
-       ++i) {
+  for (int i = 0; MoreRounds(i, 2000, reads, before) && write_failures == 0; ++i) {
     for (size_t k = 0; k < 6; ++k) write_failures += e.Apply(root, writes[k], kQuiet).err() != 0;
     for (int j = 0; j < 4; ++j) {
       write_failures += e.Apply(root, j % 2 ? back : there, kQuiet).err() != 0;
