@@ -1,4 +1,5 @@
-// Steps in a few words, for reports.
+// Steps in a few words, for reports: in the form of the operation's
+// codec row (op_codec.h).
 
 #include <fmt/format.h>
 
@@ -36,47 +37,42 @@ std::string DescribeStep(const StepSpec& step, size_t max_path) {
     return s;
   };
   std::string at = st.dirfd.empty() ? "" : fmt::format(" (at fd {})", st.dirfd);
-  switch (st.op) {
-    case Op::kClose:
-    case Op::kFtruncate:
-    case Op::kFchdir: return fmt::format("{} fd {}", op, st.fd);
-    case Op::kFchmod: return fmt::format("fchmod fd {} 0o{:o}", st.fd, st.mode);
-    case Op::kFchown: return fmt::format("fchown fd {} {}:{}", st.fd, st.uid, st.gid);
-    case Op::kFutimens: return fmt::format("futimens fd {}", st.fd);
-    case Op::kFallocate:
-      return with_flags(fmt::format("fallocate fd {} {}+{}", st.fd, st.offset, st.len));
-    case Op::kGetxattr:
-    case Op::kRemovexattr:
+  using scenario_internal::StepForm;
+  switch (scenario_internal::CodecOf(st.op).form) {
+    case StepForm::kFd: return fmt::format("{} fd {}", op, st.fd);
+    case StepForm::kFdMode: return fmt::format("{} fd {} 0o{:o}", op, st.fd, st.mode);
+    case StepForm::kFdOwner: return fmt::format("{} fd {} {}:{}", op, st.fd, st.uid, st.gid);
+    case StepForm::kFdRange:
+      return with_flags(fmt::format("{} fd {} {}+{}", op, st.fd, st.offset, st.len));
+    case StepForm::kFdCmd: return fmt::format("{} fd {} {}", op, st.fd, st.cmd_text);
+    case StepForm::kFdToTarget: return fmt::format("{} {} to {}", op, st.fd, st.target);
+    case StepForm::kPathMode:
+      return with_flags(fmt::format("{} {}{} 0o{:o}", op, st.path, at, st.mode));
+    case StepForm::kPathModeOnly: return fmt::format("{} {}{} 0o{:o}", op, st.path, at, st.mode);
+    case StepForm::kPathOwner:
+      return with_flags(fmt::format("{} {}{} {}:{}", op, st.path, at, st.uid, st.gid));
+    case StepForm::kPathName:
       return with_flags(fmt::format("{} {}{} {}", op, st.path, at, st.xattr_name));
-    case Op::kSetxattr:
-      return with_flags(fmt::format("setxattr {}{} {} ({} bytes)", st.path, at, st.xattr_name,
+    case StepForm::kPathNameValue:
+      return with_flags(fmt::format("{} {}{} {} ({} bytes)", op, st.path, at, st.xattr_name,
                                     st.xattr_value.size()));
-    case Op::kIoctl: return fmt::format("ioctl fd {} {}", st.fd, st.cmd_text);
-    case Op::kSymlink: return fmt::format("symlink {}{} -> \"{}\"", st.path, at, st.target);
-    case Op::kLink:
-    case Op::kRename:
-    case Op::kBindMount: return with_flags(fmt::format("{} {}{} {}", op, st.path, at, st.path2));
-    case Op::kSignal:
-    case Op::kConnectAbstract: return fmt::format("{} {}", op, st.target);
-    case Op::kSendFd: return fmt::format("send_fd {} to {}", st.fd, st.target);
-    case Op::kBindTcp:
-    case Op::kConnectTcp: return fmt::format("{} port {}", op, st.port);
-    case Op::kChmod: return with_flags(fmt::format("chmod {}{} 0o{:o}", st.path, at, st.mode));
-    case Op::kChown:
-    case Op::kLchown: return with_flags(fmt::format("{} {}{} {}:{}", op, st.path, at, st.uid, st.gid));
-    case Op::kMkdir: return fmt::format("mkdir {}{} 0o{:o}", st.path, at, st.mode);
-    case Op::kMknod:
-      return fmt::format("mknod {}{} {} 0o{:o}", st.path, at, NodeTypeName(st.mknod_type),
+    case StepForm::kPathTarget: return fmt::format("{} {}{} -> \"{}\"", op, st.path, at, st.target);
+    case StepForm::kTwoPaths: return with_flags(fmt::format("{} {}{} {}", op, st.path, at, st.path2));
+    case StepForm::kMknod:
+      return fmt::format("{} {}{} {} 0o{:o}", op, st.path, at, NodeTypeName(st.mknod_type),
                          st.mode);
-    case Op::kRestrict:
-      if (!st.layer) return "restrict";
-      return fmt::format("restrict (fs: {}; net: {}; scoped: {}; {} rules)",
+    case StepForm::kTarget: return fmt::format("{} {}", op, st.target);
+    case StepForm::kPort: return fmt::format("{} port {}", op, st.port);
+    case StepForm::kRestrict:
+      if (!st.layer) return std::string(op);
+      return fmt::format("{} (fs: {}; net: {}; scoped: {}; {} rules)", op,
                          Names(st.layer->handled_fs, landlock::kNumFsRights, landlock::FsRightName),
                          Names(st.layer->handled_net, landlock::kNumNetRights, landlock::NetRightName),
                          Names(st.layer->scoped, landlock::kNumScopes, landlock::ScopeName),
                          st.layer->rules.size());
-    default: return with_flags(fmt::format("{} {}{}", op, st.path, at));
+    case StepForm::kPath: break;
   }
+  return with_flags(fmt::format("{} {}{}", op, st.path, at));
 }
 
 }  // namespace pathwarden

@@ -3,9 +3,9 @@
 // engine against (tests/fuzz/), beside the kernel-confirmed expectations
 // of the suites, which must all fall inside it (errnos_test.cc).
 //
-// Each set is the union of what the call's man page lists (man-pages 6.x,
-// ERRORS) and what the kernel was seen to return for it in this project's
-// suites; it says which answers are possible at all, not which the model
+// Each set (its operation's codec row, op_codec.cc) is the union of what
+// the call's man page lists (man-pages 6.x, ERRORS) and what the kernel
+// was seen to return for it in this project's suites; it says which answers are possible at all, not which the model
 // gives. Errnos no modelled filesystem can produce (EIO, EINTR, ENOMEM,
 // EDQUOT, ...) are kept where the man page lists them: the table is about
 // the call, not the model.

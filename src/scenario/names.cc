@@ -24,98 +24,6 @@ struct Name {
   T value;
 };
 
-constexpr Name<Op> kOps[] = {
-    {"open", Op::kOpen},
-    {"close", Op::kClose},
-    {"stat", Op::kStat},
-    {"lstat", Op::kLstat},
-    {"access", Op::kAccess},
-    {"mkdir", Op::kMkdir},
-    {"mknod", Op::kMknod},
-    {"symlink", Op::kSymlink},
-    {"link", Op::kLink},
-    {"unlink", Op::kUnlink},
-    {"rmdir", Op::kRmdir},
-    {"rename", Op::kRename},
-    {"truncate", Op::kTruncate},
-    {"ftruncate", Op::kFtruncate},
-    {"chmod", Op::kChmod},
-    {"chown", Op::kChown},
-    {"lchown", Op::kLchown},
-    {"readlink", Op::kReadlink},
-    {"chdir", Op::kChdir},
-    {"exec_check", Op::kExecCheck},
-    {"ioctl", Op::kIoctl},
-    {"bind_tcp", Op::kBindTcp},
-    {"connect_tcp", Op::kConnectTcp},
-    {"signal", Op::kSignal},
-    {"connect_abstract", Op::kConnectAbstract},
-    {"send_fd", Op::kSendFd},
-    {"mount_tmpfs", Op::kMountTmpfs},
-    {"bind_mount", Op::kBindMount},
-    {"umount", Op::kUmount},
-    {"restrict", Op::kRestrict},
-    {"utimensat", Op::kUtimensat},
-    {"chroot", Op::kChroot},
-    {"fchdir", Op::kFchdir},
-    {"getxattr", Op::kGetxattr},
-    {"setxattr", Op::kSetxattr},
-    {"listxattr", Op::kListxattr},
-    {"removexattr", Op::kRemovexattr},
-    {"fallocate", Op::kFallocate},
-    {"fchmod", Op::kFchmod},
-    {"fchown", Op::kFchown},
-    {"futimens", Op::kFutimens},
-};
-
-StepKeys MakeStepKeys(Op op) {
-  switch (op) {
-    case Op::kOpen: return {{"path"}, {"dirfd", "flags", "mode", "fd"}};
-    case Op::kClose: return {{"fd"}, {}};
-    case Op::kStat:
-    case Op::kLstat:
-    case Op::kAccess:
-    case Op::kExecCheck:
-    case Op::kReadlink: return {{"path"}, {"dirfd", "flags"}};
-    case Op::kMkdir: return {{"path"}, {"dirfd", "mode"}};
-    case Op::kMknod: return {{"path"}, {"dirfd", "mode", "type", "rdev"}};
-    case Op::kSymlink: return {{"path", "target"}, {"dirfd"}};
-    case Op::kLink:
-    case Op::kRename: return {{"path", "path2"}, {"dirfd", "flags"}};
-    case Op::kUnlink: return {{"path"}, {"dirfd", "flags"}};
-    case Op::kRmdir: return {{"path"}, {"dirfd"}};
-    case Op::kTruncate: return {{"path"}, {}};
-    case Op::kFtruncate: return {{"fd"}, {}};
-    case Op::kChmod: return {{"path", "mode"}, {"dirfd", "flags"}};
-    case Op::kChown:
-    case Op::kLchown: return {{"path"}, {"dirfd", "uid", "gid", "flags"}};
-    case Op::kChdir:
-    case Op::kChroot: return {{"path"}, {}};
-    case Op::kIoctl: return {{"fd", "cmd"}, {}};
-    case Op::kBindTcp:
-    case Op::kConnectTcp: return {{"port"}, {}};
-    case Op::kSignal:
-    case Op::kConnectAbstract: return {{"target"}, {}};
-    case Op::kSendFd: return {{"fd", "target"}, {}};
-    case Op::kMountTmpfs: return {{"path"}, {"flags"}};
-    case Op::kBindMount: return {{"path", "path2"}, {"flags"}};
-    case Op::kUmount: return {{"path"}, {"flags"}};
-    case Op::kRestrict: return {{"layer"}, {}};
-    case Op::kUtimensat: return {{"path"}, {"dirfd", "flags", "times"}};
-    case Op::kFchdir: return {{"fd"}, {}};
-    case Op::kGetxattr:
-    case Op::kRemovexattr: return {{"path", "name"}, {"dirfd", "flags"}};
-    case Op::kSetxattr:
-      return {{"path", "name"}, {"dirfd", "flags", "value", "value_hex", "acl", "xattr_flags"}};
-    case Op::kListxattr: return {{"path"}, {"dirfd", "flags"}};
-    case Op::kFallocate: return {{"fd"}, {"flags", "offset", "len"}};
-    case Op::kFchmod: return {{"fd", "mode"}, {}};
-    case Op::kFchown: return {{"fd"}, {"uid", "gid"}};
-    case Op::kFutimens: return {{"fd"}, {"times"}};
-  }
-  return {{}, {}};
-}
-
 constexpr Name<NodeType> kNodeTypes[] = {
     {"file", NodeType::kFile},     {"dir", NodeType::kDir},
     {"symlink", NodeType::kSymlink}, {"fifo", NodeType::kFifo},
@@ -232,31 +140,7 @@ constexpr std::array kIoctls = {
 
 }  // namespace
 
-FlagFamily FamilyFor(Op op) {
-  switch (op) {
-    case Op::kOpen: return FlagFamily::kOpen;
-    case Op::kAccess: return FlagFamily::kAccess;
-    case Op::kStat:
-    case Op::kLstat:
-    case Op::kChmod:
-    case Op::kChown:
-    case Op::kLchown:
-    case Op::kExecCheck:
-    case Op::kUtimensat:
-    case Op::kGetxattr:
-    case Op::kSetxattr:
-    case Op::kListxattr:
-    case Op::kRemovexattr: return FlagFamily::kAtNofollow;
-    case Op::kFallocate: return FlagFamily::kFallocate;
-    case Op::kLink: return FlagFamily::kLink;
-    case Op::kUnlink: return FlagFamily::kUnlink;
-    case Op::kRename: return FlagFamily::kRename;
-    case Op::kMountTmpfs: return FlagFamily::kMount;
-    case Op::kBindMount: return FlagFamily::kBind;
-    case Op::kUmount: return FlagFamily::kUmount;
-    default: return FlagFamily::kNone;
-  }
-}
+FlagFamily FamilyFor(Op op) { return CodecOf(op).flags; }
 
 std::span<const FlagName> FlagsOf(FlagFamily f) {
   switch (f) {
@@ -304,11 +188,20 @@ std::string IoctlName(uint32_t cmd) {
 
 const StepKeys& StepKeysFor(Op op) {
   static const auto* const kKeys = [] {
-    auto* keys = new std::array<StepKeys, std::size(kOps)>;
-    for (const auto& [name, o] : kOps) (*keys)[static_cast<size_t>(o)] = MakeStepKeys(o);
+    auto* keys = new std::vector<StepKeys>;
+    for (const OpCodec& c : OpCodecs()) {
+      StepKeys k;
+      for (std::string_view key : c.required)
+        if (!key.empty()) k.required.push_back(key);
+      for (std::string_view key : c.optional)
+        if (!key.empty()) k.optional.push_back(key);
+      keys->push_back(std::move(k));
+    }
     return keys;
   }();
-  return kKeys->at(static_cast<size_t>(op));
+  static const StepKeys kNone;
+  const auto i = static_cast<size_t>(op);
+  return i < kKeys->size() ? (*kKeys)[i] : kNone;
 }
 
 bool StepTakes(Op op, std::string_view key) {
@@ -321,8 +214,8 @@ bool StepTakes(Op op, std::string_view key) {
 }
 
 bool IsStepKey(std::string_view key) {
-  for (const auto& [name, op] : kOps)
-    if (StepTakes(op, key)) return true;
+  for (const OpCodec& c : OpCodecs())
+    if (StepTakes(c.op, key)) return true;
   return false;
 }
 
@@ -397,17 +290,13 @@ std::string Alternatives(std::span<const std::string_view> names) {
 namespace pathwarden {
 
 using scenario_internal::kNodeTypes;
-using scenario_internal::kOps;
+using scenario_internal::OpCodec;
 
-std::string_view OpName(Op op) {
-  for (const auto& [n, o] : kOps)
-    if (o == op) return n;
-  return "?";
-}
+std::string_view OpName(Op op) { return scenario_internal::CodecOf(op).name; }
 
 std::optional<Op> OpFromName(std::string_view name) {
-  for (const auto& [n, o] : kOps)
-    if (n == name) return o;
+  for (const OpCodec& c : scenario_internal::OpCodecs())
+    if (c.name == name) return c.op;
   return std::nullopt;
 }
 

@@ -1,8 +1,8 @@
-// The vocabularies of scenario files, each in one table here: operation
-// names and the keys each operation's step takes, node types and the types
-// mknod makes, mount flags and inode attributes (with the Linux values
-// they stand for), utimensat's `times`, the flags of each operation's
-// `flags` key, and ioctl commands. The parser, the writer, the
+// The vocabularies of scenario files, each in one table here (the
+// operations' names and keys are their codec rows', op_codec.h): node
+// types and the types mknod makes, mount flags and inode attributes (with
+// the Linux values they stand for), utimensat's `times`, the flags of
+// each flag family, and ioctl commands. The parser, the writer, the
 // descriptions, the kernel executor and the fuzzer all read them here.
 
 #ifndef PATHWARDEN_SRC_SCENARIO_NAMES_H_
@@ -17,6 +17,7 @@
 
 #include "pathwarden/landlock.h"
 #include "pathwarden/scenario.h"
+#include "src/scenario/op_codec.h"
 
 namespace pathwarden::scenario_internal {
 
@@ -25,20 +26,7 @@ struct FlagName {
   uint64_t value;
 };
 
-// Which flag family an operation's `flags` key takes.
-enum class FlagFamily {
-  kNone,
-  kOpen,      // O_*
-  kAccess,    // R_OK.. in access_mode, AT_EACCESS|AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH
-  kAtNofollow,  // AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH (stat, chmod, chown, exec_check, utimensat)
-  kLink,      // AT_SYMLINK_FOLLOW|AT_EMPTY_PATH
-  kUnlink,    // AT_REMOVEDIR
-  kRename,    // RENAME_*
-  kMount,     // MS_* (mount_tmpfs)
-  kBind,      // MS_REC (bind_mount)
-  kUmount,    // MNT_DETACH|MNT_FORCE|UMOUNT_NOFOLLOW
-  kFallocate, // FALLOC_FL_* (fallocate's mode)
-};
+// Which flag family an operation's `flags` key takes (its codec row's).
 FlagFamily FamilyFor(Op op);
 // The open flags begin with the access modes O_RDONLY, O_WRONLY, O_RDWR
 // (values 0, 1, 2).

@@ -1,0 +1,107 @@
+// The operations' codec: one row per operation (op_codec.cc), and every
+// per-operation fact of the text forms read from it — the operation's
+// name (in scenario files, `explain` queries, reports and the C API's
+// pathwarden_op_name()), the keys its step takes, which flags its `flags`
+// key names, how a step of it is described, and the errnos Linux's call
+// can return. Adding an operation adds a row here; the parser, the
+// writer, the descriptions and the fuzz oracle need no change of their
+// own (docs/architecture.md, "Adding an operation").
+
+#ifndef PATHWARDEN_SRC_SCENARIO_OP_CODEC_H_
+#define PATHWARDEN_SRC_SCENARIO_OP_CODEC_H_
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+
+#include "pathwarden/request.h"
+
+namespace pathwarden::scenario_internal {
+
+// Which flag family an operation's `flags` key takes (names.h has each
+// family's names).
+enum class FlagFamily {
+  kNone,
+  kOpen,      // O_*
+  kAccess,    // R_OK.. in access_mode, AT_EACCESS|AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH
+  kAtNofollow,  // AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH (stat, chmod, chown, exec_check, utimensat)
+  kLink,      // AT_SYMLINK_FOLLOW|AT_EMPTY_PATH
+  kUnlink,    // AT_REMOVEDIR
+  kRename,    // RENAME_*
+  kMount,     // MS_* (mount_tmpfs)
+  kBind,      // MS_REC (bind_mount)
+  kUmount,    // MNT_DETACH|MNT_FORCE|UMOUNT_NOFOLLOW
+  kFallocate, // FALLOC_FL_* (fallocate's mode)
+};
+
+// How DescribeStep() words a step of the operation ("chmod /a 0o600").
+enum class StepForm {
+  kPath,           // op PATH [at fd] [FLAGS]
+  kFd,             // op fd FD
+  kFdMode,         // op fd FD 0oMODE
+  kFdOwner,        // op fd FD UID:GID
+  kFdRange,        // op fd FD OFFSET+LEN [FLAGS]
+  kFdCmd,          // op fd FD CMD
+  kFdToTarget,     // op FD to PROCESS
+  kPathMode,       // op PATH [at fd] 0oMODE [FLAGS]
+  kPathModeOnly,   // op PATH [at fd] 0oMODE
+  kPathOwner,      // op PATH [at fd] UID:GID [FLAGS]
+  kPathName,       // op PATH [at fd] NAME [FLAGS]
+  kPathNameValue,  // op PATH [at fd] NAME (N bytes) [FLAGS]
+  kPathTarget,     // op PATH [at fd] -> "TARGET"
+  kTwoPaths,       // op PATH [at fd] PATH2 [FLAGS]
+  kMknod,          // op PATH [at fd] TYPE 0oMODE
+  kTarget,         // op PROCESS
+  kPort,           // op port PORT
+  kRestrict,       // restrict (fs: ...; net: ...; scoped: ...; N rules)
+};
+
+// Errnos as a set; Linux's stop at EHWPOISON (133).
+class ErrnoSet {
+ public:
+  static constexpr int kEnd = 192;
+  constexpr ErrnoSet() = default;
+  constexpr ErrnoSet(std::initializer_list<int> errs) {
+    for (int e : errs)
+      if (e > 0 && e < kEnd) words_[e / 64] |= uint64_t{1} << (e % 64);
+  }
+  constexpr ErrnoSet operator|(const ErrnoSet& o) const {
+    ErrnoSet s;
+    for (int i = 0; i < kWords; ++i) s.words_[i] = words_[i] | o.words_[i];
+    return s;
+  }
+  constexpr bool Has(int e) const {
+    return e >= 0 && e < kEnd && (words_[e / 64] >> (e % 64) & 1) != 0;
+  }
+
+ private:
+  static constexpr int kWords = kEnd / 64;
+  uint64_t words_[kWords] = {};
+};
+
+// One operation's row.
+struct OpCodec {
+  Op op;
+  std::string_view name;
+  // The keys its step takes besides `as`, `op` and `expect`: the required
+  // ones, then the optional ones (empty names pad the arrays).
+  std::array<std::string_view, 2> required;
+  std::array<std::string_view, 6> optional;
+  FlagFamily flags;
+  StepForm form;
+  // What Linux's call (as the kernel executor makes it,
+  // src/kernel/step_runner.cc) can fail with: its man page's ERRORS, and
+  // what the kernel was seen to return in this project's suites.
+  ErrnoSet errnos;
+};
+
+// Every operation's row, in the order of the Op enum.
+std::span<const OpCodec> OpCodecs();
+// `op`'s row (a fail-closed default for a value past the enum's end).
+const OpCodec& CodecOf(Op op);
+
+}  // namespace pathwarden::scenario_internal
+
+#endif  // PATHWARDEN_SRC_SCENARIO_OP_CODEC_H_
