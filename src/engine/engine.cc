@@ -5,8 +5,11 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <array>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -247,50 +250,34 @@ int Engine::EvaluateOrStopWithPrefixMemo(int task, const OpArgs& args) {
   return EvaluateT<true, false, true>(task, args, nullptr, nullptr);
 }
 
+namespace {
+
+using OpFn = int (*)(OpCtx&);
+
+// Each request type's op (ops::Do<R>()), at the index of its Op.
+template <size_t... I>
+constexpr std::array<OpFn, sizeof...(I)> MakeDispatchTable(std::index_sequence<I...>) {
+  std::array<OpFn, sizeof...(I)> table{};
+  ((table[static_cast<size_t>(std::variant_alternative_t<I, Request>::kOp)] =
+        &ops::Do<std::variant_alternative_t<I, Request>>),
+   ...);
+  return table;
+}
+constexpr auto kDispatch =
+    MakeDispatchTable(std::make_index_sequence<std::variant_size_v<Request>>());
+
+constexpr bool EveryOpDispatched() {
+  for (OpFn f : kDispatch)
+    if (!f) return false;
+  return true;
+}
+static_assert(EveryOpDispatched(), "two request types share an Op, or the enum has a gap");
+
+}  // namespace
+
 int Engine::Dispatch(OpCtx& ctx) {
-  switch (ctx.a.op) {
-    case Op::kOpen: return ops::DoOpen(ctx);
-    case Op::kClose: return ops::DoClose(ctx);
-    case Op::kStat: return ops::DoStat(ctx, false);
-    case Op::kLstat: return ops::DoStat(ctx, true);
-    case Op::kAccess: return ops::DoAccess(ctx);
-    case Op::kMkdir: return ops::DoMkdir(ctx);
-    case Op::kMknod: return ops::DoMknod(ctx);
-    case Op::kSymlink: return ops::DoSymlink(ctx);
-    case Op::kLink: return ops::DoLink(ctx);
-    case Op::kUnlink: return ops::DoUnlink(ctx);
-    case Op::kRmdir: return ops::DoRmdir(ctx);
-    case Op::kRename: return ops::DoRename(ctx);
-    case Op::kTruncate: return ops::DoTruncate(ctx);
-    case Op::kFtruncate: return ops::DoFtruncate(ctx);
-    case Op::kChmod: return ops::DoChmod(ctx);
-    case Op::kChown: return ops::DoChown(ctx, false);
-    case Op::kLchown: return ops::DoChown(ctx, true);
-    case Op::kReadlink: return ops::DoReadlink(ctx);
-    case Op::kChdir: return ops::DoChdir(ctx);
-    case Op::kExecCheck: return ops::DoExecCheck(ctx);
-    case Op::kIoctl: return ops::DoIoctl(ctx);
-    case Op::kBindTcp: return ops::DoBindTcp(ctx);
-    case Op::kConnectTcp: return ops::DoConnectTcp(ctx);
-    case Op::kSignal: return ops::DoSignal(ctx);
-    case Op::kConnectAbstract: return ops::DoConnectAbstract(ctx);
-    case Op::kSendFd: return ops::DoSendFd(ctx);
-    case Op::kMountTmpfs: return ops::DoMountTmpfs(ctx);
-    case Op::kBindMount: return ops::DoBindMount(ctx);
-    case Op::kUmount: return ops::DoUmount(ctx);
-    case Op::kRestrict: return ops::DoRestrict(ctx);
-    case Op::kUtimensat: return ops::DoUtimensat(ctx);
-    case Op::kChroot: return ops::DoChroot(ctx);
-    case Op::kFchdir: return ops::DoFchdir(ctx);
-    case Op::kGetxattr: return ops::DoGetxattr(ctx);
-    case Op::kSetxattr: return ops::DoSetxattr(ctx);
-    case Op::kListxattr: return ops::DoListxattr(ctx);
-    case Op::kRemovexattr: return ops::DoRemovexattr(ctx);
-    case Op::kFallocate: return ops::DoFallocate(ctx);
-    case Op::kFchmod: return ops::DoFchmod(ctx);
-    case Op::kFchown: return ops::DoFchown(ctx);
-    case Op::kFutimens: return ops::DoFutimens(ctx);
-  }
+  const auto op = static_cast<size_t>(ctx.a.op);
+  if (op < kDispatch.size()) return kDispatch[op](ctx);
   // An operation the engine does not know: fail closed.
   return internal::FailClosed("Dispatch: unknown operation");
 }

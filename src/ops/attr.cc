@@ -231,7 +231,8 @@ OpenFile* FdGet(const OpCtx& ctx) {
 
 }  // namespace
 
-int DoTruncate(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Truncate>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, st.path, walk::kLookupFollow, &at))
@@ -259,7 +260,8 @@ int DoTruncate(OpCtx& ctx) {
   return 0;
 }
 
-int DoChmod(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Chmod>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
@@ -268,13 +270,17 @@ int DoChmod(OpCtx& ctx) {
   return ChmodCommon(ctx, at);
 }
 
-int DoFchmod(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Fchmod>(OpCtx& ctx) {
   OpenFile* f = FdGet(ctx);
   if (!f) return EBADF;
   return ChmodCommon(ctx, f->path);
 }
 
-int DoChown(OpCtx& ctx, bool nofollow) {
+namespace {
+
+// chown(2) and lchown(2): fchownat(), the latter with AT_SYMLINK_NOFOLLOW.
+int ChownAt(OpCtx& ctx, bool nofollow) {
   const OpArgs& st = ctx.a;
   uint32_t flags = static_cast<uint32_t>(st.flags);
   if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
@@ -286,14 +292,28 @@ int DoChown(OpCtx& ctx, bool nofollow) {
   return ChownCommon(ctx, at);
 }
 
-int DoFchown(OpCtx& ctx) {
+}  // namespace
+
+template <>
+int Do<pathwarden::Chown>(OpCtx& ctx) {
+  return ChownAt(ctx, false);
+}
+
+template <>
+int Do<pathwarden::Lchown>(OpCtx& ctx) {
+  return ChownAt(ctx, true);
+}
+
+template <>
+int Do<pathwarden::Fchown>(OpCtx& ctx) {
   OpenFile* f = FdGet(ctx);
   if (!f) return EBADF;
   if (int err = MntWantWrite(ctx, f->path)) return err;
   return ChownCommon(ctx, f->path);
 }
 
-int DoUtimensat(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Utimensat>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   if (BothOmitted(ctx)) return 0;
   PathPos at;
@@ -303,7 +323,8 @@ int DoUtimensat(OpCtx& ctx) {
   return Utimes(ctx, at);
 }
 
-int DoFutimens(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Futimens>(OpCtx& ctx) {
   if (BothOmitted(ctx)) return 0;
   OpenFile* f = FdGet(ctx);
   if (!f) return EBADF;
@@ -314,7 +335,8 @@ int DoFutimens(OpCtx& ctx) {
 // a file larger is outside it (the content is kept as a string).
 constexpr uint64_t kModelMaxFileSize = uint64_t{64} << 20;
 
-int DoFallocate(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Fallocate>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   const int64_t offset = static_cast<int64_t>(st.offset), len = static_cast<int64_t>(st.len);
   const uint32_t mode = st.mode;

@@ -44,7 +44,8 @@ void CreatedOk(OpCtx& ctx, PathPos parent, std::string_view name) {
 
 }  // namespace
 
-int DoMkdir(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Mkdir>(OpCtx& ctx) {
   Created c;
   if (int err = FilenameCreate(ctx, ctx.a.path, ctx.StartFor(ctx.a.path), true, &c))
     return err;
@@ -55,7 +56,8 @@ int DoMkdir(OpCtx& ctx) {
   return 0;
 }
 
-int DoMknod(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Mknod>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   const uint32_t type = st.mknod_type ? st.mknod_type : S_IFREG;
   // may_mknod(), before the walk.
@@ -83,7 +85,8 @@ int DoMknod(OpCtx& ctx) {
   return 0;
 }
 
-int DoSymlink(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Symlink>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   // getname() of the target comes first.
   if (int err = walk::CheckName(ctx.env, st.target, false)) return err;
@@ -97,7 +100,8 @@ int DoSymlink(OpCtx& ctx) {
   return 0;
 }
 
-int DoLink(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Link>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   const uint32_t flags = static_cast<uint32_t>(st.flags);
   if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) return EINVAL;

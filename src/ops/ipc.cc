@@ -25,7 +25,8 @@ const Task* Target(const OpCtx& ctx) {
 
 }  // namespace
 
-int DoIoctl(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Ioctl>(OpCtx& ctx) {
   OpenFile* f = ctx.File(ctx.a.fd);
   if (!f || (f->f_mode & kFmodePath)) {
     ctx.Fail(Stage::kFd, [&] {
@@ -38,7 +39,8 @@ int DoIoctl(OpCtx& ctx) {
   return 0;
 }
 
-int DoSignal(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Signal>(OpCtx& ctx) {
   const Task* t = Target(ctx);
   if (!t) return ESRCH;
   const Cred& c = ctx.cred();
@@ -59,7 +61,8 @@ int DoSignal(OpCtx& ctx) {
   return 0;
 }
 
-int DoConnectAbstract(OpCtx& ctx) {
+template <>
+int Do<pathwarden::ConnectAbstract>(OpCtx& ctx) {
   const Task* t = Target(ctx);
   if (!t) return ECONNREFUSED;
   if (int err = security::UnixStreamConnect(ctx, *t)) return err;
@@ -69,7 +72,8 @@ int DoConnectAbstract(OpCtx& ctx) {
   return 0;
 }
 
-int DoBindTcp(OpCtx& ctx) {
+template <>
+int Do<pathwarden::BindTcp>(OpCtx& ctx) {
   const uint16_t port = static_cast<uint16_t>(ctx.a.port);
   if (int err = security::SocketBind(ctx, port)) return err;
   if (port != 0 && port < kUnprivilegedPortStart && !ctx.cred().Capable(kCapNetBindService)) {
@@ -82,7 +86,8 @@ int DoBindTcp(OpCtx& ctx) {
   return 0;
 }
 
-int DoConnectTcp(OpCtx& ctx) {
+template <>
+int Do<pathwarden::ConnectTcp>(OpCtx& ctx) {
   const uint16_t port = static_cast<uint16_t>(ctx.a.port);
   if (int err = security::SocketConnect(ctx, port)) return err;
   ctx.Ok(Stage::kUnix,
@@ -90,7 +95,8 @@ int DoConnectTcp(OpCtx& ctx) {
   return 0;
 }
 
-int DoSendFd(OpCtx& ctx) {
+template <>
+int Do<pathwarden::SendFd>(OpCtx& ctx) {
   const Task* t = Target(ctx);
   auto it = ctx.p.fds.find(ctx.a.fd.num);
   if (it == ctx.p.fds.end()) {

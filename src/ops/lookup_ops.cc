@@ -17,7 +17,10 @@ namespace pathwarden::ops {
 using vfs::InodeId;
 using vfs::PathPos;
 
-int DoStat(OpCtx& ctx, bool nofollow) {
+namespace {
+
+// stat(2) and lstat(2): newfstatat(), the latter with AT_SYMLINK_NOFOLLOW.
+int StatAt(OpCtx& ctx, bool nofollow) {
   const OpArgs& st = ctx.a;
   uint32_t flags = static_cast<uint32_t>(st.flags);
   if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
@@ -32,7 +35,20 @@ int DoStat(OpCtx& ctx, bool nofollow) {
   return 0;
 }
 
-int DoAccess(OpCtx& ctx) {
+}  // namespace
+
+template <>
+int Do<pathwarden::Stat>(OpCtx& ctx) {
+  return StatAt(ctx, false);
+}
+
+template <>
+int Do<pathwarden::Lstat>(OpCtx& ctx) {
+  return StatAt(ctx, true);
+}
+
+template <>
+int Do<pathwarden::Access>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   const uint32_t mode = st.access_mode;
   const uint32_t flags = static_cast<uint32_t>(st.flags);
@@ -72,7 +88,8 @@ int DoAccess(OpCtx& ctx) {
   return 0;
 }
 
-int DoReadlink(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Readlink>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   PathPos at;
   if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
@@ -104,14 +121,16 @@ int LookupDirToEnter(OpCtx& ctx, PathPos* at) {
 
 }  // namespace
 
-int DoChdir(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Chdir>(OpCtx& ctx) {
   PathPos at;
   if (int err = LookupDirToEnter(ctx, &at)) return err;
   if (ctx.apply) ctx.t.SetCwd(ctx.p, at);
   return 0;
 }
 
-int DoFchdir(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Fchdir>(OpCtx& ctx) {
   OpenFile* f = ctx.File(ctx.a.fd);
   if (!f) {
     ctx.Fail(Stage::kFd, [&] { return fmt::format("{} is not open", ctx.FdText(ctx.a.fd)); });
@@ -128,7 +147,8 @@ int DoFchdir(OpCtx& ctx) {
   return 0;
 }
 
-int DoChroot(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Chroot>(OpCtx& ctx) {
   PathPos at;
   if (int err = LookupDirToEnter(ctx, &at)) return err;
   if (!ctx.cred().Capable(kCapSysChroot)) {

@@ -141,7 +141,8 @@ int CountMounts(OpCtx& ctx, uint64_t adding) {
 
 }  // namespace
 
-int DoMountTmpfs(OpCtx& ctx) {
+template <>
+int Do<pathwarden::MountTmpfs>(OpCtx& ctx) {
   PathPos at;
   if (int err = MountHead(ctx, ctx.a.path, &at)) return err;
   vfs::World& w = ctx.w;
@@ -160,7 +161,8 @@ int DoMountTmpfs(OpCtx& ctx) {
   return 0;
 }
 
-int DoBindMount(OpCtx& ctx) {
+template <>
+int Do<pathwarden::BindMount>(OpCtx& ctx) {
   PathPos target;
   if (int err = MountHead(ctx, ctx.a.path2, &target)) return err;
   if (ctx.a.path.empty()) {
@@ -209,7 +211,8 @@ int DoBindMount(OpCtx& ctx) {
   return 0;
 }
 
-int DoUmount(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Umount>(OpCtx& ctx) {
   const uint32_t flags = static_cast<uint32_t>(ctx.a.flags);
   if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW)) return EINVAL;
   const uint32_t lookup = (flags & UMOUNT_NOFOLLOW) ? 0 : walk::kLookupFollow;

@@ -443,7 +443,8 @@ int PathOpenat(OpCtx& ctx, std::string_view name, const walk::Start& start,
 
 }  // namespace
 
-int DoOpen(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Open>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   // build_open_how(): O_PATH drops every flag but a few.
   uint32_t flags = static_cast<uint32_t>(st.flags);
@@ -490,7 +491,8 @@ int DoOpen(OpCtx& ctx) {
   return 0;
 }
 
-int DoClose(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Close>(OpCtx& ctx) {
   if (!ctx.File(ctx.a.fd)) {
     ctx.Fail(Stage::kFd, [&] { return fmt::format("no open file named {}", ctx.FdText(ctx.a.fd)); });
     return EBADF;
@@ -500,7 +502,8 @@ int DoClose(OpCtx& ctx) {
   return 0;
 }
 
-int DoExecCheck(OpCtx& ctx) {
+template <>
+int Do<pathwarden::ExecCheck>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   const uint32_t flags = static_cast<uint32_t>(st.flags) | kAtExecveCheck;
   if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | kAtExecveCheck)) return EINVAL;
@@ -537,7 +540,8 @@ int DoExecCheck(OpCtx& ctx) {
   return 0;
 }
 
-int DoFtruncate(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Ftruncate>(OpCtx& ctx) {
   OpenFile* f = ctx.File(ctx.a.fd);
   if (!f || (f->f_mode & kFmodePath)) {
     ctx.Fail(Stage::kFd, [&] {

@@ -31,8 +31,9 @@ void RemovedOk(OpCtx& ctx, PathPos victim) {
 
 }  // namespace
 
-int DoUnlink(OpCtx& ctx) {
-  if (ctx.a.flags & AT_REMOVEDIR) return DoRmdir(ctx);
+template <>
+int Do<pathwarden::Unlink>(OpCtx& ctx) {
+  if (ctx.a.flags & AT_REMOVEDIR) return Do<pathwarden::Rmdir>(ctx);
   walk::ParentResult pr;
   if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.a.path), ctx.a.path, 0, &pr))
     return err;
@@ -63,7 +64,8 @@ int DoUnlink(OpCtx& ctx) {
   return 0;
 }
 
-int DoRmdir(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Rmdir>(OpCtx& ctx) {
   walk::ParentResult pr;
   if (int err = walk::FilenameParentat(ctx.env, ctx.StartFor(ctx.a.path), ctx.a.path, 0, &pr))
     return err;

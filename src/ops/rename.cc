@@ -161,7 +161,8 @@ void ApplyRename(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir,
 
 }  // namespace
 
-int DoRename(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Rename>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   const uint32_t flags = static_cast<uint32_t>(st.flags);
   if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) return EINVAL;

@@ -10,7 +10,8 @@
 
 namespace pathwarden::ops {
 
-int DoRestrict(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Restrict>(OpCtx& ctx) {
   if (!ctx.a.ruleset) return EINVAL;
   const LandlockRuleset& spec = *ctx.a.ruleset;
   landlock::Landlock& ll = ctx.t.landlock();

@@ -226,7 +226,8 @@ int SetAcl(OpCtx& ctx, PathPos at, bool is_default, const std::vector<AclEntry>*
 
 }  // namespace
 
-int DoGetxattr(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Getxattr>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   if (int err = CheckAtFlags(ctx)) return err;
   if (int err = ImportName(ctx)) return err;
@@ -267,7 +268,8 @@ int DoGetxattr(OpCtx& ctx) {
   return 0;
 }
 
-int DoSetxattr(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Setxattr>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   const std::string_view name = st.xattr_name, value = st.xattr_value;
   if (int err = CheckAtFlags(ctx)) return err;
@@ -367,7 +369,8 @@ int DoSetxattr(OpCtx& ctx) {
   return 0;
 }
 
-int DoListxattr(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Listxattr>(OpCtx& ctx) {
   if (int err = CheckAtFlags(ctx)) return err;
   PathPos at;
   if (int err = Target(ctx, false, &at)) return err;
@@ -382,7 +385,8 @@ int DoListxattr(OpCtx& ctx) {
   return 0;
 }
 
-int DoRemovexattr(OpCtx& ctx) {
+template <>
+int Do<pathwarden::Removexattr>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   const std::string_view name = st.xattr_name;
   if (int err = CheckAtFlags(ctx)) return err;
