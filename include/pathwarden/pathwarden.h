@@ -296,6 +296,12 @@ enum pathwarden_op {
   PATHWARDEN_OP_FUTIMENS,      /* futimens(fd, times) */
 };
 
+/* An operation's name ("open", "exec_check": the scenario format's and
+ * `pathwarden explain`'s), or NULL for a value that is no operation. The
+ * names of 0, 1, 2, ... up to the first NULL are every operation, in the
+ * enum's order (the Python module builds its Op from them). */
+PATHWARDEN_EXPORT const char *pathwarden_op_name(int op);
+
 /* utimensat's times[i].tv_nsec. */
 enum pathwarden_time { PATHWARDEN_TIME_NOW = 0, PATHWARDEN_TIME_OMIT = 1, PATHWARDEN_TIME_SET = 2 };
 

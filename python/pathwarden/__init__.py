@@ -50,49 +50,21 @@ def _load():
 _lib = _load()
 
 
-class Op(enum.IntEnum):
-    """pathwarden_op: one per request of the C++ API."""
-    OPEN = 0
-    CLOSE = 1
-    STAT = 2
-    LSTAT = 3
-    ACCESS = 4
-    MKDIR = 5
-    MKNOD = 6
-    SYMLINK = 7
-    LINK = 8
-    UNLINK = 9
-    RMDIR = 10
-    RENAME = 11
-    TRUNCATE = 12
-    FTRUNCATE = 13
-    CHMOD = 14
-    CHOWN = 15
-    LCHOWN = 16
-    READLINK = 17
-    CHDIR = 18
-    EXEC_CHECK = 19
-    IOCTL = 20
-    BIND_TCP = 21
-    CONNECT_TCP = 22
-    SIGNAL = 23
-    CONNECT_ABSTRACT = 24
-    SEND_FD = 25
-    MOUNT_TMPFS = 26
-    BIND_MOUNT = 27
-    UMOUNT = 28
-    RESTRICT = 29
-    UTIMENSAT = 30
-    CHROOT = 31
-    FCHDIR = 32
-    GETXATTR = 33
-    SETXATTR = 34
-    LISTXATTR = 35
-    REMOVEXATTR = 36
-    FALLOCATE = 37
-    FCHMOD = 38
-    FCHOWN = 39
-    FUTIMENS = 40
+def _op_names():
+    """The library's operations in pathwarden_op's order (pathwarden_op_name())."""
+    name = _lib.pathwarden_op_name
+    name.restype = ctypes.c_char_p
+    name.argtypes = [ctypes.c_int]
+    names = []
+    while (n := name(len(names))) is not None:
+        names.append((n.decode().upper(), len(names)))
+    return names
+
+
+# pathwarden_op: one per request of the C++ API (Op.OPEN, Op.EXEC_CHECK,
+# ...), as the library names them, so that an operation the library adds
+# needs no change here.
+Op = enum.IntEnum("Op", _op_names(), module=__name__)
 
 
 class Verdict(enum.IntEnum):

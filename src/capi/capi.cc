@@ -19,6 +19,7 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -99,6 +100,12 @@ extern "C" {
 const char* pathwarden_version(void) { return PATHWARDEN_VERSION; }
 
 const char* pathwarden_last_error(void) { return tls_error.c_str(); }
+
+const char* pathwarden_op_name(int op) {
+  if (op < 0 || op >= static_cast<int>(std::variant_size_v<Request>)) return nullptr;
+  // A codec row's name, a string literal: NUL-terminated.
+  return OpName(static_cast<Op>(op)).data();
+}
 
 int pathwarden_model_new(pathwarden_model** out, int abi, uint32_t flags) {
   return Guard([&] {

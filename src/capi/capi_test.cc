@@ -417,6 +417,12 @@ TEST_F(CapiTest, EveryOpIsAsked) {
     pathwarden_decision_free(d);
   }
   pathwarden_ruleset_free(rs);
+  // Each op named as the scenario format names it, and nothing past the last.
+  EXPECT_STREQ(pathwarden_op_name(PATHWARDEN_OP_OPEN), "open");
+  EXPECT_STREQ(pathwarden_op_name(PATHWARDEN_OP_EXEC_CHECK), "exec_check");
+  EXPECT_STREQ(pathwarden_op_name(PATHWARDEN_OP_FUTIMENS), "futimens");
+  EXPECT_EQ(pathwarden_op_name(PATHWARDEN_OP_FUTIMENS + 1), nullptr);
+  EXPECT_EQ(pathwarden_op_name(-1), nullptr);
   // Requests the ops cannot take.
   pathwarden_request r;
   EXPECT_EQ(pathwarden_request_init(&r, -1), -EINVAL);

@@ -31,6 +31,14 @@ def test_the_module_is_the_one_expected():
     assert pathwarden.version() == "0.1.0"
 
 
+def test_op_is_the_librarys(model):
+    # Op is built from pathwarden_op_name(): the C enum's values, in order.
+    assert pathwarden.Op.OPEN == 0 and pathwarden.Op.CLOSE == 1
+    assert pathwarden.Op.EXEC_CHECK == 19 and pathwarden.Op.FUTIMENS == 40
+    assert [int(op) for op in pathwarden.Op] == list(range(len(pathwarden.Op)))
+    assert len(pathwarden.Op) == 41
+
+
 def test_walk_denial(model):
     backup = model.process(uid=34, gid=34, name="backup")
     d = backup.ask(pathwarden.Op.ACCESS, "/home/alice/key", mode=os.R_OK)
