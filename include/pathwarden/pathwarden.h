@@ -294,6 +294,7 @@ enum pathwarden_op {
   PATHWARDEN_OP_FCHMOD,        /* fchmod(fd, mode) */
   PATHWARDEN_OP_FCHOWN,        /* fchown(fd, uid, gid) */
   PATHWARDEN_OP_FUTIMENS,      /* futimens(fd, times) */
+  PATHWARDEN_OP_MOUNT_SETATTR, /* mount_setattr(dirfd, path, flags, {attr_set, attr_clr}) */
 };
 
 /* An operation's name ("open", "exec_check": the scenario format's and
@@ -336,6 +337,7 @@ struct pathwarden_request {
   size_t value_len;
   uint32_t xattr_flags; /* setxattr: XATTR_CREATE | XATTR_REPLACE */
   uint64_t offset, len; /* fallocate (its mode in `mode`) */
+  uint64_t attr_set, attr_clr; /* mount_setattr: MOUNT_ATTR_* to set, to clear */
 };
 
 /* The defaults above for `op`; -EINVAL for an unknown op. */

@@ -74,6 +74,7 @@ enum class Op : uint8_t {
   kFchmod,
   kFchown,
   kFutimens,
+  kMountSetattr,
 };
 
 // One half of utimensat's `times` (absent: times is NULL).
@@ -311,6 +312,17 @@ struct Umount {
   std::string path = {};
   uint64_t flags = 0;
 };
+// mount_setattr(dirfd, path, flags, {attr_set, attr_clr}): flags of
+// AT_EMPTY_PATH | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+// attr_set and attr_clr of MOUNT_ATTR_* (pathwarden/uapi.h); no
+// propagation change, and no user namespace for MOUNT_ATTR_IDMAP (unknown).
+struct MountSetattr {
+  static constexpr Op kOp = Op::kMountSetattr;
+  Fd dirfd = kAtFdcwd;
+  std::string path = {};
+  uint64_t flags = 0;
+  uint64_t attr_set = 0, attr_clr = 0;
+};
 // ioctl(fd, cmd, ...): the permission checks only.
 struct Ioctl {
   static constexpr Op kOp = Op::kIoctl;
@@ -354,7 +366,7 @@ using Request =
                  Rmdir, Rename, Truncate, Ftruncate, Chmod, Chown, Lchown, Utimensat, Readlink,
                  Chdir, Fchdir, Chroot, MountTmpfs, BindMount, Umount, Ioctl, BindTcp, ConnectTcp,
                  Signal, ConnectAbstract, SendFd, Restrict, Getxattr, Setxattr, Listxattr,
-                 Removexattr, Fallocate, Fchmod, Fchown, Futimens>;
+                 Removexattr, Fallocate, Fchmod, Fchown, Futimens, MountSetattr>;
 
 // OpOf()
 //

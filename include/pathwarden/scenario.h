@@ -153,6 +153,8 @@ struct StepSpec {
   uint32_t xattr_flags = 0;
   // fallocate's range (its mode is `flags`).
   int64_t offset = 0, len = 1;
+  // mount_setattr's MOUNT_ATTR_* to set and to clear.
+  uint64_t attr_set = 0, attr_clr = 0;
   int expect = 0;
   std::string expect_text;
 };

@@ -105,7 +105,8 @@ class _Request(ctypes.Structure):
                 ("ruleset", ctypes.c_void_p), ("name", ctypes.c_char_p),
                 ("value", ctypes.c_void_p), ("value_len", ctypes.c_size_t),
                 ("xattr_flags", ctypes.c_uint32), ("offset", ctypes.c_uint64),
-                ("len", ctypes.c_uint64)]
+                ("len", ctypes.c_uint64), ("attr_set", ctypes.c_uint64),
+                ("attr_clr", ctypes.c_uint64)]
 
 
 class _Check(ctypes.Structure):

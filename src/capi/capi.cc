@@ -40,10 +40,6 @@
 namespace pathwarden::capi {
 namespace {
 
-static_assert(PATHWARDEN_OP_FCHDIR == static_cast<int>(Op::kFchdir), "pathwarden_op follows Op");
-static_assert(PATHWARDEN_OP_FUTIMENS == static_cast<int>(Op::kFutimens), "pathwarden_op follows Op");
-static_assert(PATHWARDEN_OP_RESTRICT == static_cast<int>(Op::kRestrict));
-static_assert(PATHWARDEN_OP_UTIMENSAT == static_cast<int>(Op::kUtimensat));
 static_assert(PATHWARDEN_FILE_BLOCK == static_cast<int>(FileType::kBlock));
 static_assert(PATHWARDEN_MOUNT_RDONLY == kMountRdonly && PATHWARDEN_MOUNT_NOEXEC == kMountNoexec &&
               PATHWARDEN_MOUNT_NOSUID == kMountNosuid && PATHWARDEN_MOUNT_NODEV == kMountNodev &&

@@ -15,9 +15,12 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "pathwarden/request.h"  // the C enum checked against Op
 
 namespace {
 
@@ -394,10 +397,18 @@ TEST_F(CapiTest, BuilderChmodChownSetfaclMountSysctl) {
   EXPECT_EQ(pathwarden_model_set_sysctl(m_, "protected_regular", 0, 1), -EINVAL);
 }
 
+// pathwarden_op follows Op, value for value.
+static_assert(PATHWARDEN_OP_FCHDIR == static_cast<int>(pathwarden::Op::kFchdir));
+static_assert(PATHWARDEN_OP_FUTIMENS == static_cast<int>(pathwarden::Op::kFutimens));
+static_assert(PATHWARDEN_OP_RESTRICT == static_cast<int>(pathwarden::Op::kRestrict));
+static_assert(PATHWARDEN_OP_UTIMENSAT == static_cast<int>(pathwarden::Op::kUtimensat));
+static_assert(PATHWARDEN_OP_MOUNT_SETATTR == static_cast<int>(pathwarden::Op::kMountSetattr));
+static_assert(PATHWARDEN_OP_MOUNT_SETATTR + 1 == std::variant_size_v<pathwarden::Request>);
+
 TEST_F(CapiTest, EveryOpIsAsked) {
   pathwarden_ruleset* rs = nullptr;
   ASSERT_EQ(pathwarden_ruleset_new(&rs, kFsReadFile, 0, 0, 0), 0);
-  for (int op = PATHWARDEN_OP_OPEN; op <= PATHWARDEN_OP_FUTIMENS; ++op) {
+  for (int op = PATHWARDEN_OP_OPEN; op <= PATHWARDEN_OP_MOUNT_SETATTR; ++op) {
     pathwarden_request r;
     ASSERT_EQ(pathwarden_request_init(&r, op), 0);
     r.path = "/srv/a";
@@ -421,12 +432,13 @@ TEST_F(CapiTest, EveryOpIsAsked) {
   EXPECT_STREQ(pathwarden_op_name(PATHWARDEN_OP_OPEN), "open");
   EXPECT_STREQ(pathwarden_op_name(PATHWARDEN_OP_EXEC_CHECK), "exec_check");
   EXPECT_STREQ(pathwarden_op_name(PATHWARDEN_OP_FUTIMENS), "futimens");
-  EXPECT_EQ(pathwarden_op_name(PATHWARDEN_OP_FUTIMENS + 1), nullptr);
+  EXPECT_STREQ(pathwarden_op_name(PATHWARDEN_OP_MOUNT_SETATTR), "mount_setattr");
+  EXPECT_EQ(pathwarden_op_name(PATHWARDEN_OP_MOUNT_SETATTR + 1), nullptr);
   EXPECT_EQ(pathwarden_op_name(-1), nullptr);
   // Requests the ops cannot take.
   pathwarden_request r;
   EXPECT_EQ(pathwarden_request_init(&r, -1), -EINVAL);
-  EXPECT_EQ(pathwarden_request_init(&r, PATHWARDEN_OP_FUTIMENS + 1), -EINVAL);
+  EXPECT_EQ(pathwarden_request_init(&r, PATHWARDEN_OP_MOUNT_SETATTR + 1), -EINVAL);
   EXPECT_EQ(pathwarden_request_init(nullptr, 0), -EINVAL);
   // Each op's default mode is its request type's: mkdir 0755, mknod 0644,
   // the rest that take one 0.

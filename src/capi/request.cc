@@ -31,6 +31,10 @@
 namespace pathwarden::capi {
 namespace {
 
+// The operations: one per request type (pathwarden_op follows Op; its
+// values are checked in capi_test.cc).
+constexpr int kNumOps = static_cast<int>(std::variant_size_v<Request>);
+
 // FillRequest()
 //
 // Each member of the request type `T` from the C request's field of its
@@ -82,6 +86,10 @@ int FillRequest(const pathwarden_process& p, const pathwarden_request& r, T& t) 
     t.gid = r.gid;
   }
   if constexpr (requires { t.cmd; }) t.cmd = r.cmd;
+  if constexpr (requires { t.attr_set; }) {
+    t.attr_set = r.attr_set;
+    t.attr_clr = r.attr_clr;
+  }
   if constexpr (requires { t.port; }) t.port = r.port;
   if constexpr (requires { t.xattr_flags; }) t.xattr_flags = r.xattr_flags;
   if constexpr (requires { t.offset; }) {
@@ -119,7 +127,7 @@ int FillRequest(const pathwarden_process& p, const pathwarden_request& r, T& t) 
 // The C request as a Request of `p`'s model; the query's words for JSON.
 int ToRequest(const pathwarden_process& p, const pathwarden_request* r, query::Query* q) {
   if (r == nullptr) return Fail(EINVAL, "request is NULL");
-  if (r->op < 0 || r->op > PATHWARDEN_OP_FUTIMENS)
+  if (r->op < 0 || r->op >= kNumOps)
     return Fail(EINVAL, fmt::format("request: unknown op {}", r->op));
   const Op op = static_cast<Op>(r->op);
   q->op = std::string(OpName(op));
@@ -174,7 +182,7 @@ extern "C" {
 int pathwarden_request_init(pathwarden_request* r, int op) {
   return Guard([&] {
     if (r == nullptr) return Fail(EINVAL, "request is NULL");
-    if (op < 0 || op > PATHWARDEN_OP_FUTIMENS) return Fail(EINVAL, fmt::format("unknown op {}", op));
+    if (op < 0 || op >= kNumOps) return Fail(EINVAL, fmt::format("unknown op {}", op));
     std::memset(r, 0, sizeof *r);
     r->op = op;
     r->dirfd = PATHWARDEN_AT_FDCWD;

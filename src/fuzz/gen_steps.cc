@@ -35,7 +35,7 @@ constexpr OpWeight kOps[] = {
     {Op::kBindMount, 1}, {Op::kUmount, 1},      {Op::kRestrict, 3},      {Op::kUtimensat, 2},
     {Op::kChroot, 1},    {Op::kGetxattr, 2},    {Op::kSetxattr, 3},      {Op::kListxattr, 1},
     {Op::kRemovexattr, 2}, {Op::kFallocate, 2}, {Op::kFchmod, 2},        {Op::kFchown, 2},
-    {Op::kFutimens, 1},
+    {Op::kFutimens, 1},  {Op::kMountSetattr, 1},
 };
 
 // Attribute names of every namespace, the ACL names, and names the calls
@@ -307,6 +307,26 @@ void GenerateSteps(GenState& g) {
         if (rng.Percent(8)) st.flags |= UMOUNT_NOFOLLOW;
         if (rng.Percent(4)) st.flags |= MNT_FORCE;
         break;
+      case Op::kMountSetattr: {
+        st.path = PickPath(g, actor, rng.Percent(80) ? Want::kMount : Want::kDir, nullptr);
+        if (rng.Percent(20)) st.flags |= kAtRecursive;
+        if (rng.Percent(5)) st.flags |= AT_SYMLINK_NOFOLLOW;
+        // The model's flags, and now and then the atime modes or a partial
+        // atime mask (EINVAL).
+        constexpr uint64_t kAttrs[] = {kMountAttrRdonly, kMountAttrNosuid, kMountAttrNodev,
+                                       kMountAttrNoexec, kMountAttrNosymfollow};
+        for (uint64_t a : kAttrs) {
+          if (rng.Percent(20)) st.attr_set |= a;
+          if (rng.Percent(15)) st.attr_clr |= a;
+        }
+        if (rng.Percent(8)) {
+          st.attr_clr |= kMountAttrAtime;
+          if (rng.Percent(60)) st.attr_set |= rng.Percent(50) ? kMountAttrNoatime : kMountAttrStrictatime;
+        }
+        if (rng.Percent(3)) st.attr_set |= kMountAttrNoatime;
+        if (rng.Percent(2)) st.attr_clr |= kMountAttrNoatime;
+        break;
+      }
       case Op::kRestrict: st.layer = RandomLayer(g, actor, true); break;
       case Op::kGetxattr:
       case Op::kSetxattr:

@@ -17,7 +17,7 @@ static_assert(sizeof(NodeSpec) == 280, "NodeSpec changed: update Fields(NodeSpec
 static_assert(sizeof(ProcessSpec) == 224, "ProcessSpec changed: update Fields(ProcessSpec)");
 static_assert(sizeof(LayerSpec) == 80, "LayerSpec changed: update Fields(LayerSpec)");
 static_assert(sizeof(RuleSpec) == 104, "RuleSpec changed: update Fields(RuleSpec)");
-static_assert(sizeof(StepSpec) == 632, "StepSpec changed: update Fields(StepSpec)");
+static_assert(sizeof(StepSpec) == 648, "StepSpec changed: update Fields(StepSpec)");
 static_assert(sizeof(Scenario) == 168, "Scenario changed: update Fields(Scenario)");
 static_assert(sizeof(ProbeJob) == 224, "ProbeJob changed: update Fields(ProbeJob)");
 static_assert(sizeof(Cred) == 88, "Cred changed: update Fields(ProbeJob)");
@@ -72,7 +72,7 @@ bool Fields(IO& io, StepSpec& s) {
          io(s.mknod_type) && io(s.rdev_major) && io(s.rdev_minor) && io(s.uid) && io(s.gid) &&
          io(s.port) && io(s.fd) && io(s.cmd_text) && io(s.cmd) && io(s.target) &&
          io(s.layer) && io(s.times) && io(s.xattr_name) && io(s.xattr_value) &&
-         io(s.xattr_acl) && io(s.xattr_flags) && io(s.offset) && io(s.len) && io(s.expect) &&
+         io(s.xattr_acl) && io(s.xattr_flags) && io(s.offset) && io(s.len) && io(s.attr_set) && io(s.attr_clr) && io(s.expect) &&
          io(s.expect_text);
 }
 template <typename IO>

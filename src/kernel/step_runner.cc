@@ -250,6 +250,13 @@ int RunStep(const ProcessTable& table, const StepSpec& step, const Request& req,
       return Err(mount(path, path2, nullptr, MS_BIND | step.flags, nullptr));
     case Op::kUmount:
       return Err(umount2(path, flags));
+    case Op::kMountSetattr: {
+      // struct mount_attr (MOUNT_ATTR_SIZE_VER0): no propagation, no userns.
+      struct {
+        uint64_t attr_set, attr_clr, propagation, userns_fd;
+      } attr = {step.attr_set, step.attr_clr, 0, 0};
+      return Err(syscall(SYS_mount_setattr, dirfd, path, flags, &attr, sizeof attr));
+    }
     case Op::kRestrict: {
       LayerFailure failure;
       return EnforceLayer(*step.layer, {}, &failure);

@@ -1,9 +1,13 @@
-// mount(2) of a tmpfs and of a bind, umount2(2).
+// mount(2) of a tmpfs and of a bind, umount2(2), mount_setattr(2).
 // Linux: fs/namespace.c @6.18 do_mount(), path_mount(), may_mount(),
 // do_new_mount(), do_loopback(), graft_tree(), ksys_umount(),
-// can_umount(), do_umount(), do_umount_root(), propagate_mount_busy()
+// can_umount(), do_umount(), do_umount_root(), propagate_mount_busy();
+// mount_setattr(), build_mount_kattr(), do_mount_setattr(),
+// mount_setattr_prepare(), mnt_hold_writers()
 
 #include <sys/mount.h>
+
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -11,6 +15,7 @@
 #include "src/ops/common.h"
 #include "src/ops/ops.h"
 #include "src/security/hooks.h"
+#include "src/vfs/backend.h"
 
 namespace pathwarden::ops {
 namespace {
@@ -139,7 +144,130 @@ int CountMounts(OpCtx& ctx, uint64_t adding) {
   return ENOSPC;
 }
 
+// build_mount_kattr(): which MOUNT_ATTR_* a request may set and clear.
+// The atime mode is one field: clearing it must clear the whole mask,
+// and setting a mode needs it cleared.
+int CheckMountAttrs(OpCtx& ctx, uint64_t set, uint64_t clr) {
+  constexpr uint64_t kValid = kMountAttrRdonly | kMountAttrNosuid | kMountAttrNodev |
+                              kMountAttrNoexec | kMountAttrAtime | kMountAttrNodiratime |
+                              kMountAttrIdmap | kMountAttrNosymfollow;
+  auto invalid = [&](std::string_view why) {
+    ctx.Fail(Stage::kArgs, why);
+    return EINVAL;
+  };
+  if ((set | clr) & ~kValid) return invalid("attr_set or attr_clr holds a bit that is no MOUNT_ATTR_");
+  if (clr & kMountAttrAtime) {
+    if ((clr & kMountAttrAtime) != kMountAttrAtime)
+      return invalid("attr_clr clears part of the atime mode (MOUNT_ATTR__ATIME clears it whole)");
+    const uint64_t mode = set & kMountAttrAtime;
+    if (mode != kMountAttrRelatime && mode != kMountAttrNoatime && mode != kMountAttrStrictatime)
+      return invalid("attr_set names more than one atime mode");
+  } else if (set & kMountAttrAtime) {
+    return invalid("attr_set sets an atime mode without clearing MOUNT_ATTR__ATIME");
+  }
+  // build_mount_idmapped()
+  if (clr & kMountAttrIdmap) return invalid("an idmapped mount cannot be made plain again");
+  if (set & kMountAttrIdmap)
+    return vfs::Unknown("MOUNT_ATTR_IDMAP takes a user namespace, which the model does not have");
+  return 0;
+}
+
+// The mount flags a request's MOUNT_ATTR_* stand for (the atime modes
+// and nodiratime are not modelled: nothing the model answers reads them).
+uint32_t MntFlagsOfAttrs(uint64_t attrs) {
+  uint32_t f = 0;
+  if (attrs & kMountAttrRdonly) f |= vfs::kMntReadonly;
+  if (attrs & kMountAttrNosuid) f |= vfs::kMntNosuid;
+  if (attrs & kMountAttrNodev) f |= vfs::kMntNodev;
+  if (attrs & kMountAttrNoexec) f |= vfs::kMntNoexec;
+  if (attrs & kMountAttrNosymfollow) f |= vfs::kMntNosymfollow;
+  return f;
+}
+
+// next_mnt(): `m` and, when `recurse`, every mount below it, each before
+// its children.
+std::vector<MountId> MountAndBelow(const vfs::World& w, MountId m, bool recurse) {
+  std::vector<MountId> order{m};
+  if (!recurse) return order;
+  for (size_t i = 0; i < order.size(); ++i)
+    for (MountId c = w.mount(order[i]).first_child; c != vfs::kNone; c = w.mount(c).next_sibling)
+      order.push_back(c);
+  return order;
+}
+
+// mnt_get_writers(): whether a file on mount `m` is open for writing (a
+// regular file or directory: special files take no write access on
+// their mount), in any process.
+bool MountHasWriters(const OpCtx& ctx, MountId m) {
+  for (int i = 0; i < ctx.t.count(); ++i)
+    for (const auto& [num, f] : ctx.t.task(i).fds) {
+      if (!f || f->path.mnt != m || !(f->f_mode & kFmodeWrite)) continue;
+      const uint32_t type = ctx.w.inode(f->inode).mode & S_IFMT;
+      if (type != S_IFCHR && type != S_IFBLK && type != S_IFIFO && type != S_IFSOCK) return true;
+    }
+  return false;
+}
+
 }  // namespace
+
+template <>
+int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
+  const OpArgs& a = ctx.a;
+  if (a.flags & ~uint64_t{AT_EMPTY_PATH | kAtRecursive | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT}) {
+    ctx.Fail(Stage::kArgs, "flags other than AT_EMPTY_PATH, AT_RECURSIVE, AT_SYMLINK_NOFOLLOW "
+                           "and AT_NO_AUTOMOUNT");
+    return EINVAL;
+  }
+  // may_mount(), before the attributes are read or the path looked up.
+  if (!ctx.cred().Capable(kCapSysAdmin)) {
+    ctx.Fail(Stage::kCapability, "mount_setattr needs CAP_SYS_ADMIN");
+    return EPERM;
+  }
+  if (a.attr_set == 0 && a.attr_clr == 0) {
+    ctx.Ok(Stage::kArgs, "nothing to set or clear: the call returns before the lookup");
+    return 0;
+  }
+  if (int err = CheckMountAttrs(ctx, a.attr_set, a.attr_clr)) return err;
+  PathPos at;
+  const uint32_t lookup = LookupFlagsFor(static_cast<uint32_t>(a.flags), true);
+  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(a.path), a.path, lookup, &at))
+    return err;
+  // do_mount_setattr(): no security hook, so no Landlock layer is asked.
+  vfs::World& w = ctx.w;
+  if (w.mount(at.mnt).root != at.dentry) {
+    ctx.Fail(Stage::kMount,
+             [&] { return fmt::format("{} is not the root of a mount", ctx.PathOf(at)); });
+    return EINVAL;
+  }
+  if (!w.mount(at.mnt).attached) {
+    ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is no longer mounted", ctx.PathOf(at)); });
+    return EINVAL;
+  }
+  const std::vector<MountId> mounts = MountAndBelow(w, at.mnt, a.flags & kAtRecursive);
+  // mount_setattr_prepare(): making a writable mount read-only waits for
+  // no writer (mnt_hold_writers()).
+  if (a.attr_set & kMountAttrRdonly) {
+    for (MountId m : mounts) {
+      if ((w.mount(m).flags & vfs::kMntReadonly) || !MountHasWriters(ctx, m)) continue;
+      ctx.Fail(Stage::kMount, [&] {
+        return fmt::format("a file on the mount {} is open for writing: it cannot be made "
+                           "read-only",
+                           ctx.PathOf({m, w.mount(m).root}));
+      });
+      return EBUSY;
+    }
+  }
+  if (ctx.apply) {
+    const uint32_t set = MntFlagsOfAttrs(a.attr_set), clr = MntFlagsOfAttrs(a.attr_clr);
+    for (MountId m : mounts) w.SetMountFlags(m, (w.mount(m).flags & ~clr) | set);
+  }
+  ctx.Ok(Stage::kCapability, [&] {
+    return fmt::format("CAP_SYS_ADMIN changes the attributes of the mount at {} (Landlock has no "
+                       "hook on mount_setattr)",
+                       ctx.PathOf(at));
+  });
+  return 0;
+}
 
 template <>
 int Do<pathwarden::MountTmpfs>(OpCtx& ctx) {

@@ -104,6 +104,8 @@ template <>
 int Do<pathwarden::Fchown>(OpCtx& ctx);
 template <>
 int Do<pathwarden::Futimens>(OpCtx& ctx);
+template <>
+int Do<pathwarden::MountSetattr>(OpCtx& ctx);
 
 }  // namespace pathwarden::ops
 

@@ -70,6 +70,12 @@ std::string DescribeStep(const StepSpec& step, size_t max_path) {
                          Names(st.layer->handled_net, landlock::kNumNetRights, landlock::NetRightName),
                          Names(st.layer->scoped, landlock::kNumScopes, landlock::ScopeName),
                          st.layer->rules.size());
+    case StepForm::kPathAttrs: {
+      std::string s = fmt::format("{} {}{}", op, st.path, at);
+      if (st.attr_set) s += " set " + scenario_internal::MountAttrText(st.attr_set);
+      if (st.attr_clr) s += " clear " + scenario_internal::MountAttrText(st.attr_clr);
+      return with_flags(std::move(s));
+    }
     case StepForm::kPath: break;
   }
   return with_flags(fmt::format("{} {}{}", op, st.path, at));

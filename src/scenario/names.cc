@@ -105,6 +105,27 @@ constexpr std::array kUmountFlags = {
     FlagName{"UMOUNT_NOFOLLOW", UMOUNT_NOFOLLOW},
 };
 
+constexpr std::array kMountSetattrFlags = {
+    FlagName{"AT_EMPTY_PATH", AT_EMPTY_PATH},
+    FlagName{"AT_RECURSIVE", kAtRecursive},
+    FlagName{"AT_SYMLINK_NOFOLLOW", AT_SYMLINK_NOFOLLOW},
+    FlagName{"AT_NO_AUTOMOUNT", AT_NO_AUTOMOUNT},
+};
+// The atime mask before the modes it holds, so that a mask is written as
+// its own name (MountAttrNames()).
+constexpr std::array kMountAttrs = {
+    FlagName{"MOUNT_ATTR_RDONLY", kMountAttrRdonly},
+    FlagName{"MOUNT_ATTR_NOSUID", kMountAttrNosuid},
+    FlagName{"MOUNT_ATTR_NODEV", kMountAttrNodev},
+    FlagName{"MOUNT_ATTR_NOEXEC", kMountAttrNoexec},
+    FlagName{"MOUNT_ATTR__ATIME", kMountAttrAtime},
+    FlagName{"MOUNT_ATTR_RELATIME", kMountAttrRelatime},
+    FlagName{"MOUNT_ATTR_NOATIME", kMountAttrNoatime},
+    FlagName{"MOUNT_ATTR_STRICTATIME", kMountAttrStrictatime},
+    FlagName{"MOUNT_ATTR_NODIRATIME", kMountAttrNodiratime},
+    FlagName{"MOUNT_ATTR_NOSYMFOLLOW", kMountAttrNosymfollow},
+};
+
 constexpr std::array kFallocateFlags = {
     FlagName{"FALLOC_FL_KEEP_SIZE", 0x01},      FlagName{"FALLOC_FL_PUNCH_HOLE", 0x02},
     FlagName{"FALLOC_FL_NO_HIDE_STALE", 0x04},  FlagName{"FALLOC_FL_COLLAPSE_RANGE", 0x08},
@@ -154,12 +175,27 @@ std::span<const FlagName> FlagsOf(FlagFamily f) {
     case FlagFamily::kBind: return kBindFlags;
     case FlagFamily::kUmount: return kUmountFlags;
     case FlagFamily::kFallocate: return kFallocateFlags;
+    case FlagFamily::kMountSetattr: return kMountSetattrFlags;
     case FlagFamily::kNone: break;
   }
   return {};
 }
 
 std::span<const FlagName> XattrFlagNames() { return kXattrFlags; }
+
+std::span<const FlagName> MountAttrNames() { return kMountAttrs; }
+
+std::string MountAttrText(uint64_t attrs) {
+  std::string s;
+  uint64_t left = attrs;
+  for (const FlagName& f : kMountAttrs) {
+    if (f.value == 0 || (left & f.value) != f.value) continue;
+    s += (s.empty() ? "" : "|") + std::string(f.name);
+    left &= ~f.value;
+  }
+  if (left) s += fmt::format("{}{:#x}", s.empty() ? "" : "|", left);
+  return s;
+}
 
 std::span<const FlagName> AccessModeNames() { return kAccessModes; }
 

@@ -35,6 +35,13 @@ std::span<const FlagName> FlagsOf(FlagFamily f);
 // `xattr_flags`: XATTR_CREATE, XATTR_REPLACE.
 std::span<const FlagName> XattrFlagNames();
 
+// `attr_set`, `attr_clr` (mount_setattr): MOUNT_ATTR_*, but IDMAP (which
+// takes a user namespace the format cannot name). MountAttrText() writes
+// a value with these names ("MOUNT_ATTR_RDONLY|MOUNT_ATTR_NOSUID"; "" for
+// 0, bits without a name in hex).
+std::span<const FlagName> MountAttrNames();
+std::string MountAttrText(uint64_t attrs);
+
 // Access modes of access(): R_OK, W_OK, X_OK, F_OK.
 std::span<const FlagName> AccessModeNames();
 

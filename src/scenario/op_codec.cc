@@ -147,6 +147,10 @@ constexpr OpCodec kCodecs[] = {
     // futimens(2)
     {Op::kFutimens, "futimens", {"fd"}, {"times"}, F::kNone, S::kFd,
      kFd | ErrnoSet{EACCES, EFAULT, ESRCH}},
+    // mount_setattr(2)
+    {Op::kMountSetattr, "mount_setattr", {"path"}, {"dirfd", "flags", "attr_set", "attr_clr"},
+     F::kMountSetattr, S::kPathAttrs,
+     kPath | ErrnoSet{E2BIG, EBADF, EBUSY, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP, EPERM}},
 };
 
 // The rows stand in the enum's order, so an Op indexes them.

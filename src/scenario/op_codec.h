@@ -34,6 +34,7 @@ enum class FlagFamily {
   kBind,      // MS_REC (bind_mount)
   kUmount,    // MNT_DETACH|MNT_FORCE|UMOUNT_NOFOLLOW
   kFallocate, // FALLOC_FL_* (fallocate's mode)
+  kMountSetattr,  // AT_EMPTY_PATH|AT_RECURSIVE|AT_SYMLINK_NOFOLLOW|AT_NO_AUTOMOUNT
 };
 
 // How DescribeStep() words a step of the operation ("chmod /a 0o600").
@@ -56,6 +57,7 @@ enum class StepForm {
   kTarget,         // op PROCESS
   kPort,           // op port PORT
   kRestrict,       // restrict (fs: ...; net: ...; scoped: ...; N rules)
+  kPathAttrs,      // op PATH [at fd] [set ATTRS] [clear ATTRS] [FLAGS]
 };
 
 // Errnos as a set; Linux's stop at EHWPOISON (133).

@@ -157,6 +157,8 @@ void Parser::ParseStep(const Doc& d, Scenario& s) {
     }
   }
   ParseXattrKeys(d, st);
+  st.attr_set = ParseMountAttrs(d, "attr_set");
+  st.attr_clr = ParseMountAttrs(d, "attr_clr");
   if (auto o = Int(d.Get("offset"), "offset", INT64_MIN, INT64_MAX)) st.offset = *o;
   if (auto l = Int(d.Get("len"), "len", INT64_MIN, INT64_MAX)) st.len = *l;
   // Both executors keep a fallocated file small: a range the calls
@@ -223,6 +225,25 @@ void Parser::ParseXattrKeys(const Doc& d, StepSpec& st) {
       Error(d.Get("xattr_flags")->loc,
             fmt::format("\"xattr_flags\": {} is not XATTR_CREATE or XATTR_REPLACE", name));
   });
+}
+
+uint64_t Parser::ParseMountAttrs(const Doc& d, std::string_view key) {
+  auto text = Str(d.Get(key), key);
+  if (!text) return 0;
+  uint64_t attrs = 0;
+  ForEachFlagName(*text, [&](std::string_view name) {
+    bool found = false;
+    for (const auto& f : scenario_internal::MountAttrNames())
+      if (f.name == name) {
+        attrs |= f.value;
+        found = true;
+      }
+    if (!found)
+      Error(d.Get(key)->loc, fmt::format("\"{}\": {} is not a MOUNT_ATTR_ name (MOUNT_ATTR_RDONLY, "
+                                         "MOUNT_ATTR_NOSUID, ...; not MOUNT_ATTR_IDMAP)",
+                                         key, name.empty() ? "an empty name" : name));
+  });
+  return attrs;
 }
 
 void Parser::ParseFlags(const Doc& d, StepSpec& st) {

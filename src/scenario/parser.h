@@ -82,6 +82,8 @@ class Parser {
   void ParseStep(const input::Doc& d, Scenario& s);
   // `name`, `value`, `acl` and `xattr_flags` of the xattr calls.
   void ParseXattrKeys(const input::Doc& d, StepSpec& st);
+  // `attr_set` or `attr_clr` of mount_setattr: MOUNT_ATTR_* names.
+  uint64_t ParseMountAttrs(const input::Doc& d, std::string_view key);
   void ParseFlags(const input::Doc& d, StepSpec& st);
 
   std::string name_;

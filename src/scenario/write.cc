@@ -173,6 +173,8 @@ std::string ScenarioToToml(const Scenario& s) {
         if (st.xattr_flags & n.value) f += (f.empty() ? "" : "|") + std::string(n.name);
       out += "xattr_flags = " + Quote(f) + "\n";
     }
+    if (st.attr_set) out += "attr_set = " + Quote(scenario_internal::MountAttrText(st.attr_set)) + "\n";
+    if (st.attr_clr) out += "attr_clr = " + Quote(scenario_internal::MountAttrText(st.attr_clr)) + "\n";
     if (takes("offset")) out += fmt::format("offset = {}\nlen = {}\n", st.offset, st.len);
     if (st.times)
       out += fmt::format("times = [\"{}\", \"{}\"]\n", scenario_internal::TimeSpecName((*st.times)[0]),

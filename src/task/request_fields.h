@@ -87,6 +87,10 @@ void MapRequestFields(R& r, Flat& f) {
   if constexpr (requires { r.value; f.xattr_value; }) CopyField<to>(r.value, f.xattr_value);
   if constexpr (requires { r.xattr_flags; f.xattr_flags; })
     CopyField<to>(r.xattr_flags, f.xattr_flags);
+  if constexpr (requires { r.attr_set; f.attr_set; }) {  // mount_setattr
+    CopyField<to>(r.attr_set, f.attr_set);
+    CopyField<to>(r.attr_clr, f.attr_clr);
+  }
   if constexpr (requires { r.offset; f.offset; }) {  // fallocate
     CopyField<to>(r.offset, f.offset);
     CopyField<to>(r.len, f.len);

@@ -196,6 +196,8 @@ struct OpArgs {
   std::string_view xattr_name, xattr_value;
   uint32_t xattr_flags = 0;
   uint64_t offset = 0, len = 0;
+  // mount_setattr's MOUNT_ATTR_* to set and to clear.
+  uint64_t attr_set = 0, attr_clr = 0;
 };
 
 // ArgsOf()

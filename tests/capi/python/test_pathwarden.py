@@ -36,7 +36,7 @@ def test_op_is_the_librarys(model):
     assert pathwarden.Op.OPEN == 0 and pathwarden.Op.CLOSE == 1
     assert pathwarden.Op.EXEC_CHECK == 19 and pathwarden.Op.FUTIMENS == 40
     assert [int(op) for op in pathwarden.Op] == list(range(len(pathwarden.Op)))
-    assert len(pathwarden.Op) == 41
+    assert pathwarden.Op.MOUNT_SETATTR == 41 and len(pathwarden.Op) == 42
 
 
 def test_walk_denial(model):
