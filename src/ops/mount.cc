@@ -24,13 +24,26 @@ using vfs::DentryId;
 using vfs::MountId;
 using vfs::PathPos;
 
-uint32_t MntFlagsOf(uint64_t ms) {
+// Each mount flag of the model, as mount(2)'s MS_* and as
+// mount_setattr(2)'s MOUNT_ATTR_* (its atime modes and nodiratime are not
+// modelled: nothing the model answers reads them).
+struct MntFlagNames {
+  uint64_t ms, attr;
+  uint32_t mnt;
+};
+constexpr MntFlagNames kMntFlags[] = {
+    {MS_RDONLY, kMountAttrRdonly, vfs::kMntReadonly},
+    {MS_NOSUID, kMountAttrNosuid, vfs::kMntNosuid},
+    {MS_NODEV, kMountAttrNodev, vfs::kMntNodev},
+    {MS_NOEXEC, kMountAttrNoexec, vfs::kMntNoexec},
+    {kMsNosymfollow, kMountAttrNosymfollow, vfs::kMntNosymfollow},
+};
+
+// The model's flags for MS_* (`attrs` false) or MOUNT_ATTR_* (true).
+uint32_t MntFlagsOf(uint64_t flags, bool attrs = false) {
   uint32_t f = 0;
-  if (ms & MS_RDONLY) f |= vfs::kMntReadonly;
-  if (ms & MS_NOSUID) f |= vfs::kMntNosuid;
-  if (ms & MS_NODEV) f |= vfs::kMntNodev;
-  if (ms & MS_NOEXEC) f |= vfs::kMntNoexec;
-  if (ms & kMsNosymfollow) f |= vfs::kMntNosymfollow;
+  for (const MntFlagNames& n : kMntFlags)
+    if (flags & (attrs ? n.attr : n.ms)) f |= n.mnt;
   return f;
 }
 
@@ -172,18 +185,6 @@ int CheckMountAttrs(OpCtx& ctx, uint64_t set, uint64_t clr) {
   return 0;
 }
 
-// The mount flags a request's MOUNT_ATTR_* stand for (the atime modes
-// and nodiratime are not modelled: nothing the model answers reads them).
-uint32_t MntFlagsOfAttrs(uint64_t attrs) {
-  uint32_t f = 0;
-  if (attrs & kMountAttrRdonly) f |= vfs::kMntReadonly;
-  if (attrs & kMountAttrNosuid) f |= vfs::kMntNosuid;
-  if (attrs & kMountAttrNodev) f |= vfs::kMntNodev;
-  if (attrs & kMountAttrNoexec) f |= vfs::kMntNoexec;
-  if (attrs & kMountAttrNosymfollow) f |= vfs::kMntNosymfollow;
-  return f;
-}
-
 // next_mnt(): `m` and, when `recurse`, every mount below it, each before
 // its children.
 std::vector<MountId> MountAndBelow(const vfs::World& w, MountId m, bool recurse) {
@@ -258,7 +259,7 @@ int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
     }
   }
   if (ctx.apply) {
-    const uint32_t set = MntFlagsOfAttrs(a.attr_set), clr = MntFlagsOfAttrs(a.attr_clr);
+    const uint32_t set = MntFlagsOf(a.attr_set, true), clr = MntFlagsOf(a.attr_clr, true);
     for (MountId m : mounts) w.SetMountFlags(m, (w.mount(m).flags & ~clr) | set);
   }
   ctx.Ok(Stage::kCapability, [&] {
