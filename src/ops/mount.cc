@@ -132,13 +132,21 @@ void CollectSubmounts(const vfs::World& w, MountId src_mnt, DentryId src_root,
   }
 }
 
-// umount_tree(): detach `m` and everything mounted under it, children
-// before their parents.
-void DetachTree(vfs::World& w, MountId m) {
+// next_mnt(): `m` and, when `recurse`, every mount below it, each before
+// its children.
+std::vector<MountId> MountAndBelow(const vfs::World& w, MountId m, bool recurse) {
   std::vector<MountId> order{m};
+  if (!recurse) return order;
   for (size_t i = 0; i < order.size(); ++i)
     for (MountId c = w.mount(order[i]).first_child; c != vfs::kNone; c = w.mount(c).next_sibling)
       order.push_back(c);
+  return order;
+}
+
+// umount_tree(): detach `m` and everything mounted under it, children
+// before their parents.
+void DetachTree(vfs::World& w, MountId m) {
+  const std::vector<MountId> order = MountAndBelow(w, m, true);
   for (auto it = order.rbegin(); it != order.rend(); ++it) w.Detach(*it);
 }
 
@@ -185,26 +193,15 @@ int CheckMountAttrs(OpCtx& ctx, uint64_t set, uint64_t clr) {
   return 0;
 }
 
-// next_mnt(): `m` and, when `recurse`, every mount below it, each before
-// its children.
-std::vector<MountId> MountAndBelow(const vfs::World& w, MountId m, bool recurse) {
-  std::vector<MountId> order{m};
-  if (!recurse) return order;
-  for (size_t i = 0; i < order.size(); ++i)
-    for (MountId c = w.mount(order[i]).first_child; c != vfs::kNone; c = w.mount(c).next_sibling)
-      order.push_back(c);
-  return order;
-}
-
 // mnt_get_writers(): whether a file on mount `m` is open for writing (a
 // regular file or directory: special files take no write access on
 // their mount), in any process.
 bool MountHasWriters(const OpCtx& ctx, MountId m) {
   for (int i = 0; i < ctx.t.count(); ++i)
     for (const auto& [num, f] : ctx.t.task(i).fds) {
-      if (!f || f->path.mnt != m || !(f->f_mode & kFmodeWrite)) continue;
-      const uint32_t type = ctx.w.inode(f->inode).mode & S_IFMT;
-      if (type != S_IFCHR && type != S_IFBLK && type != S_IFIFO && type != S_IFSOCK) return true;
+      if (f && f->path.mnt == m && (f->f_mode & kFmodeWrite) &&
+          !vfs::IsSpecialFile(ctx.w.inode(f->inode).mode))
+        return true;
     }
   return false;
 }

@@ -309,8 +309,7 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags, Open
                std::shared_ptr<OpenFile>* out) {
   const vfs::Inode& i = ctx.w.inode_at(path.dentry);
   const uint32_t mode = i.mode;
-  const bool special = S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode);
-  if ((f_mode & kFmodeWrite) && !special) {
+  if ((f_mode & kFmodeWrite) && !vfs::IsSpecialFile(mode)) {
     if (int err = MntWantWrite(ctx, path)) return err;
   }
   auto file = ctx.apply ? ctx.t.NewFile(ctx.p, path, f_mode, f_flags, true)

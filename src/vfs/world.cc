@@ -580,9 +580,7 @@ std::string World::RemountReadonlyBusy(SbId sb) const {
     const Inode& in = inodes_[i];
     if (in.mode == 0 || in.sb != sb) continue;
     if (in.nlink == 0) return "an inode with no name left is still in use (a pending removal)";
-    const uint32_t type = in.mode & S_IFMT;
-    const bool special = type == S_IFCHR || type == S_IFBLK || type == S_IFIFO || type == S_IFSOCK;
-    if (!special && in.writers() != 0) return "a file on it is open for writing";
+    if (!IsSpecialFile(in.mode) && in.writers() != 0) return "a file on it is open for writing";
   }
   return {};
 }

@@ -67,6 +67,14 @@ inline constexpr uint32_t kMntNosymfollow = 1u << 4;
 // Superblock::flags
 inline constexpr uint32_t kSbReadonly = 1u << 0;
 
+// IsSpecialFile()
+//
+// special_file() (include/linux/fs.h): devices, FIFOs and sockets, whose
+// opens for writing take no write access on their mount.
+inline bool IsSpecialFile(uint32_t mode) {
+  return S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode);
+}
+
 // fs.mount-max's default (fs/namespace.c sysctl_mount_max): the most
 // mounts a mount namespace holds.
 inline constexpr uint32_t kMountMaxDefault = 100000;
