@@ -21,25 +21,13 @@
 #include "src/kernel/layer.h"
 #include "src/kernel/probe_child.h"
 #include "src/kernel/process_server.h"
+#include "src/scenario/op_codec.h"
 #include "src/task/request_fields.h"
 
 namespace pathwarden::kernel_internal {
 namespace {
 
-// __O_TMPFILE without O_DIRECTORY: glibc names only the pair.
-constexpr uint64_t kOTmpfileBit = O_TMPFILE & ~uint64_t{O_DIRECTORY};
-
-// The requests the probe runs: those that change nothing on the host
-// (an open without O_CREAT, O_TRUNC or O_TMPFILE), and with `changes`
-// those it runs inside a scratch directory.
-template <typename T, typename... U>
-constexpr bool kOneOf = (std::is_same_v<T, U> || ...);
-template <typename T>
-constexpr bool kProbeReads =
-    kOneOf<T, Stat, Lstat, Access, ExecCheck, Readlink, Getxattr, Listxattr, Chdir, Open>;
-template <typename T>
-constexpr bool kProbeChanges = kOneOf<T, Mkdir, Mknod, Symlink, Link, Rename, Unlink, Rmdir,
-                                      Truncate, Setxattr, Removexattr, Chmod, Chown, Lchown>;
+using scenario_internal::Effect;
 
 // A request as the step step_runner.cc runs, or why it is refused. (In
 // this namespace a bare Request is the supervisor's wire message.)
@@ -54,7 +42,11 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool ch
   std::visit(
       [&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
-        if (!kProbeReads<T> && !(kProbeChanges<T> && changes)) {
+        // What the call changes is its codec row's (Effect): one that
+        // reads runs anywhere, one that changes names only with `changes`
+        // (inside a scratch directory), no other ever.
+        const scenario_internal::OpCodec& c = scenario_internal::CodecOf(T::kOp);
+        if (c.effect == Effect::kOther || (c.effect == Effect::kNames && !changes)) {
           ok = Unexpected(fmt::format("{} is not a read-only request the probe runs",
                                       OpName(T::kOp)));
           return;
@@ -64,11 +56,11 @@ Result<StepSpec, std::string> StepOf(const pathwarden::Request& request, bool ch
         st.op = T::kOp;
         CopyRequestFields(r, st);
         if constexpr (requires { r.dirfd; }) ok = at_cwd(r.dirfd);
-        if constexpr (std::is_same_v<T, Open>) {
-          if (!changes && (r.flags & (O_CREAT | O_TRUNC | kOTmpfileBit)))
+        if constexpr (requires { r.flags; r.path; }) {
+          if (!changes && !scenario_internal::ChangesNothing(c, r.flags))
             ok = Unexpected(fmt::format(
-                "open of {} with O_CREAT, O_TRUNC or O_TMPFILE is refused: it changes the host",
-                r.path));
+                "{} of {} with O_CREAT, O_TRUNC or O_TMPFILE is refused: it changes the host",
+                OpName(T::kOp), r.path));
         }
         if constexpr (std::is_same_v<T, Mknod>) {
           // A regular file, FIFO or socket, given exactly; anything else

@@ -20,6 +20,7 @@
 #include "src/input/text_quote.h"
 #include "src/kernel/host_probe.h"
 #include "src/query/scratch.h"
+#include "src/scenario/op_codec.h"
 
 namespace pathwarden::query {
 namespace {
@@ -272,6 +273,14 @@ std::optional<int> Session::Verify(const Query& q, const std::string& scratch, s
   kernel_internal::ProbeIdentity id{who_.cred, {}};
   for (const policy::HostLayer& l : built_) id.layers.push_back(l.ruleset);
   if (!q.read_only) {
+    // Mounts, sockets and the like: not even a scratch directory holds
+    // what they change (src/scenario/op_codec.cc, Effect).
+    if (scenario_internal::CodecOf(OpOf(q.request)).effect == scenario_internal::Effect::kOther) {
+      *why = fmt::format("{} is not run on the kernel here: it changes more than the files of a "
+                         "scratch directory",
+                         q.op);
+      return std::nullopt;
+    }
     if (scratch.empty()) {
       *why = "changes the host: run only inside a directory given with --scratch";
       return std::nullopt;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <span>
@@ -14,6 +15,8 @@
 
 #include "pathwarden/scenario.h"
 #include "src/scenario/names.h"
+#include "src/scenario/op_codec.h"
+#include "src/task/request_fields.h"
 
 namespace pathwarden::query {
 namespace {
@@ -155,31 +158,178 @@ Result<std::vector<Token>, std::string> Tokenize(std::string_view line) {
   return out;
 }
 
+namespace {
+
+using scenario_internal::CodecOf;
+using scenario_internal::OpCodec;
+using scenario_internal::QueryArg;
+
+// The fields a query fills, named as MapRequestFields()
+// (src/task/request_fields.h) names a flat form's: each goes to the
+// request member of its name, as a scenario step's do.
+struct QueryFields {
+  std::string path, path2, target;
+  uint64_t flags = 0;
+  uint32_t mode = 0, access_mode = 0, mknod_type = 0;
+  int64_t uid = -1, gid = -1;
+  std::string xattr_name, xattr_value;
+  uint32_t port = 0;
+  uint64_t attr_set = 0, attr_clr = 0;
+};
+
+std::string_view ArgName(QueryArg a) {
+  switch (a) {
+    case QueryArg::kNone: break;
+    case QueryArg::kPath: return "PATH";
+    case QueryArg::kPath2: return "PATH2";
+    case QueryArg::kTarget: return "TARGET";
+    case QueryArg::kMode: return "MODE";
+    case QueryArg::kOptMode: return "[MODE]";
+    case QueryArg::kFileType: return "file|fifo|socket";
+    case QueryArg::kOwner: return "UID:GID";
+    case QueryArg::kName: return "NAME";
+    case QueryArg::kOptValue: return "[VALUE]";
+    case QueryArg::kPort: return "PORT";
+    case QueryArg::kAttrs: return "ATTRS";
+    case QueryArg::kOptAttrs: return "[ATTRS]";
+  }
+  return "";
+}
+
+bool Optional(QueryArg a) {
+  return a == QueryArg::kOptMode || a == QueryArg::kOptValue || a == QueryArg::kOptAttrs;
+}
+
+bool IsQuery(const OpCodec& c) { return c.query[0] != QueryArg::kNone; }
+
+// MOUNT_ATTR_* names joined by "|", or 0.
+std::optional<uint64_t> MountAttrs(std::string_view token) {
+  if (token == "0") return 0;
+  uint64_t attrs = 0;
+  size_t i = 0;
+  while (i <= token.size()) {
+    size_t end = token.find('|', i);
+    if (end == std::string_view::npos) end = token.size();
+    const std::string_view name = token.substr(i, end - i);
+    bool found = false;
+    for (const FlagName& f : scenario_internal::MountAttrNames())
+      if (f.name == name) {
+        attrs |= f.value;
+        found = true;
+      }
+    if (!found) return std::nullopt;
+    i = end + 1;
+  }
+  return attrs;
+}
+
+// One positional argument into `f` (and the query's path and path2).
+Result<void, std::string> TakeArg(QueryArg a, const Token& t, const OpCodec& c, QueryFields& f,
+                                  Query& q) {
+  const std::string& text = t.text;
+  switch (a) {
+    case QueryArg::kNone:
+      break;
+    case QueryArg::kPath:
+      f.path = q.path = text;
+      return {};
+    case QueryArg::kPath2:
+      f.path2 = q.path2 = text;
+      return {};
+    case QueryArg::kTarget:
+      f.target = q.path2 = text;
+      return {};
+    case QueryArg::kMode:
+    case QueryArg::kOptMode: {
+      auto m = Mode(text);
+      if (!m)
+        return At(t.col, c.flags == FlagFamily::kOpen
+                             ? fmt::format("\"{}\" is neither open flags (O_RDONLY, "
+                                           "O_WRONLY|O_CREAT, ...) nor an octal mode",
+                                           text)
+                             : fmt::format("\"{}\" is not an octal mode", text));
+      f.mode = *m;
+      return {};
+    }
+    case QueryArg::kFileType:
+      if (text == "file") {
+        f.mknod_type = S_IFREG;
+      } else if (text == "fifo") {
+        f.mknod_type = S_IFIFO;
+      } else if (text == "socket") {
+        f.mknod_type = S_IFSOCK;
+      } else {
+        return At(t.col, fmt::format("\"{}\" is not file, fifo or socket", text));
+      }
+      return {};
+    case QueryArg::kOwner: {
+      const size_t colon = text.find(':');
+      std::optional<int64_t> uid, gid;
+      if (colon != std::string::npos) {
+        uid = Id(std::string_view(text).substr(0, colon));
+        gid = Id(std::string_view(text).substr(colon + 1));
+      }
+      if (!uid || !gid)
+        return At(t.col, fmt::format("\"{}\" is not UID:GID (ids 0 to 4294967294, or -1 "
+                                     "to keep)",
+                                     text));
+      f.uid = *uid;
+      f.gid = *gid;
+      return {};
+    }
+    case QueryArg::kName:
+      f.xattr_name = text;
+      return {};
+    case QueryArg::kOptValue:
+      f.xattr_value = text;
+      return {};
+    case QueryArg::kPort: {
+      uint32_t port = 0;
+      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+      if (text.empty() || ec != std::errc() || p != text.data() + text.size() || port > 65535)
+        return At(t.col, fmt::format("\"{}\" is not a port (0 to 65535)", text));
+      f.port = port;
+      q.path = text;
+      return {};
+    }
+    case QueryArg::kAttrs:
+    case QueryArg::kOptAttrs: {
+      auto attrs = MountAttrs(text);
+      if (!attrs)
+        return At(t.col, fmt::format("\"{}\" is not MOUNT_ATTR_* names joined by | (or 0)", text));
+      (a == QueryArg::kAttrs ? f.attr_set : f.attr_clr) = *attrs;
+      return {};
+    }
+  }
+  return At(t.col, "an argument the operation does not take");
+}
+
+}  // namespace
+
 Result<Query, std::string> ParseQuery(const std::vector<Token>& tokens) {
   if (tokens.empty()) return At(1, "no operation");
   const Token& op_token = tokens[0];
   const std::optional<Op> op = OpFromName(op_token.text);
-  static constexpr std::string_view kOps =
-      "open, stat, lstat, readlink, chdir, exec_check, access, mkdir, mknod, symlink, link, "
-      "rename, unlink, rmdir, truncate, chmod, chown, lchown, getxattr, listxattr, setxattr, "
-      "removexattr, bind_tcp or connect_tcp";
-  auto unknown_op = [&] {
-    return At(op_token.col, fmt::format("unknown operation \"{}\" (one of {})", op_token.text, kOps));
-  };
-  if (!op) return unknown_op();
+  if (!op || !IsQuery(CodecOf(*op))) {
+    std::vector<std::string_view> names;
+    for (Op o : scenario_internal::QueryOps()) names.push_back(CodecOf(o).name);
+    return At(op_token.col, fmt::format("unknown operation \"{}\" (one of {})", op_token.text,
+                                        scenario_internal::Alternatives(names)));
+  }
+  const OpCodec& codec = CodecOf(*op);
   Query q;
   q.op = op_token.text;
   const size_t end_col = tokens.back().col + tokens.back().text.size();
   // Positional arguments (after the operation) and the flags token.
-  const FlagFamily family = scenario_internal::FamilyFor(*op);
-  const bool access_modes = *op == Op::kAccess;
+  const FlagFamily family = codec.flags;
+  const bool access_modes = family == FlagFamily::kAccess;
   std::vector<const Token*> args;
   uint64_t flags = 0, modes = 0;
   bool have_flags = false;
   for (size_t k = 1; k < tokens.size(); ++k) {
     const Token& t = tokens[k];
     // A flags token stands after PATH (the first argument).
-    if (k >= 2 && (family != FlagFamily::kNone || access_modes)) {
+    if (k >= 2 && family != FlagFamily::kNone) {
       uint64_t m = 0;
       if (auto f = FlagsOf(t.text, family, access_modes, &m)) {
         if (have_flags) return At(t.col, "flags given twice");
@@ -191,234 +341,80 @@ Result<Query, std::string> ParseQuery(const std::vector<Token>& tokens) {
     }
     args.push_back(&t);
   }
-  auto need = [&](size_t min, size_t max, std::string_view usage) -> Result<void, std::string> {
-    if (args.size() < min)
-      return At(args.empty() ? end_col : args.back()->col + args.back()->text.size(),
-                fmt::format("{} takes {}", q.op, usage));
-    if (args.size() > max)
-      return At(args[max]->col, fmt::format("an argument too many: \"{}\" ({} takes {})",
-                                            args[max]->text, q.op, usage));
-    return {};
-  };
-  auto path = [&](size_t k) -> const std::string& { return args[k]->text; };
-  switch (*op) {
-    case Op::kOpen: {
-      if (auto r = need(1, 2, "PATH [FLAGS] [MODE]"); !r) return Unexpected(r.error());
-      uint32_t mode = 0644;
-      if (args.size() == 2) {
-        auto m = Mode(args[1]->text);
-        if (!m)
-          return At(args[1]->col, fmt::format("\"{}\" is neither open flags (O_RDONLY, "
-                                              "O_WRONLY|O_CREAT, ...) nor an octal mode",
-                                              args[1]->text));
-        mode = *m;
-      }
-      q.path = path(0);
-      q.request = Open{.path = q.path, .flags = flags, .mode = mode};
-      q.read_only = (flags & (O_CREAT | O_TRUNC)) == 0 && (flags & O_TMPFILE) != O_TMPFILE;
-      return q;
-    }
-    case Op::kStat:
-    case Op::kLstat:
-    case Op::kReadlink:
-    case Op::kChdir:
-    case Op::kExecCheck: {
-      if (auto r = need(1, 1, "PATH"); !r) return Unexpected(r.error());
-      q.path = path(0);
-      q.read_only = true;
-      if (*op == Op::kStat) q.request = Stat{.path = q.path, .flags = flags};
-      if (*op == Op::kLstat) q.request = Lstat{.path = q.path, .flags = flags};
-      if (*op == Op::kReadlink) q.request = Readlink{.path = q.path};
-      if (*op == Op::kChdir) q.request = Chdir{.path = q.path};
-      if (*op == Op::kExecCheck) q.request = ExecCheck{.path = q.path, .flags = flags};
-      return q;
-    }
-    case Op::kAccess: {
-      if (auto r = need(1, 1, "PATH [R_OK|W_OK|X_OK|F_OK|AT_EACCESS|AT_SYMLINK_NOFOLLOW]"); !r)
-        return Unexpected(r.error());
-      q.path = path(0);
-      q.request = Access{.path = q.path, .mode = static_cast<uint32_t>(modes), .flags = flags};
-      q.read_only = true;
-      return q;
-    }
-    case Op::kMkdir: {
-      if (auto r = need(1, 2, "PATH [MODE]"); !r) return Unexpected(r.error());
-      uint32_t mode = 0755;
-      if (args.size() == 2) {
-        auto m = Mode(args[1]->text);
-        if (!m) return At(args[1]->col, fmt::format("\"{}\" is not an octal mode", args[1]->text));
-        mode = *m;
-      }
-      q.path = path(0);
-      q.request = Mkdir{.path = q.path, .mode = mode};
-      return q;
-    }
-    case Op::kMknod: {
-      if (auto r = need(2, 3, "PATH file|fifo|socket [MODE]"); !r) return Unexpected(r.error());
-      const std::string& type = args[1]->text;
-      uint32_t t;
-      if (type == "file") {
-        t = S_IFREG;
-      } else if (type == "fifo") {
-        t = S_IFIFO;
-      } else if (type == "socket") {
-        t = S_IFSOCK;
-      } else {
-        return At(args[1]->col, fmt::format("\"{}\" is not file, fifo or socket", type));
-      }
-      uint32_t mode = 0644;
-      if (args.size() == 3) {
-        auto m = Mode(args[2]->text);
-        if (!m) return At(args[2]->col, fmt::format("\"{}\" is not an octal mode", args[2]->text));
-        mode = *m;
-      }
-      q.path = path(0);
-      q.request = Mknod{.path = q.path, .type = t, .mode = mode};
-      return q;
-    }
-    case Op::kSymlink: {
-      if (auto r = need(2, 2, "PATH TARGET"); !r) return Unexpected(r.error());
-      q.path = path(0);
-      q.path2 = path(1);
-      q.request = Symlink{.target = q.path2, .path = q.path};
-      return q;
-    }
-    case Op::kLink:
-    case Op::kRename: {
-      if (auto r = need(2, 2, *op == Op::kLink ? "PATH PATH2 [AT_SYMLINK_FOLLOW]"
-                                               : "PATH PATH2 [RENAME_NOREPLACE|RENAME_EXCHANGE|"
-                                                 "RENAME_WHITEOUT]");
-          !r)
-        return Unexpected(r.error());
-      q.path = path(0);
-      q.path2 = path(1);
-      if (*op == Op::kLink) {
-        q.request = Link{.oldpath = q.path, .newpath = q.path2, .flags = flags};
-      } else {
-        q.request = Rename{.oldpath = q.path, .newpath = q.path2, .flags = flags};
-      }
-      return q;
-    }
-    case Op::kUnlink:
-    case Op::kRmdir:
-    case Op::kTruncate: {
-      if (auto r = need(1, 1, "PATH"); !r) return Unexpected(r.error());
-      q.path = path(0);
-      if (*op == Op::kUnlink) q.request = Unlink{.path = q.path, .flags = flags};
-      if (*op == Op::kRmdir) q.request = Rmdir{.path = q.path};
-      if (*op == Op::kTruncate) q.request = Truncate{.path = q.path};
-      return q;
-    }
-    case Op::kChmod: {
-      if (auto r = need(2, 2, "PATH MODE"); !r) return Unexpected(r.error());
-      auto m = Mode(args[1]->text);
-      if (!m) return At(args[1]->col, fmt::format("\"{}\" is not an octal mode", args[1]->text));
-      q.path = path(0);
-      q.request = Chmod{.path = q.path, .mode = *m, .flags = flags};
-      return q;
-    }
-    case Op::kChown:
-    case Op::kLchown: {
-      if (auto r = need(2, 2, "PATH UID:GID"); !r) return Unexpected(r.error());
-      const std::string& ids = args[1]->text;
-      const size_t colon = ids.find(':');
-      std::optional<int64_t> uid, gid;
-      if (colon != std::string::npos) {
-        uid = Id(std::string_view(ids).substr(0, colon));
-        gid = Id(std::string_view(ids).substr(colon + 1));
-      }
-      if (!uid || !gid)
-        return At(args[1]->col, fmt::format("\"{}\" is not UID:GID (ids 0 to 4294967294, or -1 "
-                                            "to keep)",
-                                            ids));
-      q.path = path(0);
-      if (*op == Op::kChown) {
-        q.request = Chown{.path = q.path, .uid = *uid, .gid = *gid, .flags = flags};
-      } else {
-        q.request = Lchown{.path = q.path, .uid = *uid, .gid = *gid, .flags = flags};
-      }
-      return q;
-    }
-    case Op::kGetxattr:
-    case Op::kRemovexattr: {
-      if (auto r = need(2, 2, "PATH NAME [FLAGS]"); !r) return Unexpected(r.error());
-      q.path = path(0);
-      if (*op == Op::kGetxattr) {
-        q.request = Getxattr{.path = q.path, .name = args[1]->text, .flags = flags};
-        q.read_only = true;
-      } else {
-        q.request = Removexattr{.path = q.path, .name = args[1]->text, .flags = flags};
-      }
-      return q;
-    }
-    case Op::kListxattr: {
-      if (auto r = need(1, 1, "PATH [FLAGS]"); !r) return Unexpected(r.error());
-      q.path = path(0);
-      q.request = Listxattr{.path = q.path, .flags = flags};
-      q.read_only = true;
-      return q;
-    }
-    case Op::kSetxattr: {
-      if (auto r = need(2, 3, "PATH NAME [VALUE] [FLAGS]"); !r) return Unexpected(r.error());
-      q.path = path(0);
-      q.request = Setxattr{.path = q.path,
-                           .name = args[1]->text,
-                           .value = args.size() == 3 ? args[2]->text : std::string(),
-                           .flags = flags};
-      return q;
-    }
-    case Op::kBindTcp:
-    case Op::kConnectTcp: {
-      if (auto r = need(1, 1, "PORT"); !r) return Unexpected(r.error());
-      uint32_t port = 0;
-      const std::string& t = args[0]->text;
-      auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), port);
-      if (t.empty() || ec != std::errc() || p != t.data() + t.size() || port > 65535)
-        return At(args[0]->col, fmt::format("\"{}\" is not a port (0 to 65535)", t));
-      q.path = t;
-      if (*op == Op::kBindTcp) {
-        q.request = BindTcp{.port = port};
-      } else {
-        q.request = ConnectTcp{.port = port};
-      }
-      return q;
-    }
-    default:
-      return unknown_op();
+  size_t min = 0, max = 0;
+  std::string usage;
+  for (QueryArg a : codec.query) {
+    if (a == QueryArg::kNone) continue;
+    usage += (usage.empty() ? "" : " ") + std::string(ArgName(a));
+    ++max;
+    if (!Optional(a)) min = max;
   }
+  // access's flags token carries its mode: the usage names the modes
+  // (F_OK, the default, last), then the flags.
+  if (access_modes) {
+    std::string names;
+    for (bool zero : {false, true})
+      for (const FlagName& f : scenario_internal::AccessModeNames())
+        if ((f.value == 0) == zero) names += std::string(f.name) + "|";
+    for (const FlagName& f : scenario_internal::FlagsOf(family)) names += std::string(f.name) + "|";
+    names.pop_back();
+    usage += " [" + names + "]";
+  }
+  if (args.size() < min)
+    return At(args.empty() ? end_col : args.back()->col + args.back()->text.size(),
+              fmt::format("{} takes {}", q.op, usage));
+  if (args.size() > max)
+    return At(args[max]->col, fmt::format("an argument too many: \"{}\" ({} takes {})",
+                                          args[max]->text, q.op, usage));
+  // The request type's defaults (a mode), then the arguments given.
+  QueryFields fields;
+  WithRequestType(*op, [&](const auto& r) { CopyRequestFields(r, fields); });
+  for (size_t k = 0; k < args.size(); ++k)
+    if (auto r = TakeArg(codec.query[k], *args[k], codec, fields, q); !r)
+      return Unexpected(r.error());
+  fields.flags = flags;
+  if (access_modes) fields.access_mode = static_cast<uint32_t>(modes);
+  WithRequestType(*op, [&](auto r) {
+    CopyFieldsToRequest(fields, r);
+    q.request = std::move(r);
+  });
+  q.read_only = scenario_internal::ChangesNothing(codec, flags);
+  return q;
 }
 
 std::vector<std::string> Grammar() {
-  // "[A|B|C]": the flag names an operation takes (access: its modes too).
-  auto flags = [](Op op) {
-    std::string s;
+  // Each query form: its positional arguments and "[A|B|C]", the flag
+  // names its operation takes (access: its modes too); operations of the
+  // same form share a line.
+  std::vector<std::pair<std::string, std::string>> forms;  // names, the rest
+  for (Op o : scenario_internal::QueryOps()) {
+    const OpCodec& c = CodecOf(o);
+    std::string flags;
     auto add = [&](std::span<const FlagName> names) {
-      for (const FlagName& f : names) s += (s.empty() ? "" : "|") + std::string(f.name);
+      for (const FlagName& f : names) flags += (flags.empty() ? "" : "|") + std::string(f.name);
     };
-    if (op == Op::kAccess) add(scenario_internal::AccessModeNames());
-    add(scenario_internal::FlagsOf(scenario_internal::FamilyFor(op)));
-    return "[" + s + "]";
-  };
-  return {
-      "open PATH " + flags(Op::kOpen) + " [MODE]  (O_RDONLY by default; MODE octal, for "
-          "O_CREAT: 0644 by default)",
-      "stat|lstat|exec_check PATH " + flags(Op::kStat),
-      "readlink|chdir PATH",
-      "access PATH " + flags(Op::kAccess) + "  (faccessat2; F_OK by default)",
-      "mkdir PATH [MODE]  (0755 by default)",
-      "mknod PATH file|fifo|socket [MODE]  (0644 by default)",
-      "symlink PATH TARGET",
-      "link PATH PATH2 " + flags(Op::kLink),
-      "rename PATH PATH2 " + flags(Op::kRename),
-      "unlink PATH " + flags(Op::kUnlink),
-      "rmdir|truncate PATH",
-      "chmod PATH MODE " + flags(Op::kChmod),
-      "chown|lchown PATH UID:GID " + flags(Op::kChown) + "  (-1 keeps the id)",
-      "getxattr|removexattr PATH NAME " + flags(Op::kGetxattr),
-      "listxattr PATH " + flags(Op::kListxattr),
-      "setxattr PATH NAME [VALUE] " + flags(Op::kSetxattr),
-      "bind_tcp|connect_tcp PORT  (0 to 65535)",
-  };
+    if (c.flags == FlagFamily::kAccess) add(scenario_internal::AccessModeNames());
+    add(scenario_internal::FlagsOf(c.flags));
+    // The flags after the arguments, but before an optional mode
+    // ("open PATH O_CREAT 0600").
+    std::string rest;
+    for (QueryArg a : c.query)
+      if (a != QueryArg::kNone && a != QueryArg::kOptMode) rest += " " + std::string(ArgName(a));
+    if (!flags.empty()) rest += " [" + flags + "]";
+    if (std::ranges::find(c.query, QueryArg::kOptMode) != c.query.end())
+      rest += " " + std::string(ArgName(QueryArg::kOptMode));
+    if (!c.query_note.empty()) rest += "  " + std::string(c.query_note);
+    auto same =
+        std::find_if(forms.begin(), forms.end(), [&](const auto& f) { return f.second == rest; });
+    if (same != forms.end()) {
+      same->first += "|" + std::string(c.name);
+    } else {
+      forms.emplace_back(std::string(c.name), std::move(rest));
+    }
+  }
+  std::vector<std::string> out;
+  for (auto& [names, rest] : forms) out.push_back(names + rest);
+  return out;
 }
 
 Result<Query, std::string> ParseQueryLine(std::string_view line) {

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pathwarden/uapi.h"
 #include "src/input/text_quote.h"
 #include "src/query/explain.h"
 
@@ -122,6 +123,16 @@ TEST(ParseQuery, EachOperation) {
   q = ParseQueryLine("symlink /tmp/l ../target");
   ASSERT_TRUE(q) << q.error();
   EXPECT_EQ(std::get<Symlink>(q->request).target, "../target");
+  q = ParseQueryLine("mount_setattr /mnt MOUNT_ATTR_RDONLY|MOUNT_ATTR_NOSUID AT_RECURSIVE 0");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<MountSetattr>(q->request).attr_set, kMountAttrRdonly | kMountAttrNosuid);
+  EXPECT_EQ(std::get<MountSetattr>(q->request).attr_clr, 0u);
+  EXPECT_EQ(std::get<MountSetattr>(q->request).flags, kAtRecursive);
+  EXPECT_FALSE(q->read_only);
+  q = ParseQueryLine("mount_setattr /mnt 0 MOUNT_ATTR_NOEXEC");
+  ASSERT_TRUE(q) << q.error();
+  EXPECT_EQ(std::get<MountSetattr>(q->request).attr_set, 0u);
+  EXPECT_EQ(std::get<MountSetattr>(q->request).attr_clr, kMountAttrNoexec);
   q = ParseQueryLine("connect_tcp 443");
   ASSERT_TRUE(q) << q.error();
   EXPECT_EQ(std::get<ConnectTcp>(q->request).port, 443u);
@@ -157,6 +168,10 @@ TEST(ParseQuery, Refusals) {
       {"bind_tcp 65536", "10: \"65536\" is not a port (0 to 65535)"},
       {"connect_tcp -1", "13: \"-1\" is not a port"},
       {"access /x R_OK|O_CREAT", "11: an argument too many"},
+      {"mount_setattr /m", "17: mount_setattr takes PATH ATTRS [ATTRS]"},
+      {"mount_setattr /m MOUNT_ATTR_BOGUS", "18: \"MOUNT_ATTR_BOGUS\" is not MOUNT_ATTR_* names"},
+      {"mount_setattr /m 0 0 0", "22: an argument too many"},
+      {"close 3", "1: unknown operation \"close\" (one of open, stat, "},
   };
   for (const Case& c : cases) {
     auto q = ParseQueryLine(c.line);
@@ -188,7 +203,9 @@ TEST(Grammar, EveryListedFormAndFlagParses) {
         fixed.push_back("80");
       } else if (w == "file|fifo|socket") {
         fixed.push_back("file");
-      } else if (w == "[MODE]" || w == "[VALUE]") {
+      } else if (w == "ATTRS") {
+        fixed.push_back("MOUNT_ATTR_RDONLY");
+      } else if (w == "[MODE]" || w == "[VALUE]" || w == "[ATTRS]") {
       } else {
         ASSERT_TRUE(w.starts_with("[") && w.ends_with("]")) << line;
         std::istringstream f(w.substr(1, w.size() - 2));
@@ -212,7 +229,7 @@ TEST(Grammar, EveryListedFormAndFlagParses) {
   for (const char* op : {"open", "stat", "lstat", "readlink", "chdir", "exec_check", "access",
                          "mkdir", "mknod", "symlink", "link", "rename", "unlink", "rmdir",
                          "truncate", "chmod", "chown", "lchown", "getxattr", "listxattr",
-                         "setxattr", "removexattr", "bind_tcp", "connect_tcp"})
+                         "setxattr", "removexattr", "bind_tcp", "connect_tcp", "mount_setattr"})
     EXPECT_TRUE(ops.contains(op)) << op;
   EXPECT_GT(flags_seen, 40u);
   // The flags the audit found missing from the help.

@@ -23,6 +23,7 @@
 
 #include "src/base/dir_names.h"
 #include "src/kernel/guardian.h"
+#include "src/scenario/op_codec.h"
 
 namespace pathwarden::query {
 namespace {
@@ -685,24 +686,21 @@ Result<int, std::string> ChangeGuarded(const std::string& root,
 }
 
 std::string Contained(const Query& q, const std::string& root, const std::string& cwd) {
+  // Its codec row says which arguments are paths (a symlink's target is
+  // its content) and whether the call follows a symlink at the end.
+  const scenario_internal::OpCodec& c = scenario_internal::CodecOf(OpOf(q.request));
   std::vector<std::string> paths{q.path};
-  const bool two = std::holds_alternative<Rename>(q.request) || std::holds_alternative<Link>(q.request);
-  if (two) paths.push_back(q.path2);
-  // Calls that follow a symlink in the last component of `path`.
-  bool follows = false;
+  if (std::ranges::find(c.query, scenario_internal::QueryArg::kPath2) != c.query.end())
+    paths.push_back(q.path2);
+  uint64_t flags = 0;
   std::visit(
       [&](const auto& r) {
-        using T = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<T, Open>) follows = !(r.flags & O_NOFOLLOW);
-        if constexpr (std::is_same_v<T, Truncate> || std::is_same_v<T, Chown>) follows = true;
-        if constexpr (std::is_same_v<T, Chmod>) follows = !(r.flags & AT_SYMLINK_NOFOLLOW);
-        if constexpr (std::is_same_v<T, Link>) follows = (r.flags & AT_SYMLINK_FOLLOW) != 0;
-        // Landlock has no right for extended attributes: only this keeps a
-        // setxattr through a symlink inside from changing its target.
-        if constexpr (std::is_same_v<T, Setxattr> || std::is_same_v<T, Removexattr>)
-          follows = !(r.flags & AT_SYMLINK_NOFOLLOW);
+        if constexpr (requires { r.flags; }) flags = r.flags;
       },
       q.request);
+  // Landlock has no right for extended attributes: only this keeps a
+  // setxattr through a symlink inside from changing its target.
+  const bool follows = scenario_internal::FollowsLast(c, flags);
   char* real_root = realpath(root.c_str(), nullptr);
   if (real_root == nullptr) return fmt::format("--scratch {}: {}", root, std::strerror(errno));
   const std::string rroot = real_root;

@@ -60,6 +60,42 @@ enum class StepForm {
   kPathAttrs,      // op PATH [at fd] [set ATTRS] [clear ATTRS] [FLAGS]
 };
 
+// A positional argument of an `explain` query after the operation's name
+// (src/query/query.cc), and the request member it fills (by the flat
+// field MapRequestFields() maps: path, path2, target, mode, ...).
+enum class QueryArg : uint8_t {
+  kNone,
+  kPath,      // PATH: path (link and rename's old path)
+  kPath2,     // PATH2: path2 (their new path)
+  kTarget,    // TARGET: a symlink's target
+  kMode,      // MODE, octal
+  kOptMode,   // [MODE]: the request type's default without
+  kFileType,  // file|fifo|socket: mknod's type
+  kOwner,     // UID:GID (-1 keeps an id)
+  kName,      // NAME: an extended attribute's
+  kOptValue,  // [VALUE]: its value (empty without)
+  kPort,      // PORT, 0 to 65535
+  kAttrs,     // ATTRS: MOUNT_ATTR_* names joined by "|", or 0 (attr_set)
+  kOptAttrs,  // [ATTRS]: the same, cleared (attr_clr)
+};
+
+// What a call changes, as the live verifier (src/kernel/host_probe.cc)
+// and `explain --verify` ask it: which calls run on the host as they are,
+// which only inside a scratch directory, and which never.
+enum class Effect : uint8_t {
+  kOther,  // mounts, sockets, processes, descriptors, sandboxes: never run
+  kReads,  // changes nothing; an open unless O_CREAT, O_TRUNC or O_TMPFILE
+  kNames,  // changes only what its paths name: run inside a scratch directory
+};
+
+// Whether the call follows a symlink in its path's last component.
+enum class Follow : uint8_t {
+  kNever,
+  kAlways,
+  kUnlessNofollow,  // unless AT_SYMLINK_NOFOLLOW (open: O_NOFOLLOW)
+  kIfFollowFlag,    // only with AT_SYMLINK_FOLLOW (linkat)
+};
+
 // Errnos as a set; Linux's stop at EHWPOISON (133).
 class ErrnoSet {
  public:
@@ -97,12 +133,28 @@ struct OpCodec {
   // src/kernel/step_runner.cc) can fail with: its man page's ERRORS, and
   // what the kernel was seen to return in this project's suites.
   ErrnoSet errnos;
+  // Its `explain` query: the positional arguments in order (none: not a
+  // query), and what the grammar's line adds in words.
+  std::array<QueryArg, 3> query = {};
+  std::string_view query_note = {};
+  Effect effect = Effect::kOther;
+  Follow follow = Follow::kNever;
 };
 
 // Every operation's row, in the order of the Op enum.
 std::span<const OpCodec> OpCodecs();
 // `op`'s row (a fail-closed default for a value past the enum's end).
 const OpCodec& CodecOf(Op op);
+
+// The operations with a query form, in the order `explain` lists them.
+std::span<const Op> QueryOps();
+
+// Whether a call of `c` with `flags` changes nothing (Effect::kReads, and
+// for an open no O_CREAT, O_TRUNC or O_TMPFILE).
+bool ChangesNothing(const OpCodec& c, uint64_t flags);
+// Whether a call of `c` with `flags` follows a symlink in its path's last
+// component.
+bool FollowsLast(const OpCodec& c, uint64_t flags);
 
 }  // namespace pathwarden::scenario_internal
 
