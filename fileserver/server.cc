@@ -27,7 +27,11 @@ Result<void, std::string> Server::Start() {
   }
   umask(0);
   decide_ = !o_.default_permissions || !o_.policies.empty();
-  auto m = Model::FromHost();
+  // The kernel refuses writing a running program among the served files
+  // itself (ETXTBSY on its FUSE inode, before the server is asked).
+  HostOptions host;
+  host.running_programs = false;
+  auto m = Model::FromHost(host);
   if (!m) return Unexpected(m.error());
   model_.emplace(std::move(*m));
   auto n = model_->Lookup(o_.backing, true);

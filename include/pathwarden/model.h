@@ -135,6 +135,15 @@ struct HostOptions {
     bool identity_uid = true, identity_gid = true;
   };
   std::optional<Overflow> overflow = std::nullopt;
+  // Whether the model asks which programs the host's processes run
+  // (/proc/PID/exe): a running program cannot be opened for writing or
+  // truncated (ETXTBSY), and where some process's executable cannot be
+  // read, that is unknown for every file with an execute bit. A file
+  // server deciding for the files it serves turns it off: the kernel
+  // checks its own inodes (a FUSE file a process runs) before the server
+  // is asked, and the server's own open of the backing file meets the
+  // host's.
+  bool running_programs = true;
 };
 
 // HostCounts

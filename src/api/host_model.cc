@@ -160,7 +160,7 @@ Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) 
   Model m = NewModel(EngineOptions{}, abi);
   Impl& impl = *m.impl_;
   auto host = impl.engine.AsWriter(
-      [&] { return vfs::HostBackend::Attach(impl.engine.world(), *mounts, options.overflow); });
+      [&] { return vfs::HostBackend::Attach(impl.engine.world(), *mounts, options); });
   if (!host) {
     impl.engine.world().SetBackend(nullptr);
     return Unexpected(host.error());
@@ -236,6 +236,7 @@ Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd, 
   const Task& t = e.tasks().task(task);
   return e.AsWriter([&]() -> Result<int, std::string> {
     Revalidator r{e.world(), *impl.host, t.root, 0, 0, {}};
+    impl.host->ForgetRunningPrograms();
     PathPos start = t.cwd;
     if (dirfd.num != kAtFdcwd.num) {
       auto it = t.fds.find(dirfd.num);

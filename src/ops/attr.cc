@@ -255,6 +255,7 @@ int Do<pathwarden::Truncate>(OpCtx& ctx) {
     ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is append-only", ctx.PathOf(at)); });
     return EPERM;
   }
+  if (int err = GetWriteAccess(ctx, at)) return err;
   if (int err = security::PathTruncate(ctx, at)) return err;
   if (ctx.apply) Truncate(ctx, ino);
   return 0;

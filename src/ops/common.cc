@@ -34,6 +34,18 @@ int MntWantWrite(const OpCtx& ctx, PathPos at) {
   return 0;
 }
 
+int GetWriteAccess(const OpCtx& ctx, PathPos at) {
+  const uint32_t flags = ctx.w.inode_at(at.dentry).flags;
+  if (flags & vfs::kInodeDenyWrite) {
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is a program a process is running: it cannot be written",
+                         ctx.PathOf(at));
+    });
+    return ETXTBSY;
+  }
+  return 0;
+}
+
 int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what) {
   const InodeId ino = ctx.w.inode_of(at.dentry);
   perm::PermCheck pc = perm::InodePermission(ctx.w, ctx.cred(), ino, mask);

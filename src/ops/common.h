@@ -22,6 +22,12 @@ namespace pathwarden::ops {
 // EROFS when the mount or its superblock is read-only (mnt_want_write()).
 int MntWantWrite(const OpCtx& ctx, vfs::PathPos at);
 
+// GetWriteAccess()
+//
+// ETXTBSY when a process runs the file at `at` (get_write_access(): its
+// i_writecount held negative by exec; vfs::kInodeDenyWrite).
+int GetWriteAccess(const OpCtx& ctx, vfs::PathPos at);
+
 // DacCheck()
 //
 // inode_permission() on the inode at `at`, explaining a failure as

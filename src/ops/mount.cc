@@ -206,6 +206,17 @@ bool MountHasWriters(const OpCtx& ctx, MountId m) {
   return false;
 }
 
+// On the live host the model holds the asker's files only: whether
+// another process `holds` something on the mount at `at` (a file open for
+// writing, a working directory) is not seen, so what that decides is
+// unknown.
+int HostHoldersUnknown(const OpCtx& ctx, PathPos at, std::string_view holds) {
+  if (ctx.w.backend() == nullptr) return 0;
+  return vfs::Unknown(fmt::format("whether another process holds {} on the mount at {} is not "
+                                  "seen from the host",
+                                  holds, ctx.PathOf(at)));
+}
+
 }  // namespace
 
 template <>
@@ -246,7 +257,10 @@ int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
   // no writer (mnt_hold_writers()).
   if (a.attr_set & kMountAttrRdonly) {
     for (MountId m : mounts) {
-      if ((w.mount(m).flags & vfs::kMntReadonly) || !MountHasWriters(ctx, m)) continue;
+      if (w.mount(m).flags & vfs::kMntReadonly) continue;
+      if (int err = HostHoldersUnknown(ctx, {m, w.mount(m).root}, "a file open for writing"))
+        return err;
+      if (!MountHasWriters(ctx, m)) continue;
       ctx.Fail(Stage::kMount, [&] {
         return fmt::format("a file on the mount {} is open for writing: it cannot be made "
                            "read-only",
@@ -371,6 +385,7 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
     // (do_umount_root()), which files open for writing or pending removals
     // on it refuse.
     if (!(w.sb(m.sb).flags & vfs::kSbReadonly)) {
+      if (int err = HostHoldersUnknown(ctx, at, "a file open for writing")) return err;
       const std::string busy = w.RemountReadonlyBusy(m.sb);
       if (!busy.empty()) {
         ctx.Fail(Stage::kMount, [&] {
@@ -396,6 +411,9 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
   if (flags & MNT_DETACH) {
     if (ctx.apply) DetachTree(w, at.mnt);
     return 0;
+  }
+  if (m.children == 0) {
+    if (int err = HostHoldersUnknown(ctx, at, "an open file or a working directory")) return err;
   }
   if (m.children != 0 || m.refs != 0) {
     ctx.Fail(Stage::kMount, [&] {

@@ -310,6 +310,9 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags, Open
   const vfs::Inode& i = ctx.w.inode_at(path.dentry);
   const uint32_t mode = i.mode;
   if ((f_mode & kFmodeWrite) && !vfs::IsSpecialFile(mode)) {
+    // file_get_write_access(): the inode's write count before the
+    // mount's (a running program is ETXTBSY on a read-only mount too).
+    if (int err = GetWriteAccess(ctx, path)) return err;
     if (int err = MntWantWrite(ctx, path)) return err;
   }
   auto file = ctx.apply ? ctx.t.NewFile(ctx.p, path, f_mode, f_flags, true)

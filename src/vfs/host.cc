@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <unordered_set>
 #include <utility>
@@ -285,8 +286,37 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     w.SetFlags(ino, 0, kInodeOpaque);
     why_.erase(ino);
   }
+  // A program some process runs: opening it for writing is ETXTBSY.
+  const uint32_t exec = S_ISREG(f.mode) && Executing(f.dev, f.ino) ? kInodeDenyWrite : 0;
+  if ((i.flags & kInodeDenyWrite) != exec) {
+    w.SetFlags(ino, exec, kInodeDenyWrite & ~exec);
+    changed = true;
+  }
   fingerprints_.set(ino, Fingerprint(f.dev, f.ino));
   return changed;
+}
+
+bool HostBackend::Executing(uint64_t dev, uint64_t ino) {
+  if (!executing_.read) {
+    executing_.read = true;
+    const int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc < 0) {
+      executing_.unseen = SIZE_MAX;
+      return false;
+    }
+    (void)internal::ForEachDirEntry(proc, [&](std::string_view name, ino_t, unsigned char) {
+      if (name.empty() || name.find_first_not_of("0123456789") != std::string_view::npos) return;
+      const std::string exe = fmt::format("{}/exe", name);
+      struct stat st {};
+      if (fstatat(proc, exe.c_str(), &st, 0) == 0) {
+        if (S_ISREG(st.st_mode)) executing_.files.emplace(st.st_dev, st.st_ino);
+      } else if (errno != ENOENT && errno != ESRCH) {
+        ++executing_.unseen;  // EACCES: another user's, or an LSM's refusal
+      }
+    });
+    close(proc);
+  }
+  return executing_.files.contains({dev, ino});
 }
 
 InodeId HostBackend::NewInodeFor(World& w, SbId sb, const Found& f) {
@@ -531,8 +561,7 @@ Result<DentryId, std::string> HostBackend::Reach(World& w, DentryId from, std::s
 }
 
 Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
-    World& w, std::span<const MountInfo> mounts,
-    std::optional<HostOptions::Overflow> overflow) {
+    World& w, std::span<const MountInfo> mounts, const HostOptions& options) {
   std::unordered_map<uint32_t, size_t> by_id;
   for (size_t i = 0; i < mounts.size(); ++i) by_id.emplace(mounts[i].id, i);
   // The root: mounted on "/" under a parent outside the table.
@@ -550,7 +579,9 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
     for (size_t c : children[mounts[order[k]].id]) order.push_back(c);
 
   std::unique_ptr<HostBackend> b(new HostBackend());
-  b->overflow_ = overflow;
+  b->overflow_ = options.overflow;
+  b->running_programs_ = options.running_programs;
+  b->executing_.read = !options.running_programs;
   w.SetBackend(b.get());
   // Superblocks: one per device and mount root tree.
   // An idmapped mount gets a superblock of its own, every inode of it

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,11 +74,12 @@ class HostBackend final : public Backend {
   // filled; everything else waits for a miss. Errors: a mount table
   // without a root mount.
   //
-  // `overflow`: the host read from inside a user namespace
+  // `options.overflow`: the host read from inside a user namespace
   // (HostOptions::Overflow): the inodes it names are made opaque.
+  // `options.running_programs`: regular files get kInodeDenyWrite, or
+  // kInodeDenyWriteUnknown, from the processes' /proc/PID/exe.
   static Result<std::unique_ptr<HostBackend>, std::string> Attach(
-      World& w, std::span<const MountInfo> mounts,
-      std::optional<HostOptions::Overflow> overflow = std::nullopt);
+      World& w, std::span<const MountInfo> mounts, const HostOptions& options = {});
   ~HostBackend() override;
 
   Result<void, std::string> Lookup(World& w, PathPos dir, std::string_view name) override;
@@ -110,6 +112,14 @@ class HostBackend final : public Backend {
   //
   // The same for the root of a mount, which has no name in its parent.
   Result<bool, std::string> RevalidateRoot(World& w, MountId m);
+
+  // ForgetRunningPrograms()
+  //
+  // The next regular file read asks the processes again which programs
+  // they run (revalidation: a program started or ended since).
+  void ForgetRunningPrograms() {
+    if (running_programs_) executing_ = RunningPrograms{};
+  }
 
   const HostStats& stats() const noexcept { return stats_; }
 
@@ -165,6 +175,9 @@ class HostBackend final : public Backend {
   // dentries of every name listed in *children when not null.
   Result<void, std::string> ListInto(World& w, PathPos dir, std::vector<DentryId>* children);
   static uint32_t Fingerprint(uint64_t dev, uint64_t ino);
+  // Whether a process this one can read runs file (dev, ino); the
+  // processes are read once (executing_).
+  bool Executing(uint64_t dev, uint64_t ino);
 
   std::optional<HostOptions::Overflow> overflow_;
   std::vector<SbInfo> sbs_;                          // by SbId
@@ -199,6 +212,19 @@ class HostBackend final : public Backend {
   };
   Fingerprints fingerprints_;
   std::unordered_map<InodeId, std::string> why_;     // opaque and unseen inodes
+  // The (dev, ino) of every process's /proc/PID/exe, read on the first
+  // regular file (kInodeDenyWrite). `unseen` counts the processes whose
+  // executable could not be read (another user's, one an LSM hides, all
+  // of them outside this PID namespace): their programs answer as not
+  // running, a known gap (docs/architecture.md, "What the host model
+  // does not see").
+  struct RunningPrograms {
+    bool read = false;
+    std::set<std::pair<uint64_t, uint64_t>> files;
+    size_t unseen = 0;
+  };
+  RunningPrograms executing_;
+  bool running_programs_ = true;  // HostOptions::running_programs
   HostStats stats_;
 };
 

@@ -56,6 +56,11 @@ inline constexpr uint32_t kInodeOpaque = 1u << 5;
 // pathwarden itself): every lookup in it that finds nothing is unknown.
 // Its own attributes are known.
 inline constexpr uint32_t kInodeUnseen = 1u << 6;
+// A regular file a process of the host executes: its i_writecount is held
+// negative (Linux: fs/exec.c exe_file_deny_write_access()), so an open
+// for writing or a truncate is ETXTBSY (get_write_access()). Set by the
+// host backend from the processes it can read.
+inline constexpr uint32_t kInodeDenyWrite = 1u << 7;
 
 // Mount::flags (MNT_*)
 inline constexpr uint32_t kMntReadonly = 1u << 0;

@@ -12,7 +12,9 @@
 #include <grp.h>
 #include <sys/acl.h>
 #include <sys/mount.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +36,7 @@
 
 #include "pathwarden/errno.h"
 #include "pathwarden/model.h"
+#include "pathwarden/uapi.h"
 #include "src/api/linearizability_test_util.h"
 #include "src/api/model_impl.h"
 #include "src/kernel/host_probe.h"
@@ -509,6 +512,102 @@ TEST_F(HostBackendTest, WhatItCannotSeeOrDoesNotModelIsUnknown) {
   EXPECT_TRUE(got.starts_with("unknown|the host does not let pathwarden (uid 1001) search"))
       << got;
   EXPECT_TRUE(got.ends_with("|denied|13")) << got;
+}
+
+// A program a process runs cannot be opened for writing or truncated:
+// exec holds its write count negative, and get_write_access() answers
+// ETXTBSY, after DAC and before the mount's EROFS and Landlock (seen on
+// 6.18). (A process whose /proc/PID/exe pathwarden cannot read is not
+// seen: docs/architecture.md, "What the host model does not see".)
+TEST_F(HostBackendTest, ARunningProgramIsNotWritable) {
+  changes_host_ = true;  // the program and a plain file, removed below
+  const std::string prog = root_ + "/running_program";
+  const std::string plain = root_ + "/plain_file";
+  std::filesystem::copy_file("/bin/sleep", prog);
+  ASSERT_EQ(chmod(prog.c_str(), 0755), 0);
+  { std::ofstream(plain) << "data"; }
+  ASSERT_EQ(chmod(plain.c_str(), 0644), 0);
+  const pid_t runner = fork();
+  ASSERT_GE(runner, 0);
+  if (runner == 0) {
+    execl(prog.c_str(), prog.c_str(), "60", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Until the exec is done, /proc/PID/exe is this test's own binary.
+  struct stat want {};
+  ASSERT_EQ(stat(prog.c_str(), &want), 0);
+  for (int i = 0; i < 2000; ++i) {
+    struct stat got {};
+    if (stat(fmt::format("/proc/{}/exe", runner).c_str(), &got) == 0 &&
+        got.st_ino == want.st_ino && got.st_dev == want.st_dev)
+      break;
+    usleep(1000);
+  }
+  // The kernel first.
+  const int fd = open(prog.c_str(), O_WRONLY | O_CLOEXEC);
+  const int open_err = fd < 0 ? errno : 0;
+  if (fd >= 0) close(fd);
+  EXPECT_EQ(open_err, ETXTBSY);
+  Model m = Host();
+  const Process root = m.Init();
+  for (uint64_t flags : {uint64_t{O_WRONLY}, uint64_t{O_RDWR}, uint64_t{O_WRONLY | O_TRUNC}}) {
+    const Decision d = m.Evaluate(root, Open{.path = prog, .flags = flags});
+    EXPECT_EQ(d.err(), ETXTBSY) << flags << ": " << d.ToText();
+  }
+  EXPECT_EQ(m.Evaluate(root, Truncate{.path = prog}).err(), ETXTBSY);
+  EXPECT_TRUE(m.Evaluate(root, Open{.path = prog}).allowed());
+  EXPECT_TRUE(m.Evaluate(root, Open{.path = plain, .flags = O_WRONLY}).allowed());
+  // DAC comes first: another user is refused write permission.
+  EXPECT_EQ(m.Evaluate(m.Spawn("bob", Cred::ForUser(1001, 1001)),
+                       Open{.path = prog, .flags = O_WRONLY})
+                .err(),
+            EACCES);
+
+  kill(runner, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(runner, &status, 0), runner);
+  EXPECT_EQ(unlink(prog.c_str()), 0);
+  EXPECT_EQ(unlink(plain.c_str()), 0);
+}
+
+// Whether another process holds a file open for writing (or a working
+// directory) on a mount is not seen from the host: making the mount
+// read-only and unmounting it are unknown, where the kernel may answer
+// EBUSY (as it does here, for a writer the model does not hold).
+TEST_F(HostBackendTest, WhatOtherProcessesHoldOnAMountIsUnknown) {
+  changes_host_ = true;  // a file written, removed below
+  const std::string file = root_ + "/held_for_writing";
+  const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  struct {
+    uint64_t attr_set, attr_clr, propagation, userns_fd;
+  } attr{kMountAttrRdonly, 0, 0, 0};
+  const long r = syscall(SYS_mount_setattr, AT_FDCWD, root_.c_str(), 0, &attr, sizeof attr);
+  EXPECT_EQ(r < 0 ? errno : 0, EBUSY);
+  const std::string leaf = root_ + "/leaf_mount";
+  ASSERT_EQ(mkdir(leaf.c_str(), 0755), 0);
+  ASSERT_EQ(mount("tmpfs", leaf.c_str(), "tmpfs", 0, nullptr), 0);
+  Model m = Host();
+  const Decision ro = m.Evaluate(m.Init(), MountSetattr{.path = root_, .attr_set = kMountAttrRdonly});
+  EXPECT_TRUE(ro.unknown()) << ro.ToText();
+  EXPECT_NE(ro.reason().unknown_why.find("open for writing"), std::string::npos) << ro.ToText();
+  // A mount with nothing mounted below it: whether anything uses it is
+  // not seen.
+  const Decision um = m.Evaluate(m.Init(), Umount{.path = leaf});
+  EXPECT_TRUE(um.unknown()) << um.ToText();
+  // The scratch root has mounts below it: EBUSY whatever others hold.
+  EXPECT_EQ(m.Evaluate(m.Init(), Umount{.path = root_}).err(), EBUSY);
+  // What the writers do not decide is still answered.
+  EXPECT_TRUE(
+      m.Evaluate(m.Init(), MountSetattr{.path = root_, .attr_set = kMountAttrNosuid}).allowed());
+  EXPECT_EQ(m.Evaluate(m.Spawn("bob", Cred::ForUser(1001, 1001)),
+                       MountSetattr{.path = root_, .attr_set = kMountAttrRdonly})
+                .err(),
+            EPERM);
+  close(fd);
+  EXPECT_EQ(unlink(file.c_str()), 0);
+  EXPECT_EQ(umount2(leaf.c_str(), 0), 0);
+  EXPECT_EQ(rmdir(leaf.c_str()), 0);
 }
 
 TEST_F(HostBackendTest, RevalidationSeesTheHostChange) {
