@@ -30,6 +30,7 @@ void IdentityFlags::Add(CLI::App* cmd) {
   cmd->add_option("--umask", umask, "the umask, octal");
   cmd->add_option("--cwd", cwd, "the working directory (absolute)");
   cmd->add_option("--pid", pid, "take a running process's credentials, cwd, root and mounts");
+  cmd->add_flag("--assume-unseen-run-nothing", assume_unseen_run_nothing, kAssumeUnseenHelp);
 }
 
 Result<identity::Identity, std::string> IdentityFlags::Resolve() const {
@@ -64,7 +65,9 @@ Result<identity::Identity, std::string> IdentityFlags::Resolve() const {
     if (*pid <= 0) return Unexpected(fmt::format("--pid {} is not a process id", *pid));
     o.pid = *pid;
   }
-  return identity::ResolveIdentity(o);
+  auto who = identity::ResolveIdentity(o);
+  if (who) who->assume_unseen_run_nothing = assume_unseen_run_nothing;
+  return who;
 }
 
 void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {

@@ -18,14 +18,22 @@ namespace pathwarden::cli {
 // IdentityFlags
 //
 // --uid, --gid, --groups, --caps, --umask, --cwd, --pid, as text until
-// resolved (so that each bad value gets its own message).
+// resolved (so that each bad value gets its own message); and how the host
+// is read for them, --assume-unseen-run-nothing.
 struct IdentityFlags {
   std::optional<std::string> uid, gid, groups, caps, umask, cwd;
   std::optional<int> pid;
+  bool assume_unseen_run_nothing = false;
   void Add(CLI::App* cmd);
   // The identity, or the message for a bad value.
   Result<identity::Identity, std::string> Resolve() const;
 };
+
+// --assume-unseen-run-nothing's help (explain, map, trace).
+inline constexpr const char* kAssumeUnseenHelp =
+    "take the processes whose program cannot be read (/proc/PID/exe: other users' when not "
+    "root, those a security module hides) to run none of the files asked about: writing a "
+    "file with an execute bit is then answered, not unknown";
 
 // CurrentDir()
 //

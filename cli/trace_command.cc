@@ -143,6 +143,7 @@ void AddTrace(CLI::App& app, TraceOptions* o, CLI::App** out) {
                   "write a landlockconfig TOML policy allowing what the run needed");
   cmd->add_flag("--keep-on-failure", o->keep_on_failure,
                 "with --learn: write the policy even when the command fails");
+  cmd->add_flag("--assume-unseen-run-nothing", o->assume_unseen_run_nothing, kAssumeUnseenHelp);
   cmd->add_flag("--json", o->json, "one JSON object per evaluated call");
   cmd->add_option("-o,--output", o->output, "write the report to FILE (default: stderr)");
   cmd->add_option("--colour,--color", o->colour, "auto, always or never")
@@ -228,6 +229,7 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
   trace::PredictOptions po;
   po.layers = *layers;
   po.enforce = o.enforce;
+  po.assume_unseen_run_nothing = o.assume_unseen_run_nothing;
   // Without layers, the report is what a policy would need: learnt.
   const bool need_report = layers->empty() && o.learn.empty();
   po.learn = !o.learn.empty() || need_report;

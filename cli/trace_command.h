@@ -21,6 +21,7 @@ struct TraceOptions {
   bool enforce = false;
   std::string learn;  // --learn OUT.toml
   bool keep_on_failure = false;
+  bool assume_unseen_run_nothing = false;
   bool json = false;
   std::string output;  // -o FILE; "" for stderr
   std::string colour = "auto";

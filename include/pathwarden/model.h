@@ -144,6 +144,14 @@ struct HostOptions {
   // is asked, and the server's own open of the backing file meets the
   // host's.
   bool running_programs = true;
+  // A process whose program cannot be read (/proc/PID/exe: another
+  // user's when this process is not root, one a security module hides,
+  // every process outside this PID namespace) could run any file with an
+  // execute bit, so writing such a file is unknown while one exists. A
+  // caller that knows no such process runs the files it asks about (a
+  // test's own scratch tree, a tree only it can reach) sets this: they
+  // are then taken to run nothing.
+  bool assume_unseen_run_nothing = false;
 };
 
 // HostCounts

@@ -42,6 +42,9 @@ struct Identity {
   std::string cwd = "/";
   std::string root = "/";
   std::string mountinfo = "/proc/self/mountinfo";
+  // How the host is read for it: HostOptions::assume_unseen_run_nothing
+  // (--assume-unseen-run-nothing).
+  bool assume_unseen_run_nothing = false;
   std::vector<std::string> notes;
   // "uid 33 (www-data), gid 33, groups 33, no capabilities"
   std::string Describe() const;

@@ -43,6 +43,12 @@ int GetWriteAccess(const OpCtx& ctx, PathPos at) {
     });
     return ETXTBSY;
   }
+  if (flags & vfs::kInodeDenyWriteUnknown)
+    return vfs::Unknown(fmt::format(
+        "whether a process is running {} is not known: some process's program cannot be read "
+        "from /proc (another user's, or one a security module hides), and a running program "
+        "cannot be written (ETXTBSY)",
+        ctx.PathOf(at)));
   return 0;
 }
 

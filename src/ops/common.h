@@ -25,7 +25,8 @@ int MntWantWrite(const OpCtx& ctx, vfs::PathPos at);
 // GetWriteAccess()
 //
 // ETXTBSY when a process runs the file at `at` (get_write_access(): its
-// i_writecount held negative by exec; vfs::kInodeDenyWrite).
+// i_writecount held negative by exec; vfs::kInodeDenyWrite), unknown when
+// one might (kInodeDenyWriteUnknown).
 int GetWriteAccess(const OpCtx& ctx, vfs::PathPos at);
 
 // DacCheck()

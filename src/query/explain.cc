@@ -213,6 +213,7 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
   HostOptions o;
   o.mountinfo = who.mountinfo;
   o.overflow = identity::HostOverflowFor(who.cred);
+  o.assume_unseen_run_nothing = who.assume_unseen_run_nothing;
   auto m = Model::FromHost(o);
   if (!m) return Unexpected(m.error());
   std::unique_ptr<Session> s(new Session(std::move(*m), who));

@@ -98,6 +98,7 @@ Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions o
   // Every traced process asks: read from inside a user namespace, every
   // id shown as the overflow id is ambiguous.
   o.overflow = identity::HostOverflowFor(*self, /*many=*/true);
+  o.assume_unseen_run_nothing = options.assume_unseen_run_nothing;
   auto m = Model::FromHost(o);
   if (!m) return Unexpected(m.error());
   std::unique_ptr<Predictor> p(new Predictor(std::move(options)));

@@ -62,6 +62,7 @@ struct PredictOptions {
   std::vector<policy::Policy> layers;
   bool enforce = false;
   bool learn = false;
+  bool assume_unseen_run_nothing = false;  // HostOptions::assume_unseen_run_nothing
   std::function<void(const Record&)> on_record;
 };
 

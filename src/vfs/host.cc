@@ -286,10 +286,20 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     w.SetFlags(ino, 0, kInodeOpaque);
     why_.erase(ino);
   }
-  // A program some process runs: opening it for writing is ETXTBSY.
-  const uint32_t exec = S_ISREG(f.mode) && Executing(f.dev, f.ino) ? kInodeDenyWrite : 0;
-  if ((i.flags & kInodeDenyWrite) != exec) {
-    w.SetFlags(ino, exec, kInodeDenyWrite & ~exec);
+  // A program some process runs: opening it for writing is ETXTBSY; while
+  // some process's program cannot be read, any file one could run (an
+  // execute bit) may be one.
+  uint32_t exec = 0;
+  if (S_ISREG(f.mode)) {
+    if (Executing(f.dev, f.ino)) {
+      exec = kInodeDenyWrite;
+    } else if (executing_.unseen != 0 && !assume_unseen_run_nothing_ && (f.mode & 0111)) {
+      exec = kInodeDenyWriteUnknown;
+    }
+  }
+  constexpr uint32_t kExec = kInodeDenyWrite | kInodeDenyWriteUnknown;
+  if ((i.flags & kExec) != exec) {
+    w.SetFlags(ino, exec, kExec & ~exec);
     changed = true;
   }
   fingerprints_.set(ino, Fingerprint(f.dev, f.ino));
@@ -299,22 +309,29 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
 bool HostBackend::Executing(uint64_t dev, uint64_t ino) {
   if (!executing_.read) {
     executing_.read = true;
+    // The initial PID namespace's inode number (PROC_PID_INIT_INO): in any
+    // other, the processes outside it are not in its /proc.
+    char ns[64];
+    const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns);
+    if (n < 0 || std::string_view(ns, static_cast<size_t>(n)) != "pid:[4026531836]")
+      executing_.unseen = SIZE_MAX;
     const int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (proc < 0) {
       executing_.unseen = SIZE_MAX;
       return false;
     }
-    (void)internal::ForEachDirEntry(proc, [&](std::string_view name, ino_t, unsigned char) {
+    const int err = internal::ForEachDirEntry(proc, [&](std::string_view name, ino_t, unsigned char) {
       if (name.empty() || name.find_first_not_of("0123456789") != std::string_view::npos) return;
       const std::string exe = fmt::format("{}/exe", name);
       struct stat st {};
       if (fstatat(proc, exe.c_str(), &st, 0) == 0) {
         if (S_ISREG(st.st_mode)) executing_.files.emplace(st.st_dev, st.st_ino);
-      } else if (errno != ENOENT && errno != ESRCH) {
+      } else if (errno != ENOENT && errno != ESRCH && executing_.unseen != SIZE_MAX) {
         ++executing_.unseen;  // EACCES: another user's, or an LSM's refusal
       }
     });
     close(proc);
+    if (err != 0) executing_.unseen = SIZE_MAX;  // not every process listed
   }
   return executing_.files.contains({dev, ino});
 }
@@ -581,6 +598,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
   std::unique_ptr<HostBackend> b(new HostBackend());
   b->overflow_ = options.overflow;
   b->running_programs_ = options.running_programs;
+  b->assume_unseen_run_nothing_ = options.assume_unseen_run_nothing;
   b->executing_.read = !options.running_programs;
   w.SetBackend(b.get());
   // Superblocks: one per device and mount root tree.

@@ -215,9 +215,10 @@ class HostBackend final : public Backend {
   // The (dev, ino) of every process's /proc/PID/exe, read on the first
   // regular file (kInodeDenyWrite). `unseen` counts the processes whose
   // executable could not be read (another user's, one an LSM hides, all
-  // of them outside this PID namespace): their programs answer as not
-  // running, a known gap (docs/architecture.md, "What the host model
-  // does not see").
+  // of them outside this PID namespace; SIZE_MAX when /proc cannot be
+  // read): then any file with an execute bit may be running
+  // (kInodeDenyWriteUnknown), unless the caller says no such process runs
+  // what it asks about (HostOptions::assume_unseen_run_nothing).
   struct RunningPrograms {
     bool read = false;
     std::set<std::pair<uint64_t, uint64_t>> files;
@@ -225,6 +226,7 @@ class HostBackend final : public Backend {
   };
   RunningPrograms executing_;
   bool running_programs_ = true;  // HostOptions::running_programs
+  bool assume_unseen_run_nothing_ = false;
   HostStats stats_;
 };
 

@@ -61,6 +61,10 @@ inline constexpr uint32_t kInodeUnseen = 1u << 6;
 // for writing or a truncate is ETXTBSY (get_write_access()). Set by the
 // host backend from the processes it can read.
 inline constexpr uint32_t kInodeDenyWrite = 1u << 7;
+// A regular file with an execute bit while some process's program cannot
+// be read (HostOptions::unseen_programs): it may be running, so an open
+// for writing or a truncate is unknown.
+inline constexpr uint32_t kInodeDenyWriteUnknown = 1u << 8;
 
 // Mount::flags (MNT_*)
 inline constexpr uint32_t kMntReadonly = 1u << 0;

@@ -204,6 +204,9 @@ class HostBackendTest : public ScratchHostTest {
   static Model Host(HostOptions::Consistency c = HostOptions::Consistency::kSnapshot) {
     HostOptions o;
     o.consistency = c;
+    // The scratch tree is this test's own, in its private mount namespace:
+    // no process pathwarden cannot see runs a program from it.
+    o.assume_unseen_run_nothing = true;
     auto m = Model::FromHost(o);
     EXPECT_TRUE(m) << m.error();
     return std::move(*m);
@@ -517,8 +520,9 @@ TEST_F(HostBackendTest, WhatItCannotSeeOrDoesNotModelIsUnknown) {
 // A program a process runs cannot be opened for writing or truncated:
 // exec holds its write count negative, and get_write_access() answers
 // ETXTBSY, after DAC and before the mount's EROFS and Landlock (seen on
-// 6.18). (A process whose /proc/PID/exe pathwarden cannot read is not
-// seen: docs/architecture.md, "What the host model does not see".)
+// 6.18). A reader that cannot see every process's program answers unknown
+// for a file with an execute bit (any could be running), and still knows
+// a file without one.
 TEST_F(HostBackendTest, ARunningProgramIsNotWritable) {
   changes_host_ = true;  // the program and a plain file, removed below
   const std::string prog = root_ + "/running_program";
@@ -563,8 +567,39 @@ TEST_F(HostBackendTest, ARunningProgramIsNotWritable) {
                 .err(),
             EACCES);
 
-  kill(runner, SIGKILL);
+  // Read by uid 1001, which cannot see root's processes' programs.
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(pipefd[0]);
+    std::string out;
+    if (setgroups(0, nullptr) != 0 || setresgid(1001, 1001, 1001) != 0 ||
+        setresuid(1001, 1001, 1001) != 0) {
+      out = "could not drop to uid 1001";
+    } else if (auto h = Model::FromHost(); !h) {
+      out = "FromHost: " + h.error();
+    } else {
+      const Decision p = h->Evaluate(h->Init(), Open{.path = prog, .flags = O_WRONLY});
+      const Decision t = h->Evaluate(h->Init(), Truncate{.path = prog});
+      const Decision f = h->Evaluate(h->Init(), Open{.path = plain, .flags = O_WRONLY});
+      out = fmt::format("{}|{}|{}|{}", VerdictName(p.verdict()), VerdictName(t.verdict()),
+                        VerdictName(f.verdict()), p.reason().unknown_why);
+    }
+    (void)!write(pipefd[1], out.data(), out.size());
+    _exit(0);
+  }
+  close(pipefd[1]);
+  std::string got;
+  char buf[1024];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;) got.append(buf, n);
+  close(pipefd[0]);
   int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(got.starts_with("unknown|unknown|allowed|whether a process is running")) << got;
+
+  kill(runner, SIGKILL);
   ASSERT_EQ(waitpid(runner, &status, 0), runner);
   EXPECT_EQ(unlink(prog.c_str()), 0);
   EXPECT_EQ(unlink(plain.c_str()), 0);

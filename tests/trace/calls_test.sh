@@ -143,7 +143,10 @@ run_case() {
   local -a enforce=(--enforce)
   [ "${#pt[@]}" -gt 0 ] || enforce=()
   set +e
-  "$pw" trace "${enforce[@]}" --json -o "$t/$kind.jsonl" "${pt[@]}" -- "$calls" "$w" "${args[@]}" \
+  # The work dir is this test's own: no process trace cannot see runs a
+  # program from it.
+  "$pw" trace "${enforce[@]}" --assume-unseen-run-nothing --json -o "$t/$kind.jsonl" "${pt[@]}" \
+    -- "$calls" "$w" "${args[@]}" \
     >"$t/$kind.steps" 2>"$t/$kind.err"
   echo $? >"$t/$kind.rc"
   # Under run (unconfined: alone).
