@@ -24,6 +24,7 @@
 #include <random>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -175,6 +176,38 @@ LandlockRuleset Layer(const std::string& root) {
                                   landlock::kFsRemoveFile | landlock::kFsTruncate);
   rs.AllowPath(root + "/ro", landlock::kFsReadFile);
   return rs;
+}
+
+// What `ask` says of a host model read by a child that is uid 1001 (so
+// that the host refuses pathwarden what it refuses that user), as text:
+// "could not ..." when the child could not read the host.
+std::string ReadAsUid1001(const std::function<std::string(Model&)>& ask) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid < 0) return "fork failed";
+  if (pid == 0) {
+    close(pipefd[0]);
+    std::string out;
+    if (setgroups(0, nullptr) != 0 || setresgid(1001, 1001, 1001) != 0 ||
+        setresuid(1001, 1001, 1001) != 0) {
+      out = "could not drop to uid 1001";
+    } else if (auto h = Model::FromHost(); !h) {
+      out = "could not read the host: " + h.error();
+    } else {
+      out = ask(*h);
+    }
+    (void)!write(pipefd[1], out.data(), out.size());
+    _exit(0);
+  }
+  close(pipefd[1]);
+  std::string got;
+  char buf[1024];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;) got.append(buf, n);
+  close(pipefd[0]);
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return "waitpid failed";
+  return got;
 }
 
 class HostBackendTest : public ScratchHostTest {
@@ -480,36 +513,13 @@ TEST_F(HostBackendTest, WhatItCannotSeeOrDoesNotModelIsUnknown) {
   // 1001 reads the host, and asks as root for a file inside
   // /home/alice (0700, uid 1000).
   const std::string secret = scratch_->Path("file_0600_1000");
-  int pipefd[2];
-  ASSERT_EQ(pipe(pipefd), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    close(pipefd[0]);
-    std::string out;
-    if (setgroups(0, nullptr) != 0 || setresgid(1001, 1001, 1001) != 0 ||
-        setresuid(1001, 1001, 1001) != 0) {
-      out = "could not drop to uid 1001";
-    } else if (auto h = Model::FromHost(); !h) {
-      out = "FromHost: " + h.error();
-    } else {
-      const Decision as_root = h->Evaluate(h->Init(), Stat{.path = secret});
-      const Decision as_bob = h->Evaluate(h->Spawn("bob", Cred::ForUser(1001, 1001)),
-                                          Stat{.path = secret});
-      out = fmt::format("{}|{}|{}|{}", VerdictName(as_root.verdict()),
-                        as_root.reason().unknown_why, VerdictName(as_bob.verdict()),
-                        as_bob.err());
-    }
-    (void)!write(pipefd[1], out.data(), out.size());
-    _exit(0);
-  }
-  close(pipefd[1]);
-  std::string got;
-  char buf[512];
-  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;) got.append(buf, n);
-  close(pipefd[0]);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  const std::string got = ReadAsUid1001([&](Model& h) {
+    const Decision as_root = h.Evaluate(h.Init(), Stat{.path = secret});
+    const Decision as_bob =
+        h.Evaluate(h.Spawn("bob", Cred::ForUser(1001, 1001)), Stat{.path = secret});
+    return fmt::format("{}|{}|{}|{}", VerdictName(as_root.verdict()),
+                       as_root.reason().unknown_why, VerdictName(as_bob.verdict()), as_bob.err());
+  });
   // Root could search it, but what is inside is unknown to a reader that
   // cannot; uid 1001 itself is refused at /home/alice, as the kernel does.
   EXPECT_TRUE(got.starts_with("unknown|the host does not let pathwarden (uid 1001) search"))
@@ -568,38 +578,17 @@ TEST_F(HostBackendTest, ARunningProgramIsNotWritable) {
             EACCES);
 
   // Read by uid 1001, which cannot see root's processes' programs.
-  int pipefd[2];
-  ASSERT_EQ(pipe(pipefd), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    close(pipefd[0]);
-    std::string out;
-    if (setgroups(0, nullptr) != 0 || setresgid(1001, 1001, 1001) != 0 ||
-        setresuid(1001, 1001, 1001) != 0) {
-      out = "could not drop to uid 1001";
-    } else if (auto h = Model::FromHost(); !h) {
-      out = "FromHost: " + h.error();
-    } else {
-      const Decision p = h->Evaluate(h->Init(), Open{.path = prog, .flags = O_WRONLY});
-      const Decision t = h->Evaluate(h->Init(), Truncate{.path = prog});
-      const Decision f = h->Evaluate(h->Init(), Open{.path = plain, .flags = O_WRONLY});
-      out = fmt::format("{}|{}|{}|{}", VerdictName(p.verdict()), VerdictName(t.verdict()),
-                        VerdictName(f.verdict()), p.reason().unknown_why);
-    }
-    (void)!write(pipefd[1], out.data(), out.size());
-    _exit(0);
-  }
-  close(pipefd[1]);
-  std::string got;
-  char buf[1024];
-  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;) got.append(buf, n);
-  close(pipefd[0]);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  const std::string got = ReadAsUid1001([&](Model& h) {
+    const Decision p = h.Evaluate(h.Init(), Open{.path = prog, .flags = O_WRONLY});
+    const Decision t = h.Evaluate(h.Init(), Truncate{.path = prog});
+    const Decision f = h.Evaluate(h.Init(), Open{.path = plain, .flags = O_WRONLY});
+    return fmt::format("{}|{}|{}|{}", VerdictName(p.verdict()), VerdictName(t.verdict()),
+                       VerdictName(f.verdict()), p.reason().unknown_why);
+  });
   EXPECT_TRUE(got.starts_with("unknown|unknown|allowed|whether a process is running")) << got;
 
   kill(runner, SIGKILL);
+  int status = 0;
   ASSERT_EQ(waitpid(runner, &status, 0), runner);
   EXPECT_EQ(unlink(prog.c_str()), 0);
   EXPECT_EQ(unlink(plain.c_str()), 0);
