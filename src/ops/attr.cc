@@ -69,7 +69,7 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   }
   if (a.touch) {
     if (i.flags & vfs::kInodeImmutable) {
-      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is immutable", ctx.PathOf(at)); });
+      FailAt(ctx, Stage::kVfs, "{} is immutable", at);
       return EPERM;
     }
     if (!perm::OwnerOrCapable(w, c, ino)) {
@@ -80,9 +80,7 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
     }
   }
   if (a.set_mode && S_ISLNK(i.mode)) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} is a symlink: its mode cannot change", ctx.PathOf(at));
-    });
+    FailAt(ctx, Stage::kVfs, "{} is a symlink: its mode cannot change", at);
     return EOPNOTSUPP;
   }
   // ATTR_KILL_S*ID become a mode change.
@@ -182,7 +180,7 @@ int ChownCommon(OpCtx& ctx, PathPos at) {
     a.kill_sgid = perm::ChownKillsSgid(ctx.cred(), i.mode, i.gid);
   }
   if (int err = NotifyChange(ctx, at, a)) return err;
-  ctx.Ok(Stage::kDac, [&] { return fmt::format("ownership of {} may change", ctx.PathOf(at)); });
+  OkAt(ctx, Stage::kDac, "ownership of {} may change", at);
   return 0;
 }
 
@@ -213,7 +211,7 @@ int Utimes(OpCtx& ctx, PathPos at) {
     a.times_set = true;
   }
   if (int err = NotifyChange(ctx, at, a)) return err;
-  ctx.Ok(Stage::kDac, [&] { return fmt::format("the times of {} may change", ctx.PathOf(at)); });
+  OkAt(ctx, Stage::kDac, "the times of {} may change", at);
   return 0;
 }
 
@@ -240,11 +238,11 @@ int Do<pathwarden::Truncate>(OpCtx& ctx) {
   const InodeId ino = ctx.w.inode_of(at.dentry);
   const vfs::Inode& i = ctx.w.inode(ino);
   if (S_ISDIR(i.mode)) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a directory", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kVfs, "{} is a directory", at);
     return EISDIR;
   }
   if (!S_ISREG(i.mode)) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not a regular file", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kVfs, "{} is not a regular file", at);
     return EINVAL;
   }
   // Since about 6.14 the permission check (and a read-only superblock)
@@ -252,7 +250,7 @@ int Do<pathwarden::Truncate>(OpCtx& ctx) {
   if (int err = DacCheck(ctx, at, perm::kMayWrite, "write permission on")) return err;
   if (int err = MntWantWrite(ctx, at)) return err;
   if (i.flags & vfs::kInodeAppend) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is append-only", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kVfs, "{} is append-only", at);
     return EPERM;
   }
   if (int err = GetWriteAccess(ctx, at)) return err;
@@ -377,25 +375,23 @@ int Do<pathwarden::Fallocate>(OpCtx& ctx) {
   const InodeId ino = f->inode;
   const vfs::Inode& i = ctx.w.inode(ino);
   if ((mode & ~kKeepSize) && (i.flags & vfs::kInodeAppend)) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} is append-only: only plain allocation", ctx.PathOf(f->path));
-    });
+    FailAt(ctx, Stage::kVfs, "{} is append-only: only plain allocation", f->path);
     return EPERM;
   }
   if (i.flags & vfs::kInodeImmutable) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is immutable", ctx.PathOf(f->path)); });
+    FailAt(ctx, Stage::kVfs, "{} is immutable", f->path);
     return EPERM;
   }
   if (S_ISFIFO(i.mode)) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a fifo", ctx.PathOf(f->path)); });
+    FailAt(ctx, Stage::kVfs, "{} is a fifo", f->path);
     return ESPIPE;
   }
   if (S_ISDIR(i.mode)) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a directory", ctx.PathOf(f->path)); });
+    FailAt(ctx, Stage::kVfs, "{} is a directory", f->path);
     return EISDIR;
   }
   if (!S_ISREG(i.mode) && !S_ISBLK(i.mode)) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is neither a file nor a block device", ctx.PathOf(f->path)); });
+    FailAt(ctx, Stage::kVfs, "{} is neither a file nor a block device", f->path);
     return ENODEV;
   }
   if (len > INT64_MAX - offset) {

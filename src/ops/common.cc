@@ -22,13 +22,11 @@ using vfs::PathPos;
 int MntWantWrite(const OpCtx& ctx, PathPos at) {
   const vfs::Mount& m = ctx.w.mount(at.mnt);
   if (m.flags & vfs::kMntReadonly) {
-    ctx.Fail(Stage::kMount,
-             [&] { return fmt::format("{} is on a read-only mount", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kMount, "{} is on a read-only mount", at);
     return EROFS;
   }
   if (ctx.w.sb(m.sb).flags & vfs::kSbReadonly) {
-    ctx.Fail(Stage::kMount,
-             [&] { return fmt::format("{} is on a read-only filesystem", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kMount, "{} is on a read-only filesystem", at);
     return EROFS;
   }
   return 0;
@@ -37,10 +35,7 @@ int MntWantWrite(const OpCtx& ctx, PathPos at) {
 int GetWriteAccess(const OpCtx& ctx, PathPos at) {
   const uint32_t flags = ctx.w.inode_at(at.dentry).flags;
   if (flags & vfs::kInodeDenyWrite) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} is a program a process is running: it cannot be written",
-                         ctx.PathOf(at));
-    });
+    FailAt(ctx, Stage::kVfs, "{} is a program a process is running: it cannot be written", at);
     return ETXTBSY;
   }
   if (flags & vfs::kInodeDenyWriteUnknown)
@@ -89,7 +84,7 @@ bool IsLocalMountpoint(const vfs::World& w, DentryId d) {
 
 int MayCreate(const OpCtx& ctx, PathPos dir) {
   if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });
+    FailAt(ctx, Stage::kVfs, "{} was removed", dir);
     return ENOENT;
   }
   return DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
@@ -107,7 +102,7 @@ int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
   const vfs::Inode& v = ctx.w.inode(vino);
   const PathPos vpos{dir.mnt, victim};
   if (d.flags & vfs::kInodeAppend) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is append-only", ctx.PathOf(dir)); });
+    FailAt(ctx, Stage::kVfs, "{} is append-only", dir);
     return EPERM;
   }
   if (CheckSticky(ctx, dino, vino)) {
@@ -130,20 +125,19 @@ int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
   const bool vdir = S_ISDIR(v.mode);
   if (isdir) {
     if (!vdir) {
-      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not a directory", ctx.PathOf(vpos)); });
+      FailAt(ctx, Stage::kVfs, "{} is not a directory", vpos);
       return ENOTDIR;
     }
     if (ctx.w.dentry(victim).parent == victim) {
-      ctx.Fail(Stage::kVfs,
-               [&] { return fmt::format("{} is the root of a filesystem", ctx.PathOf(vpos)); });
+      FailAt(ctx, Stage::kVfs, "{} is the root of a filesystem", vpos);
       return EBUSY;
     }
   } else if (vdir) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a directory", ctx.PathOf(vpos)); });
+    FailAt(ctx, Stage::kVfs, "{} is a directory", vpos);
     return EISDIR;
   }
   if (d.flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });
+    FailAt(ctx, Stage::kVfs, "{} was removed", dir);
     return ENOENT;
   }
   return 0;
@@ -153,7 +147,7 @@ int LookupOneQstr(const OpCtx& ctx, const walk::ParentResult& pr, DentryId* out)
   *out = ctx.w.Lookup(pr.parent.dentry, pr.last, pr.last_hash, pr.last_head);
   if (*out != vfs::kNone) return 0;
   if (ctx.w.inode_at(pr.parent.dentry).flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(pr.parent)); });
+    FailAt(ctx, Stage::kVfs, "{} was removed", pr.parent);
     return ENOENT;
   }
   if (pr.last.size() > walk::kNameMax) {
@@ -198,9 +192,7 @@ int FilenameCreate(const OpCtx& ctx, std::string_view name,
       return ENOENT;
     }
   } else {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} exists", ctx.PathOf({pr.parent.mnt, existing}));
-    });
+    FailAt(ctx, Stage::kVfs, "{} exists", {pr.parent.mnt, existing});
     return EEXIST;
   }
   // EROFS only now: the name's own errors come first (MntWantWrite() has

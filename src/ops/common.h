@@ -10,12 +10,28 @@
 
 #include <fcntl.h>
 
+#include <string>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "src/task/task.h"
 #include "src/perm/permission.h"
 
 namespace pathwarden::ops {
+
+// FailAt() / OkAt()
+//
+// ctx.Fail() / ctx.Ok() with `text`, whose one "{}" is the path at `at`
+// (ctx.PathOf()); formatted only when the operation explains.
+inline void FailAt(const OpCtx& ctx, Stage s, fmt::format_string<std::string> text,
+                   vfs::PathPos at) {
+  if (ctx.explain()) ctx.Fail(s, fmt::format(text, ctx.PathOf(at)));
+}
+inline void OkAt(const OpCtx& ctx, Stage s, fmt::format_string<std::string> text,
+                 vfs::PathPos at) {
+  if (ctx.explain()) ctx.Ok(s, fmt::format(text, ctx.PathOf(at)));
+}
 
 // MntWantWrite()
 //

@@ -164,13 +164,11 @@ int Do<pathwarden::Link>(OpCtx& ctx) {
     return EPERM;
   }
   if (S_ISDIR(i.mode)) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} is a directory: no hard links to directories", ctx.PathOf(old));
-    });
+    FailAt(ctx, Stage::kVfs, "{} is a directory: no hard links to directories", old);
     return EPERM;
   }
   if (i.nlink == 0) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} has no links left", ctx.PathOf(old)); });
+    FailAt(ctx, Stage::kVfs, "{} has no links left", old);
     return ENOENT;
   }
   if (ctx.apply) {

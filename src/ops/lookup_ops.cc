@@ -96,7 +96,7 @@ int Do<pathwarden::Readlink>(OpCtx& ctx) {
                                      walk::kLookupEmpty, &at))
     return err;
   if (!S_ISLNK(ctx.w.inode_at(at.dentry).mode)) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not a symlink", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kVfs, "{} is not a symlink", at);
     // An empty name reaches the start itself: ENOENT, as before 6.x's
     // user_path_at_empty() removal.
     return st.path.empty() ? ENOENT : EINVAL;
@@ -137,8 +137,7 @@ int Do<pathwarden::Fchdir>(OpCtx& ctx) {
     return EBADF;
   }
   if (!S_ISDIR(ctx.w.inode(f->inode).mode)) {
-    ctx.Fail(Stage::kVfs,
-             [&] { return fmt::format("{} is not a directory", ctx.PathOf(f->path)); });
+    FailAt(ctx, Stage::kVfs, "{} is not a directory", f->path);
     return ENOTDIR;
   }
   if (int err = DacCheck(ctx, f->path, perm::kMayExec | perm::kMayChdir, "search permission on"))

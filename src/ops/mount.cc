@@ -68,15 +68,12 @@ int LockMount(OpCtx& ctx, PathPos* mp) {
   walk::TraverseMounts(w, mp);
   if (!(w.dentry(mp->dentry).flags & vfs::kDentryHashed) &&
       w.dentry(mp->dentry).parent != mp->dentry) {
-    ctx.Fail(Stage::kMount, [&] {
-      return fmt::format("{} was removed: nothing can be mounted on it", ctx.PathOf(*mp));
-    });
+    FailAt(ctx, Stage::kMount, "{} was removed: nothing can be mounted on it", *mp);
     return ENOENT;
   }
   if (!w.mount(mp->mnt).attached) {
     // Linux: fs/namespace.c do_lock_mount(): not mounted is ENOENT in 6.18.
-    ctx.Fail(Stage::kMount,
-             [&] { return fmt::format("{} is on a detached mount", ctx.PathOf(*mp)); });
+    FailAt(ctx, Stage::kMount, "{} is on a detached mount", *mp);
     return ENOENT;
   }
   return 0;
@@ -85,12 +82,10 @@ int LockMount(OpCtx& ctx, PathPos* mp) {
 // graft_tree(): a directory goes on a directory, a file on a file.
 int GraftTypes(OpCtx& ctx, PathPos mp, bool root_is_dir) {
   if (S_ISDIR(ctx.w.inode_at(mp.dentry).mode) != root_is_dir) {
-    ctx.Fail(Stage::kMount, [&] {
-      return fmt::format(
-          "{} and the mounted root differ in type "
-          "(directory vs file)",
-          ctx.PathOf(mp));
-    });
+    FailAt(ctx, Stage::kMount,
+           "{} and the mounted root differ in type "
+           "(directory vs file)",
+           mp);
     return ENOTDIR;
   }
   return 0;
@@ -244,12 +239,11 @@ int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
   // do_mount_setattr(): no security hook, so no Landlock layer is asked.
   vfs::World& w = ctx.w;
   if (w.mount(at.mnt).root != at.dentry) {
-    ctx.Fail(Stage::kMount,
-             [&] { return fmt::format("{} is not the root of a mount", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kMount, "{} is not the root of a mount", at);
     return EINVAL;
   }
   if (!w.mount(at.mnt).attached) {
-    ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is no longer mounted", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kMount, "{} is no longer mounted", at);
     return EINVAL;
   }
   const std::vector<MountId> mounts = MountAndBelow(w, at.mnt, a.flags & kAtRecursive);
@@ -261,11 +255,10 @@ int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
       if (int err = HostHoldersUnknown(ctx, {m, w.mount(m).root}, "a file open for writing"))
         return err;
       if (!MountHasWriters(ctx, m)) continue;
-      ctx.Fail(Stage::kMount, [&] {
-        return fmt::format("a file on the mount {} is open for writing: it cannot be made "
-                           "read-only",
-                           ctx.PathOf({m, w.mount(m).root}));
-      });
+      FailAt(ctx, Stage::kMount,
+             "a file on the mount {} is open for writing: it cannot be made "
+             "read-only",
+             {m, w.mount(m).root});
       return EBUSY;
     }
   }
@@ -273,11 +266,10 @@ int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
     const uint32_t set = MntFlagsOf(a.attr_set, true), clr = MntFlagsOf(a.attr_clr, true);
     for (MountId m : mounts) w.SetMountFlags(m, (w.mount(m).flags & ~clr) | set);
   }
-  ctx.Ok(Stage::kCapability, [&] {
-    return fmt::format("CAP_SYS_ADMIN changes the attributes of the mount at {} (Landlock has no "
-                       "hook on mount_setattr)",
-                       ctx.PathOf(at));
-  });
+  OkAt(ctx, Stage::kCapability,
+       "CAP_SYS_ADMIN changes the attributes of the mount at {} (Landlock has no "
+       "hook on mount_setattr)",
+       at);
   return 0;
 }
 
@@ -296,8 +288,7 @@ int Do<pathwarden::MountTmpfs>(OpCtx& ctx) {
     if (ctx.a.flags & MS_RDONLY) w.SetSbFlags(sb, vfs::kSbReadonly);
     w.Attach(at, sb, w.sb(sb).root, flags);
   }
-  ctx.Ok(Stage::kCapability,
-         [&] { return fmt::format("CAP_SYS_ADMIN mounts a tmpfs on {}", ctx.PathOf(at)); });
+  OkAt(ctx, Stage::kCapability, "CAP_SYS_ADMIN mounts a tmpfs on {}", at);
   return 0;
 }
 
@@ -317,8 +308,7 @@ int Do<pathwarden::BindMount>(OpCtx& ctx) {
   if (int err = LockMount(ctx, &target)) return err;
   if (!w.mount(src.mnt).attached) {
     // __do_loopback(): check_mnt() on the source.
-    ctx.Fail(Stage::kMount,
-             [&] { return fmt::format("{} is on a detached mount", ctx.PathOf(src)); });
+    FailAt(ctx, Stage::kMount, "{} is on a detached mount", src);
     return EINVAL;
   }
   if (int err = GraftTypes(ctx, target, S_ISDIR(w.inode_at(src.dentry).mode))) return err;
@@ -327,9 +317,7 @@ int Do<pathwarden::BindMount>(OpCtx& ctx) {
   // on the kernel here: ENOTDIR wins over this ENOENT).
   if (!(w.dentry(src.dentry).flags & vfs::kDentryHashed) &&
       w.dentry(src.dentry).parent != src.dentry) {
-    ctx.Fail(Stage::kMount, [&] {
-      return fmt::format("{} was removed: it cannot be bound elsewhere", ctx.PathOf(src));
-    });
+    FailAt(ctx, Stage::kMount, "{} was removed: it cannot be bound elsewhere", src);
     return ENOENT;
   }
   std::vector<SubmountCopy> subs;
@@ -370,12 +358,11 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
   }
   const vfs::Mount& m = w.mount(at.mnt);
   if (m.root != at.dentry) {
-    ctx.Fail(Stage::kMount,
-             [&] { return fmt::format("{} is not the root of a mount", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kMount, "{} is not the root of a mount", at);
     return EINVAL;
   }
   if (!m.attached) {
-    ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is no longer mounted", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kMount, "{} is no longer mounted", at);
     return EINVAL;
   }
   // do_umount()
@@ -398,12 +385,10 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
       }
       if (ctx.apply) w.SetSbFlags(m.sb, w.sb(m.sb).flags | vfs::kSbReadonly);
     }
-    ctx.Ok(Stage::kMount, [&] {
-      return fmt::format(
-          "{} is the process's root mount: the filesystem is "
-          "remounted read-only instead",
-          ctx.PathOf(at));
-    });
+    OkAt(ctx, Stage::kMount,
+         "{} is the process's root mount: the filesystem is "
+         "remounted read-only instead",
+         at);
     return 0;
   }
   // The namespace's root mount is mounted in a wider namespace (as the

@@ -112,46 +112,36 @@ int MayOpen(const OpCtx& ctx, PathPos path, uint32_t acc_mode, uint32_t flag) {
   const vfs::Mount& mnt = ctx.w.mount(path.mnt);
   switch (mode & S_IFMT) {
     case S_IFLNK:
-      ctx.Fail(Stage::kVfs, [&] {
-        return fmt::format("{} is a symlink that is not followed", ctx.PathOf(path));
-      });
+      FailAt(ctx, Stage::kVfs, "{} is a symlink that is not followed", path);
       return ELOOP;
     case S_IFDIR:
       if (acc_mode & perm::kMayWrite) {
-        ctx.Fail(Stage::kVfs, [&] {
-          return fmt::format("{} is a directory: no writing or truncating", ctx.PathOf(path));
-        });
+        FailAt(ctx, Stage::kVfs, "{} is a directory: no writing or truncating", path);
         return EISDIR;
       }
       if (acc_mode & perm::kMayExec) {
-        ctx.Fail(Stage::kVfs, [&] {
-          return fmt::format("{} is a directory: it cannot be executed", ctx.PathOf(path));
-        });
+        FailAt(ctx, Stage::kVfs, "{} is a directory: it cannot be executed", path);
         return EACCES;
       }
       break;
     case S_IFBLK:
     case S_IFCHR:
       if (mnt.flags & vfs::kMntNodev) {
-        ctx.Fail(Stage::kMount,
-                 [&] { return fmt::format("{} is a device on a nodev mount", ctx.PathOf(path)); });
+        FailAt(ctx, Stage::kMount, "{} is a device on a nodev mount", path);
         return EACCES;
       }
       [[fallthrough]];
     case S_IFIFO:
     case S_IFSOCK:
       if (acc_mode & perm::kMayExec) {
-        ctx.Fail(Stage::kVfs, [&] {
-          return fmt::format("{} is not a regular file: it cannot be executed", ctx.PathOf(path));
-        });
+        FailAt(ctx, Stage::kVfs, "{} is not a regular file: it cannot be executed", path);
         return EACCES;
       }
       flag &= ~O_TRUNC;
       break;
     case S_IFREG:
       if ((acc_mode & perm::kMayExec) && (mnt.flags & vfs::kMntNoexec)) {
-        ctx.Fail(Stage::kMount,
-                 [&] { return fmt::format("{} is on a noexec mount", ctx.PathOf(path)); });
+        FailAt(ctx, Stage::kMount, "{} is on a noexec mount", path);
         return EACCES;
       }
       break;
@@ -161,21 +151,16 @@ int MayOpen(const OpCtx& ctx, PathPos path, uint32_t acc_mode, uint32_t flag) {
   if (int err = DacCheck(ctx, path, perm::kMayOpen | acc_mode)) return err;
   if (i.flags & vfs::kInodeAppend) {
     if ((flag & O_ACCMODE) != O_RDONLY && !(flag & O_APPEND)) {
-      ctx.Fail(Stage::kVfs, [&] {
-        return fmt::format("{} is append-only: write only with O_APPEND", ctx.PathOf(path));
-      });
+      FailAt(ctx, Stage::kVfs, "{} is append-only: write only with O_APPEND", path);
       return EPERM;
     }
     if (flag & O_TRUNC) {
-      ctx.Fail(Stage::kVfs,
-               [&] { return fmt::format("{} is append-only: no O_TRUNC", ctx.PathOf(path)); });
+      FailAt(ctx, Stage::kVfs, "{} is append-only: no O_TRUNC", path);
       return EPERM;
     }
   }
   if ((flag & O_NOATIME) && !perm::OwnerOrCapable(ctx.w, ctx.cred(), ino)) {
-    ctx.Fail(Stage::kDac, [&] {
-      return fmt::format("O_NOATIME needs the owner of {} or CAP_FOWNER", ctx.PathOf(path));
-    });
+    FailAt(ctx, Stage::kDac, "O_NOATIME needs the owner of {} or CAP_FOWNER", path);
     return EPERM;
   }
   return 0;
@@ -188,7 +173,7 @@ int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
                bool got_write, OpenState* st, DentryId* found) {
   const PathPos dir = nd.path;
   if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} was removed", ctx.PathOf(dir)); });
+    FailAt(ctx, Stage::kVfs, "{} was removed", dir);
     return ENOENT;
   }
   DentryId d = ctx.w.Lookup(dir.dentry, nd.last, nd.last_hash, nd.last_head);
@@ -265,21 +250,17 @@ int OpenLastLookups(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
 int FifoOpen(const OpCtx& ctx, PathPos path, uint32_t f_mode) {
   const vfs::Inode& i = ctx.w.inode_at(path.dentry);
   if ((f_mode & (kFmodeRead | kFmodeWrite)) == 0) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format(
-          "{} is a FIFO: access mode 3 opens it neither for "
-          "reading nor for writing",
-          ctx.PathOf(path));
-    });
+    FailAt(ctx, Stage::kVfs,
+           "{} is a FIFO: access mode 3 opens it neither for "
+           "reading nor for writing",
+           path);
     return EINVAL;
   }
   if ((f_mode & (kFmodeRead | kFmodeWrite)) == kFmodeWrite && i.readers() == 0) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format(
-          "{} is a FIFO with no reader: a non-blocking "
-          "write-only open fails",
-          ctx.PathOf(path));
-    });
+    FailAt(ctx, Stage::kVfs,
+           "{} is a FIFO with no reader: a non-blocking "
+           "write-only open fails",
+           path);
     return ENXIO;
   }
   return 0;
@@ -327,9 +308,7 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags, Open
       if (int err = FifoOpen(ctx, path, f_mode)) return err;
       break;
     case S_IFSOCK:
-      ctx.Fail(Stage::kVfs, [&] {
-        return fmt::format("{} is a socket: open() gives no file for it", ctx.PathOf(path));
-      });
+      FailAt(ctx, Stage::kVfs, "{} is a socket: open() gives no file for it", path);
       return ENXIO;
     case S_IFCHR:
     case S_IFBLK:
@@ -373,20 +352,17 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   const uint32_t mode = ctx.w.inode(ino).mode;
   if (open_flag & O_CREAT) {
     if ((open_flag & O_EXCL) && !created) {
-      ctx.Fail(Stage::kVfs,
-               [&] { return fmt::format("{} exists and O_EXCL was given", ctx.PathOf(path)); });
+      FailAt(ctx, Stage::kVfs, "{} exists and O_EXCL was given", path);
       return EEXIST;
     }
     if (S_ISDIR(mode)) {
-      ctx.Fail(Stage::kVfs, [&] {
-        return fmt::format("{} is a directory: O_CREAT opens files", ctx.PathOf(path));
-      });
+      FailAt(ctx, Stage::kVfs, "{} is a directory: O_CREAT opens files", path);
       return EISDIR;
     }
     if (int err = MayCreateInSticky(ctx, nd, ino)) return err;
   }
   if ((nd.flags & walk::kLookupDirectory) && !S_ISDIR(mode)) {
-    ctx.Fail(Stage::kWalk, [&] { return fmt::format("{} is not a directory", ctx.PathOf(path)); });
+    FailAt(ctx, Stage::kWalk, "{} is not a directory", path);
     return ENOTDIR;
   }
   uint32_t acc_mode = how.acc_mode;
@@ -482,9 +458,7 @@ int Do<pathwarden::Open>(OpCtx& ctx) {
       return err;
     file = ctx.t.NewFile(ctx.p, pos, kFmodePath, flags, ctx.apply);
     if (!file) return ENFILE;
-    ctx.Ok(Stage::kWalk, [&] {
-      return fmt::format("O_PATH: only search permission on the way to {}", ctx.PathOf(pos));
-    });
+    OkAt(ctx, Stage::kWalk, "O_PATH: only search permission on the way to {}", pos);
   } else {
     if (int err = PathOpenat(ctx, st.path, start, how, &dry, &file)) return err;
     if (!file) return 0;  // dry-run creation
@@ -531,8 +505,7 @@ int Do<pathwarden::ExecCheck>(OpCtx& ctx) {
   // do_open_execat(): ETXTBSY while the file is open for writing.
   const vfs::Inode& i = ctx.w.inode(file->inode);
   if (i.writers() != 0) {
-    ctx.Fail(Stage::kVfs,
-             [&] { return fmt::format("{} is open for writing", ctx.PathOf(file->path)); });
+    FailAt(ctx, Stage::kVfs, "{} is open for writing", file->path);
     return ETXTBSY;
   }
   ctx.Ok(Stage::kDac, [&] {
@@ -560,7 +533,7 @@ int Do<pathwarden::Ftruncate>(OpCtx& ctx) {
     return EINVAL;
   }
   if (i.flags & vfs::kInodeAppend) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is append-only", ctx.PathOf(f->path)); });
+    FailAt(ctx, Stage::kVfs, "{} is append-only", f->path);
     return EPERM;
   }
   if (int err = security::FileTruncate(ctx, *f)) return err;

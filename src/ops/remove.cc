@@ -56,7 +56,7 @@ int Do<pathwarden::Unlink>(OpCtx& ctx) {
   if (int err = security::PathUnlink(ctx, pr.parent, victim)) return err;
   if (int err = MayDelete(ctx, pr.parent, victim, false)) return err;
   if (IsLocalMountpoint(ctx.w, victim)) {
-    ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is a mount point", ctx.PathOf(vpos)); });
+    FailAt(ctx, Stage::kMount, "{} is a mount point", vpos);
     return EBUSY;
   }
   RemovedOk(ctx, vpos);
@@ -89,7 +89,7 @@ int Do<pathwarden::Rmdir>(OpCtx& ctx) {
   if (int err = security::PathRmdir(ctx, pr.parent, victim)) return err;
   if (int err = MayDelete(ctx, pr.parent, victim, true)) return err;
   if (IsLocalMountpoint(ctx.w, victim)) {
-    ctx.Fail(Stage::kMount, [&] { return fmt::format("{} is a mount point", ctx.PathOf(vpos)); });
+    FailAt(ctx, Stage::kMount, "{} is a mount point", vpos);
     return EBUSY;
   }
   if (ctx.w.inode_at(victim).nchildren() == 0) {
@@ -97,7 +97,7 @@ int Do<pathwarden::Rmdir>(OpCtx& ctx) {
     if (int err = vfs::NeedComplete(ctx.w, vpos)) return err;
   }
   if (ctx.w.inode_at(victim).nchildren() != 0) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is not empty", ctx.PathOf(vpos)); });
+    FailAt(ctx, Stage::kVfs, "{} is not empty", vpos);
     return ENOTEMPTY;
   }
   RemovedOk(ctx, vpos);

@@ -51,10 +51,7 @@ int LookupRenameSide(const OpCtx& ctx, const walk::ParentResult& pr,
   if (d == vfs::kNone) {
     if (must_exist) return FailMissing(ctx, pr);
   } else if (must_not_exist) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} exists and RENAME_NOREPLACE was given",
-                         ctx.PathOf({pr.parent.mnt, d}));
-    });
+    FailAt(ctx, Stage::kVfs, "{} exists and RENAME_NOREPLACE was given", {pr.parent.mnt, d});
     return EEXIST;
   }
   *out = d;
@@ -106,9 +103,7 @@ int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir
   }
   if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
       w.inode(target).nchildren() != 0) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} is not empty", ctx.PathOf({new_dir.mnt, new_d}));
-    });
+    FailAt(ctx, Stage::kVfs, "{} is not empty", {new_dir.mnt, new_d});
     return ENOTEMPTY;
   }
   return 0;
@@ -200,26 +195,20 @@ int Do<pathwarden::Rename>(OpCtx& ctx) {
   const vfs::World& w = ctx.w;
   if (flags & RENAME_EXCHANGE) {
     if (!S_ISDIR(w.inode_at(new_d).mode) && np.trailing_slash) {
-      ctx.Fail(Stage::kVfs, [&] {
-        return fmt::format("{} has a trailing slash and is not a directory",
-                           ctx.PathOf({np.parent.mnt, new_d}));
-      });
+      FailAt(ctx, Stage::kVfs, "{} has a trailing slash and is not a directory",
+             {np.parent.mnt, new_d});
       return ENOTDIR;
     }
   }
   if (!S_ISDIR(w.inode_at(old_d).mode)) {
     if (op.trailing_slash || (!(flags & RENAME_EXCHANGE) && np.trailing_slash)) {
-      ctx.Fail(Stage::kVfs, [&] {
-        return fmt::format("{} is not a directory, but a name ends in '/'",
-                           ctx.PathOf({op.parent.mnt, old_d}));
-      });
+      FailAt(ctx, Stage::kVfs, "{} is not a directory, but a name ends in '/'",
+             {op.parent.mnt, old_d});
       return ENOTDIR;
     }
   }
   if (old_d == trap) {
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} would move into its own subtree", ctx.PathOf({op.parent.mnt, old_d}));
-    });
+    FailAt(ctx, Stage::kVfs, "{} would move into its own subtree", {op.parent.mnt, old_d});
     return EINVAL;
   }
   if (new_d != vfs::kNone && new_d == trap) {

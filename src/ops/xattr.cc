@@ -133,20 +133,16 @@ int XattrPermission(const OpCtx& ctx, PathPos at, std::string_view name, uint32_
   }
   if (ns == XattrNs::kUser) {
     if (!S_ISREG(i.mode) && !S_ISDIR(i.mode)) {
-      ctx.Fail(Stage::kVfs, [&] {
-        return fmt::format("{} is neither a regular file nor a directory: no user.* attributes",
-                           ctx.PathOf(at));
-      });
+      FailAt(ctx, Stage::kVfs, "{} is neither a regular file nor a directory: no user.* attributes",
+             at);
       return write ? EPERM : ENODATA;
     }
     if (S_ISDIR(i.mode) && (i.mode & S_ISVTX) && write &&
         !perm::OwnerOrCapable(ctx.w, ctx.cred(), ctx.w.inode_of(at.dentry))) {
-      ctx.Fail(Stage::kSticky, [&] {
-        return fmt::format(
-            "{} is a sticky directory: only its owner or CAP_FOWNER writes its user.* "
-            "attributes",
-            ctx.PathOf(at));
-      });
+      FailAt(ctx, Stage::kSticky,
+             "{} is a sticky directory: only its owner or CAP_FOWNER writes its user.* "
+             "attributes",
+             at);
       return EPERM;
     }
   }
@@ -181,14 +177,12 @@ int SetAcl(OpCtx& ctx, PathPos at, bool is_default, const std::vector<AclEntry>*
   if (int err = MayWriteXattr(ctx, at)) return err;
   // set_posix_acl(): tmpfs symlinks have no ->set_acl.
   if (S_ISLNK(i.mode)) {
-    ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a symlink: it has no ACLs", ctx.PathOf(at)); });
+    FailAt(ctx, Stage::kVfs, "{} is a symlink: it has no ACLs", at);
     return EOPNOTSUPP;
   }
   if (is_default && !S_ISDIR(i.mode)) {
     if (entries == nullptr) return 0;
-    ctx.Fail(Stage::kVfs, [&] {
-      return fmt::format("{} is not a directory: it takes no default ACL", ctx.PathOf(at));
-    });
+    FailAt(ctx, Stage::kVfs, "{} is not a directory: it takes no default ACL", at);
     return EACCES;
   }
   if (!perm::OwnerOrCapable(w, ctx.cred(), ino)) {
@@ -240,11 +234,11 @@ int Do<pathwarden::Getxattr>(OpCtx& ctx) {
   if (IsPosixAclName(name)) {
     // vfs_get_acl(): no permission asked; a symlink has none to give.
     if (S_ISLNK(i.mode)) {
-      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} is a symlink: it has no ACLs", ctx.PathOf(at)); });
+      FailAt(ctx, Stage::kVfs, "{} is a symlink: it has no ACLs", at);
       return EOPNOTSUPP;
     }
     if (AclOf(i, name == kXattrNameAclDefault) == vfs::kNone) {
-      ctx.Fail(Stage::kVfs, [&] { return fmt::format("{} has no such ACL", ctx.PathOf(at)); });
+      FailAt(ctx, Stage::kVfs, "{} has no such ACL", at);
       return ENODATA;
     }
     ctx.Ok(Stage::kVfs, "ACLs are readable by anyone who reaches the file");
@@ -303,7 +297,7 @@ int Do<pathwarden::Setxattr>(OpCtx& ctx) {
     const bool remove = entries.empty();
     if (int err = SetAcl(ctx, at, name == kXattrNameAclDefault, remove ? nullptr : &entries))
       return err;
-    ctx.Ok(Stage::kDac, [&] { return fmt::format("the ACLs of {} may change", ctx.PathOf(at)); });
+    OkAt(ctx, Stage::kDac, "the ACLs of {} may change", at);
     return 0;
   }
   // vfs_setxattr(): a file capability is checked (cap_convert_nscap())
@@ -397,7 +391,7 @@ int Do<pathwarden::Removexattr>(OpCtx& ctx) {
   if (ctx.w.inode(ino).flags & vfs::kInodeOpaque) return vfs::UnknownAt(ino);
   if (IsPosixAclName(name)) {
     if (int err = SetAcl(ctx, at, name == kXattrNameAclDefault, nullptr)) return err;
-    ctx.Ok(Stage::kDac, [&] { return fmt::format("the ACLs of {} may change", ctx.PathOf(at)); });
+    OkAt(ctx, Stage::kDac, "the ACLs of {} may change", at);
     return 0;
   }
   if (int err = XattrPermission(ctx, at, name, perm::kMayWrite)) return err;
