@@ -263,8 +263,7 @@ template <>
 int Do<pathwarden::Chmod>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
-                                     LookupFlagsFor(static_cast<uint32_t>(st.flags), true), &at))
+  if (int err = UserPathAt(ctx, LookupFlagsFor(static_cast<uint32_t>(st.flags), true), &at))
     return err;
   return ChmodCommon(ctx, at);
 }
@@ -284,8 +283,7 @@ int ChownAt(OpCtx& ctx, bool nofollow) {
   uint32_t flags = static_cast<uint32_t>(st.flags);
   if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
   PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
-                                     LookupFlagsFor(flags, true), &at))
+  if (int err = UserPathAt(ctx, LookupFlagsFor(flags, true), &at))
     return err;
   if (int err = MntWantWrite(ctx, at)) return err;
   return ChownCommon(ctx, at);
@@ -316,8 +314,7 @@ int Do<pathwarden::Utimensat>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   if (BothOmitted(ctx)) return 0;
   PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
-                                     LookupFlagsFor(static_cast<uint32_t>(st.flags), true), &at))
+  if (int err = UserPathAt(ctx, LookupFlagsFor(static_cast<uint32_t>(st.flags), true), &at))
     return err;
   return Utimes(ctx, at);
 }

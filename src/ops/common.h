@@ -53,6 +53,14 @@ int GetWriteAccess(const OpCtx& ctx, vfs::PathPos at);
 // "permission to open"), built only when explaining.
 int DacCheck(const OpCtx& ctx, vfs::PathPos at, uint32_t mask, std::string_view what = {});
 
+// UserPathAt()
+//
+// The request's path looked up with `lookup` flags from where it starts:
+// the cwd, the root, or the request's dirfd (user_path_at()).
+inline int UserPathAt(OpCtx& ctx, uint32_t lookup, vfs::PathPos* at) {
+  return walk::FilenameLookup(ctx.env, ctx.StartFor(ctx.a.path), ctx.a.path, lookup, at);
+}
+
 // LookupFlagsFor()
 //
 // The walk's flags for an *at() call's AT_SYMLINK_NOFOLLOW and

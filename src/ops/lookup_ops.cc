@@ -26,7 +26,7 @@ int StatAt(OpCtx& ctx, bool nofollow) {
   if (nofollow) flags |= AT_SYMLINK_NOFOLLOW;
   const uint32_t lookup = LookupFlagsFor(flags, true);
   PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path, lookup, &at))
+  if (int err = UserPathAt(ctx, lookup, &at))
     return err;
   ctx.Ok(Stage::kWalk, [&] {
     return fmt::format("{} ({}) found; stat needs only search permission on the way",
@@ -92,8 +92,7 @@ template <>
 int Do<pathwarden::Readlink>(OpCtx& ctx) {
   const OpArgs& st = ctx.a;
   PathPos at;
-  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
-                                     walk::kLookupEmpty, &at))
+  if (int err = UserPathAt(ctx, walk::kLookupEmpty, &at))
     return err;
   if (!S_ISLNK(ctx.w.inode_at(at.dentry).mode)) {
     FailAt(ctx, Stage::kVfs, "{} is not a symlink", at);

@@ -234,7 +234,7 @@ int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
   if (int err = CheckMountAttrs(ctx, a.attr_set, a.attr_clr)) return err;
   PathPos at;
   const uint32_t lookup = LookupFlagsFor(static_cast<uint32_t>(a.flags), true);
-  if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(a.path), a.path, lookup, &at))
+  if (int err = UserPathAt(ctx, lookup, &at))
     return err;
   // do_mount_setattr(): no security hook, so no Landlock layer is asked.
   vfs::World& w = ctx.w;

@@ -74,8 +74,7 @@ int Target(OpCtx& ctx, bool write, PathPos* at) {
     }
     *at = f->path;
   } else {
-    if (int err = walk::FilenameLookup(ctx.env, ctx.StartFor(st.path), st.path,
-                                       LookupFlagsFor(flags, true), at))
+    if (int err = UserPathAt(ctx, LookupFlagsFor(flags, true), at))
       return err;
   }
   if (write) return MntWantWrite(ctx, *at);
