@@ -320,16 +320,18 @@ bool HostBackend::Executing(uint64_t dev, uint64_t ino) {
       executing_.unseen = SIZE_MAX;
       return false;
     }
-    const int err = internal::ForEachDirEntry(proc, [&](std::string_view name, ino_t, unsigned char) {
-      if (name.empty() || name.find_first_not_of("0123456789") != std::string_view::npos) return;
-      const std::string exe = fmt::format("{}/exe", name);
-      struct stat st {};
-      if (fstatat(proc, exe.c_str(), &st, 0) == 0) {
-        if (S_ISREG(st.st_mode)) executing_.files.emplace(st.st_dev, st.st_ino);
-      } else if (errno != ENOENT && errno != ESRCH && executing_.unseen != SIZE_MAX) {
-        ++executing_.unseen;  // EACCES: another user's, or an LSM's refusal
-      }
-    });
+    const int err =
+        internal::ForEachDirEntry(proc, [&](std::string_view name, ino_t, unsigned char) {
+          if (name.empty() || name.find_first_not_of("0123456789") != std::string_view::npos)
+            return;
+          const std::string exe = fmt::format("{}/exe", name);
+          struct stat st {};
+          if (fstatat(proc, exe.c_str(), &st, 0) == 0) {
+            if (S_ISREG(st.st_mode)) executing_.files.emplace(st.st_dev, st.st_ino);
+          } else if (errno != ENOENT && errno != ESRCH && executing_.unseen != SIZE_MAX) {
+            ++executing_.unseen;  // EACCES: another user's, or an LSM's refusal
+          }
+        });
     close(proc);
     if (err != 0) executing_.unseen = SIZE_MAX;  // not every process listed
   }

@@ -612,7 +612,8 @@ TEST_F(HostBackendTest, WhatOtherProcessesHoldOnAMountIsUnknown) {
   ASSERT_EQ(mkdir(leaf.c_str(), 0755), 0);
   ASSERT_EQ(mount("tmpfs", leaf.c_str(), "tmpfs", 0, nullptr), 0);
   Model m = Host();
-  const Decision ro = m.Evaluate(m.Init(), MountSetattr{.path = root_, .attr_set = kMountAttrRdonly});
+  const Decision ro =
+      m.Evaluate(m.Init(), MountSetattr{.path = root_, .attr_set = kMountAttrRdonly});
   EXPECT_TRUE(ro.unknown()) << ro.ToText();
   EXPECT_NE(ro.reason().unknown_why.find("open for writing"), std::string::npos) << ro.ToText();
   // A mount with nothing mounted below it: whether anything uses it is
