@@ -15,6 +15,16 @@ if [ "$(id -u)" != 0 ]; then
   exit 77
 fi
 . "$(dirname "$0")/../lib.sh"
+# The host's protected_* sysctls decide the link and open checks, and the
+# kernel executor sets them machine-wide while it holds /run/pathwarden's
+# sysctl.lock (src/kernel/sysctl_guard.cc): hold that lock for the run,
+# so that another pathwarden or another ctest cannot change them between
+# the full run and the groups run alone (ctest's RESOURCE_LOCK covers only
+# this ctest). Seen: a second ctest beside a fresh clone's ./test made
+# "--only ^link\." differ.
+mkdir -p /run/pathwarden
+exec 9>>/run/pathwarden/sysctl.lock
+flock 9
 mnt="$(mktemp -d /tmp/pw-conformance.XXXXXX)"
 trap 'rmdir "$mnt"' EXIT
 
