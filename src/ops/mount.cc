@@ -204,7 +204,8 @@ bool MountHasWriters(const OpCtx& ctx, MountId m) {
 // On the live host the model holds the asker's files only: whether
 // another process `holds` something on the mount at `at` (a file open for
 // writing, a working directory) is not seen, so what that decides is
-// unknown.
+// unknown. Called after the model's own holders found nothing: a holder
+// it sees makes the answer EBUSY, which no other process can change.
 int HostHoldersUnknown(const OpCtx& ctx, PathPos at, std::string_view holds) {
   if (ctx.w.backend() == nullptr) return 0;
   return vfs::Unknown(fmt::format("whether another process holds {} on the mount at {} is not "
@@ -250,16 +251,20 @@ int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
   // mount_setattr_prepare(): making a writable mount read-only waits for
   // no writer (mnt_hold_writers()).
   if (a.attr_set & kMountAttrRdonly) {
+    bool writable = false;
     for (MountId m : mounts) {
       if (w.mount(m).flags & vfs::kMntReadonly) continue;
-      if (int err = HostHoldersUnknown(ctx, {m, w.mount(m).root}, "a file open for writing"))
-        return err;
+      writable = true;
       if (!MountHasWriters(ctx, m)) continue;
       FailAt(ctx, Stage::kMount,
              "a file on the mount {} is open for writing: it cannot be made "
              "read-only",
              {m, w.mount(m).root});
       return EBUSY;
+    }
+    // No writer the model holds; on the host, others' are not seen.
+    if (writable) {
+      if (int err = HostHoldersUnknown(ctx, at, "a file open for writing")) return err;
     }
   }
   if (ctx.apply) {
@@ -372,7 +377,6 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
     // (do_umount_root()), which files open for writing or pending removals
     // on it refuse.
     if (!(w.sb(m.sb).flags & vfs::kSbReadonly)) {
-      if (int err = HostHoldersUnknown(ctx, at, "a file open for writing")) return err;
       const std::string busy = w.RemountReadonlyBusy(m.sb);
       if (!busy.empty()) {
         ctx.Fail(Stage::kMount, [&] {
@@ -383,6 +387,7 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
         });
         return EBUSY;
       }
+      if (int err = HostHoldersUnknown(ctx, at, "a file open for writing")) return err;
       if (ctx.apply) w.SetSbFlags(m.sb, w.sb(m.sb).flags | vfs::kSbReadonly);
     }
     OkAt(ctx, Stage::kMount,
@@ -397,9 +402,6 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
     if (ctx.apply) DetachTree(w, at.mnt);
     return 0;
   }
-  if (m.children == 0) {
-    if (int err = HostHoldersUnknown(ctx, at, "an open file or a working directory")) return err;
-  }
   if (m.children != 0 || m.refs != 0) {
     ctx.Fail(Stage::kMount, [&] {
       return fmt::format("{} is busy ({})", ctx.PathOf(at),
@@ -408,6 +410,7 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
     });
     return EBUSY;
   }
+  if (int err = HostHoldersUnknown(ctx, at, "an open file or a working directory")) return err;
   if (ctx.apply) w.Detach(at.mnt);
   return 0;
 }

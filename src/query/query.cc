@@ -32,34 +32,44 @@ Unexpected<std::string> At(size_t col, std::string_view what) {
   return Unexpected(fmt::format("{}: {}", col, what));
 }
 
-// The flags of `family` (and, for access, the modes) a token names:
-// "O_WRONLY|O_CREAT". nullopt when any part is not a flag of them.
-std::optional<uint64_t> FlagsOf(std::string_view token, FlagFamily family, bool access_modes,
-                                uint64_t* modes) {
-  uint64_t flags = 0;
-  size_t i = 0;
+// The value of `name` in `table` (every entry of that name), nullopt
+// when it has none.
+std::optional<uint64_t> ValueIn(std::span<const FlagName> table, std::string_view name) {
+  std::optional<uint64_t> v;
+  for (const FlagName& f : table)
+    if (f.name == name) v = v.value_or(0) | f.value;
+  return v;
+}
+
+// The bits of a token of names joined by "|" ("O_WRONLY|O_CREAT"), each
+// name's from `find`; nullopt when any part is not a name it knows.
+template <typename Find>
+std::optional<uint64_t> NamesJoined(std::string_view token, Find find) {
   if (token.empty()) return std::nullopt;
-  while (i <= token.size()) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i <= token.size();) {
     size_t end = token.find('|', i);
     if (end == std::string_view::npos) end = token.size();
-    const std::string_view name = token.substr(i, end - i);
-    bool found = false;
-    for (const FlagName& f : scenario_internal::FlagsOf(family))
-      if (f.name == name) {
-        flags |= f.value;
-        found = true;
-      }
-    if (!found && access_modes) {
-      for (const FlagName& f : scenario_internal::AccessModeNames())
-        if (f.name == name) {
-          *modes |= f.value;
-          found = true;
-        }
-    }
-    if (!found) return std::nullopt;
+    const std::optional<uint64_t> v = find(token.substr(i, end - i));
+    if (!v) return std::nullopt;
+    bits |= *v;
     i = end + 1;
   }
-  return flags;
+  return bits;
+}
+
+// The flags of `family` (and, for access, the modes, into *modes) a token
+// names. nullopt when any part is not a flag of them.
+std::optional<uint64_t> FlagsOf(std::string_view token, FlagFamily family, bool access_modes,
+                                uint64_t* modes) {
+  return NamesJoined(token, [&](std::string_view name) -> std::optional<uint64_t> {
+    if (auto v = ValueIn(scenario_internal::FlagsOf(family), name)) return v;
+    if (!access_modes) return std::nullopt;
+    const auto m = ValueIn(scenario_internal::AccessModeNames(), name);
+    if (!m) return std::nullopt;
+    *modes |= *m;
+    return 0;
+  });
 }
 
 std::optional<uint32_t> Mode(std::string_view t) {
@@ -205,22 +215,29 @@ bool IsQuery(const OpCodec& c) { return c.query[0] != QueryArg::kNone; }
 // MOUNT_ATTR_* names joined by "|", or 0.
 std::optional<uint64_t> MountAttrs(std::string_view token) {
   if (token == "0") return 0;
-  uint64_t attrs = 0;
-  size_t i = 0;
-  while (i <= token.size()) {
-    size_t end = token.find('|', i);
-    if (end == std::string_view::npos) end = token.size();
-    const std::string_view name = token.substr(i, end - i);
-    bool found = false;
-    for (const FlagName& f : scenario_internal::MountAttrNames())
-      if (f.name == name) {
-        attrs |= f.value;
-        found = true;
-      }
-    if (!found) return std::nullopt;
-    i = end + 1;
+  return NamesJoined(token, [](std::string_view name) {
+    return ValueIn(scenario_internal::MountAttrNames(), name);
+  });
+}
+
+// "PATH [MODE]": an operation's positional arguments, as its errors name
+// them; access's flags token carries its mode, so its usage names the
+// modes (F_OK, the default, last) and the flags.
+std::string Usage(const OpCodec& c) {
+  std::string usage;
+  for (QueryArg a : c.query)
+    if (a != QueryArg::kNone) usage += (usage.empty() ? "" : " ") + std::string(ArgName(a));
+  if (c.flags == FlagFamily::kAccess) {
+    std::string names;
+    for (bool zero : {false, true})
+      for (const FlagName& f : scenario_internal::AccessModeNames())
+        if ((f.value == 0) == zero) names += std::string(f.name) + "|";
+    for (const FlagName& f : scenario_internal::FlagsOf(c.flags))
+      names += std::string(f.name) + "|";
+    names.pop_back();
+    usage += " [" + names + "]";
   }
-  return attrs;
+  return usage;
 }
 
 // One positional argument into `f` (and the query's path and path2).
@@ -342,30 +359,17 @@ Result<Query, std::string> ParseQuery(const std::vector<Token>& tokens) {
     args.push_back(&t);
   }
   size_t min = 0, max = 0;
-  std::string usage;
   for (QueryArg a : codec.query) {
     if (a == QueryArg::kNone) continue;
-    usage += (usage.empty() ? "" : " ") + std::string(ArgName(a));
     ++max;
     if (!Optional(a)) min = max;
   }
-  // access's flags token carries its mode: the usage names the modes
-  // (F_OK, the default, last), then the flags.
-  if (access_modes) {
-    std::string names;
-    for (bool zero : {false, true})
-      for (const FlagName& f : scenario_internal::AccessModeNames())
-        if ((f.value == 0) == zero) names += std::string(f.name) + "|";
-    for (const FlagName& f : scenario_internal::FlagsOf(family)) names += std::string(f.name) + "|";
-    names.pop_back();
-    usage += " [" + names + "]";
-  }
   if (args.size() < min)
     return At(args.empty() ? end_col : args.back()->col + args.back()->text.size(),
-              fmt::format("{} takes {}", q.op, usage));
+              fmt::format("{} takes {}", q.op, Usage(codec)));
   if (args.size() > max)
     return At(args[max]->col, fmt::format("an argument too many: \"{}\" ({} takes {})",
-                                          args[max]->text, q.op, usage));
+                                          args[max]->text, q.op, Usage(codec)));
   // The request type's defaults (a mode), then the arguments given.
   QueryFields fields;
   WithRequestType(*op, [&](const auto& r) { CopyRequestFields(r, fields); });

@@ -209,11 +209,11 @@ static_assert(std::size(kCodecs) == std::variant_size_v<Request>,
 // The operations `explain` takes, in the order its help and its errors
 // list them (reads first, then changes by kind, the network last).
 constexpr Op kQueryOrder[] = {
-    Op::kOpen,     Op::kStat,      Op::kLstat,     Op::kReadlink,    Op::kChdir,
-    Op::kExecCheck, Op::kAccess,   Op::kMkdir,     Op::kMknod,       Op::kSymlink,
-    Op::kLink,     Op::kRename,    Op::kUnlink,    Op::kRmdir,       Op::kTruncate,
-    Op::kChmod,    Op::kChown,     Op::kLchown,    Op::kGetxattr,    Op::kListxattr,
-    Op::kSetxattr, Op::kRemovexattr, Op::kBindTcp, Op::kConnectTcp,  Op::kMountSetattr,
+    Op::kOpen,      Op::kStat,        Op::kLstat,   Op::kReadlink,   Op::kChdir,
+    Op::kExecCheck, Op::kAccess,      Op::kMkdir,   Op::kMknod,      Op::kSymlink,
+    Op::kLink,      Op::kRename,      Op::kUnlink,  Op::kRmdir,      Op::kTruncate,
+    Op::kChmod,     Op::kChown,       Op::kLchown,  Op::kGetxattr,   Op::kListxattr,
+    Op::kSetxattr,  Op::kRemovexattr, Op::kBindTcp, Op::kConnectTcp, Op::kMountSetattr,
 };
 // Each operation with a query form stands there once, and no other.
 constexpr bool QueryOrderComplete() {

@@ -307,6 +307,7 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
 }
 
 bool HostBackend::Executing(uint64_t dev, uint64_t ino) {
+  if (!running_programs_) return false;
   if (!executing_.read) {
     executing_.read = true;
     // The initial PID namespace's inode number (PROC_PID_INIT_INO): in any
@@ -601,7 +602,6 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
   b->overflow_ = options.overflow;
   b->running_programs_ = options.running_programs;
   b->assume_unseen_run_nothing_ = options.assume_unseen_run_nothing;
-  b->executing_.read = !options.running_programs;
   w.SetBackend(b.get());
   // Superblocks: one per device and mount root tree.
   // An idmapped mount gets a superblock of its own, every inode of it

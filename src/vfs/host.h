@@ -117,9 +117,7 @@ class HostBackend final : public Backend {
   //
   // The next regular file read asks the processes again which programs
   // they run (revalidation: a program started or ended since).
-  void ForgetRunningPrograms() {
-    if (running_programs_) executing_ = RunningPrograms{};
-  }
+  void ForgetRunningPrograms() { executing_ = RunningPrograms{}; }
 
   const HostStats& stats() const noexcept { return stats_; }
 
@@ -176,7 +174,8 @@ class HostBackend final : public Backend {
   Result<void, std::string> ListInto(World& w, PathPos dir, std::vector<DentryId>* children);
   static uint32_t Fingerprint(uint64_t dev, uint64_t ino);
   // Whether a process this one can read runs file (dev, ino); the
-  // processes are read once (executing_).
+  // processes are read once (executing_), and never without
+  // HostOptions::running_programs (then nothing runs, nothing is unseen).
   bool Executing(uint64_t dev, uint64_t ino);
 
   std::optional<HostOptions::Overflow> overflow_;

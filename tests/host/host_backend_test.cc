@@ -557,19 +557,28 @@ TEST_F(HostBackendTest, ARunningProgramIsNotWritable) {
       break;
     usleep(1000);
   }
-  // The kernel first.
-  const int fd = open(prog.c_str(), O_WRONLY | O_CLOEXEC);
-  const int open_err = fd < 0 ? errno : 0;
-  if (fd >= 0) close(fd);
-  EXPECT_EQ(open_err, ETXTBSY);
+  // The kernel first, for each write mode and truncate(); each is refused
+  // before it changes anything.
+  auto kernel_open = [](const std::string& path, int flags) {
+    const int fd = open(path.c_str(), flags | O_CLOEXEC);
+    if (fd < 0) return errno;
+    close(fd);
+    return 0;
+  };
   Model m = Host();
   const Process root = m.Init();
-  for (uint64_t flags : {uint64_t{O_WRONLY}, uint64_t{O_RDWR}, uint64_t{O_WRONLY | O_TRUNC}}) {
-    const Decision d = m.Evaluate(root, Open{.path = prog, .flags = flags});
-    EXPECT_EQ(d.err(), ETXTBSY) << flags << ": " << d.ToText();
+  for (int flags : {O_WRONLY, O_RDWR, O_WRONLY | O_TRUNC}) {
+    const int kernel = kernel_open(prog, flags);
+    EXPECT_EQ(kernel, ETXTBSY) << flags;
+    const Decision d = m.Evaluate(root, Open{.path = prog, .flags = static_cast<uint64_t>(flags)});
+    EXPECT_EQ(d.err(), kernel) << flags << ": " << d.ToText();
   }
-  EXPECT_EQ(m.Evaluate(root, Truncate{.path = prog}).err(), ETXTBSY);
+  const int kernel_truncate = truncate(prog.c_str(), 0) == 0 ? 0 : errno;
+  EXPECT_EQ(kernel_truncate, ETXTBSY);
+  EXPECT_EQ(m.Evaluate(root, Truncate{.path = prog}).err(), kernel_truncate);
+  EXPECT_EQ(kernel_open(prog, O_RDONLY), 0);
   EXPECT_TRUE(m.Evaluate(root, Open{.path = prog}).allowed());
+  EXPECT_EQ(kernel_open(plain, O_WRONLY), 0);
   EXPECT_TRUE(m.Evaluate(root, Open{.path = plain, .flags = O_WRONLY}).allowed());
   // DAC comes first: another user is refused write permission.
   EXPECT_EQ(m.Evaluate(m.Spawn("bob", Cred::ForUser(1001, 1001)),
@@ -622,6 +631,11 @@ TEST_F(HostBackendTest, WhatOtherProcessesHoldOnAMountIsUnknown) {
   EXPECT_TRUE(um.unknown()) << um.ToText();
   // The scratch root has mounts below it: EBUSY whatever others hold.
   EXPECT_EQ(m.Evaluate(m.Init(), Umount{.path = root_}).err(), EBUSY);
+  // A writer the model holds itself (its open applied, on the model only)
+  // decides, whatever others hold: EBUSY, as the kernel answered.
+  ASSERT_TRUE(m.Apply(m.Init(), Open{.path = file, .flags = O_WRONLY}).allowed());
+  EXPECT_EQ(m.Evaluate(m.Init(), MountSetattr{.path = root_, .attr_set = kMountAttrRdonly}).err(),
+            EBUSY);
   // What the writers do not decide is still answered.
   EXPECT_TRUE(
       m.Evaluate(m.Init(), MountSetattr{.path = root_, .attr_set = kMountAttrNosuid}).allowed());
