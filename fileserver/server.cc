@@ -63,18 +63,7 @@ Result<void, std::string> Server::Start() {
     }
     p->paths.clear();
     for (auto& [path, rule] : moved) p->paths.push_back(std::move(rule));
-    auto kind_of = [&](const std::string& path) {
-      auto r = model_->Resolve(template_, path, true);
-      if (!r) {
-        const int err = r.error().err();
-        return err == ENOENT || err == ENOTDIR ? policy::PathKind::kMissing
-                                               : policy::PathKind::kDenied;
-      }
-      auto t = model_->TypeOf(*r);
-      return t && *t == FileType::kDirectory ? policy::PathKind::kDirectory
-                                             : policy::PathKind::kOther;
-    };
-    policy::HostLayer l = policy::BuildLayer(*p, model_->abi(), kind_of);
+    policy::HostLayer l = policy::BuildLayerOn(*p, *model_, template_);
     for (const std::string& w : l.warnings)
       std::fprintf(stderr, "pathwarden-fs: %s: %s\n", file.c_str(), w.c_str());
     const Decision d = model_->Apply(template_, pathwarden::Restrict{l.ruleset});

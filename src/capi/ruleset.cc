@@ -33,18 +33,7 @@ std::pair<policy::Policy, policy::HostLayer> BuildOn(const pathwarden_ruleset& r
     l.ruleset = rs.ruleset;
     return {std::move(none), std::move(l)};
   }
-  auto kind_of = [&](const std::string& path) {
-    auto n = m.Resolve(p.p, path, true);
-    if (!n) {
-      const int err = n.error().err();
-      return err == ENOENT || err == ENOTDIR ? policy::PathKind::kMissing
-                                             : policy::PathKind::kDenied;
-    }
-    auto t = m.TypeOf(*n);
-    return t && *t == FileType::kDirectory ? policy::PathKind::kDirectory
-                                           : policy::PathKind::kOther;
-  };
-  return {rs.policy, policy::BuildLayer(rs.policy, m.abi(), kind_of)};
+  return {rs.policy, policy::BuildLayerOn(rs.policy, m, p.p)};
 }
 
 }  // namespace pathwarden::capi

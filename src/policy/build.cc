@@ -2,8 +2,11 @@
 // (landlockconfig:src/config.rs ResolvedConfig::build_ruleset, with
 // rust-landlock's best-effort compatibility).
 
+#include <cerrno>
+
 #include <fmt/format.h>
 
+#include "pathwarden/model.h"
 #include "src/policy/policy.h"
 
 namespace pathwarden::policy {
@@ -84,6 +87,18 @@ HostLayer BuildLayer(const Policy& p, int abi,
     h.origins.push_back(r.origins);
   }
   return h;
+}
+
+HostLayer BuildLayerOn(const Policy& p, const Model& m, Process builder) {
+  return BuildLayer(p, m.abi(), [&](const std::string& path) {
+    auto n = m.Resolve(builder, path, true);
+    if (!n) {
+      const int err = n.error().err();
+      return err == ENOENT || err == ENOTDIR ? PathKind::kMissing : PathKind::kDenied;
+    }
+    auto t = m.TypeOf(*n);
+    return t && *t == FileType::kDirectory ? PathKind::kDirectory : PathKind::kOther;
+  });
 }
 
 }  // namespace pathwarden::policy

@@ -19,6 +19,11 @@
 #include "pathwarden/result.h"
 #include "pathwarden/ruleset.h"
 
+namespace pathwarden {
+class Model;
+struct Process;
+}  // namespace pathwarden
+
 namespace pathwarden::policy {
 
 // Origin
@@ -126,6 +131,20 @@ enum class PathKind { kMissing, kDirectory, kOther, kDenied };
 // machine, or a model).
 HostLayer BuildLayer(const Policy& p, int abi,
                      const std::function<PathKind(const std::string&)>& kind_of);
+
+// BuildLayerOn()
+//
+// BuildLayer() at the model's ABI, each rule path looked up on model `m`
+// as process `builder` opens it (following symlinks; ENOENT and ENOTDIR
+// are missing, any other refusal denied): landlockconfig and the
+// sandboxer building a layer on the host the model stands for.
+HostLayer BuildLayerOn(const Policy& p, const Model& m, Process builder);
+
+// LiteralTemplate()
+//
+// `path` as a landlockconfig template that stands for exactly itself:
+// each '$' written "$$", so that no part of it reads as a variable.
+std::string LiteralTemplate(std::string_view path);
 
 // ToText() / ToJson() / ToToml()
 //

@@ -235,19 +235,8 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
   // The layers, built on this host as landlockconfig builds them.
   // Rule paths are opened by the process that builds the layer, with its
   // own credentials (as landlockconfig and the sandboxer open them).
-  auto kind_of = [&](const std::string& path) {
-    auto n = model.Resolve(s->asker_, path, true);
-    if (!n) {
-      const int err = n.error().err();
-      return err == ENOENT || err == ENOTDIR ? policy::PathKind::kMissing
-                                             : policy::PathKind::kDenied;
-    }
-    auto t = model.TypeOf(*n);
-    return t && *t == FileType::kDirectory ? policy::PathKind::kDirectory
-                                           : policy::PathKind::kOther;
-  };
   for (size_t i = 0; i < layers.size(); ++i) {
-    policy::HostLayer l = policy::BuildLayer(layers[i], model.abi(), kind_of);
+    policy::HostLayer l = policy::BuildLayerOn(layers[i], model, s->asker_);
     const Decision d = model.Apply(s->asker_, Restrict{l.ruleset});
     if (!d.allowed())
       return Unexpected(fmt::format("layer {} ({}): {}", i + 1, layers[i].source, d.ToText()));

@@ -114,19 +114,8 @@ Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions o
   st.base_layered = st.model.Spawn("traced", *self, setup);
   // The layers, built on this host as landlockconfig (and run) build
   // them: rule paths opened with the tracer's own credentials.
-  auto kind_of = [&](const std::string& path) {
-    auto n = st.model.Resolve(st.base_layered, path, true);
-    if (!n) {
-      const int err = n.error().err();
-      return err == ENOENT || err == ENOTDIR ? policy::PathKind::kMissing
-                                             : policy::PathKind::kDenied;
-    }
-    auto t = st.model.TypeOf(*n);
-    return t && *t == FileType::kDirectory ? policy::PathKind::kDirectory
-                                           : policy::PathKind::kOther;
-  };
   for (size_t i = 0; i < p->options_.layers.size(); ++i) {
-    policy::HostLayer l = policy::BuildLayer(p->options_.layers[i], st.model.abi(), kind_of);
+    policy::HostLayer l = policy::BuildLayerOn(p->options_.layers[i], st.model, st.base_layered);
     const Decision d = st.model.Apply(st.base_layered, Restrict{l.ruleset});
     if (!d.allowed())
       return Unexpected(
