@@ -5,11 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/policy/policy.h"
 #include "src/input/json_text.h"
+#include "src/input/toml_text.h"
+#include "src/policy/policy.h"
 
 namespace pathwarden::policy {
 namespace {
+
+using input::TomlArray;
+using input::TomlString;
 
 using landlock::AccessMask;
 
@@ -30,46 +34,9 @@ std::vector<std::string> ScopeNames(AccessMask m) {
   return Names(m, landlock::kNumScopes, landlock::ScopeName);
 }
 
-// A path as a template: its '$' written "$$".
-std::string Escape(std::string_view path) {
-  std::string s;
-  for (char c : path) {
-    if (c == '$') s += '$';
-    s += c;
-  }
-  return s;
-}
-
 bool Empty(const Policy& p) {
   return p.handled_fs == 0 && p.handled_net == 0 && p.scoped == 0 && p.paths.empty() &&
          p.ports.empty();
-}
-
-// A TOML basic string.
-std::string TomlString(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04X}", c);
-        else out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string TomlArray(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + TomlString(v[i]);
-  return out + "]";
 }
 
 std::string Origins(const std::vector<Origin>& origins) {
@@ -109,7 +76,7 @@ std::string ToJson(const Policy& p) {
   if (!rs.empty()) j["ruleset"] = nlohmann::ordered_json::array({rs});
   for (const PathRule& r : p.paths)
     j["pathBeneath"].push_back({{"allowedAccess", FsNames(r.access)},
-                                {"parent", nlohmann::ordered_json::array({Escape(r.path)})}});
+                                {"parent", nlohmann::ordered_json::array({LiteralTemplate(r.path)})}});
   for (const PortRule& r : p.ports)
     j["netPort"].push_back({{"allowedAccess", NetNames(r.access)},
                             {"port", nlohmann::ordered_json::array({r.port})}});
@@ -131,11 +98,20 @@ std::string ToToml(const Policy& p) {
   }
   for (const PathRule& r : p.paths)
     s += "\n[[path_beneath]]\nallowed_access = " + TomlArray(FsNames(r.access)) +
-         "\nparent = " + TomlArray({Escape(r.path)}) + "\n";
+         "\nparent = " + TomlArray({LiteralTemplate(r.path)}) + "\n";
   for (const PortRule& r : p.ports)
     s += "\n[[net_port]]\nallowed_access = " + TomlArray(NetNames(r.access)) +
          fmt::format("\nport = [{}]\n", r.port);
   if (Empty(p)) s += "\n[[variable]]\nname = \"none\"\n";
+  return s;
+}
+
+std::string LiteralTemplate(std::string_view path) {
+  std::string s;
+  for (char c : path) {
+    if (c == '$') s += '$';
+    s += c;
+  }
   return s;
 }
 

@@ -6,46 +6,21 @@
 #include "pathwarden/cred.h"
 #include "pathwarden/errno.h"
 #include "pathwarden/scenario.h"
+#include "src/input/toml_text.h"
 #include "src/scenario/names.h"
 
 namespace pathwarden {
 namespace {
 
-// A TOML basic string with the escapes TOML requires.
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// A TOML array of strings: ["ro", "nodev"].
-template <typename String>
-std::string Array(const std::vector<String>& items) {
-  std::string s = "[";
-  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + Quote(items[i]);
-  return s + "]";
-}
+using input::TomlArray;
+using input::TomlString;
 
 std::string Names(landlock::AccessMask m, int n, std::string_view (*name)(int)) {
-  return Array(scenario_internal::RightNames(m, n, name));
+  return TomlArray(scenario_internal::RightNames(m, n, name));
 }
 
 std::string BitArray(std::span<const scenario_internal::FlagBit> table, uint32_t bits) {
-  return Array(scenario_internal::BitNames(table, bits));
+  return TomlArray(scenario_internal::BitNames(table, bits));
 }
 
 std::string LayerInline(const LayerSpec& l) {
@@ -62,7 +37,7 @@ std::string LayerInline(const LayerSpec& l) {
       s += fmt::format("{{ port = {}, access = {} }}", r.port,
                        Names(r.access, landlock::kNumNetRights, landlock::NetRightName));
     } else {
-      s += fmt::format("{{ path = {}, access = {}{} }}", Quote(r.path),
+      s += fmt::format("{{ path = {}, access = {}{} }}", TomlString(r.path),
                        Names(r.access, landlock::kNumFsRights, landlock::FsRightName),
                        r.nofollow ? ", nofollow = true" : "");
     }
@@ -74,7 +49,7 @@ std::string LayerInline(const LayerSpec& l) {
 
 std::string ScenarioToToml(const Scenario& s) {
   std::string out = "format = 1\n";
-  if (!s.description.empty()) out += "description = " + Quote(s.description) + "\n";
+  if (!s.description.empty()) out += "description = " + TomlString(s.description) + "\n";
   if (s.abi != landlock::kAbiLatest) out += fmt::format("abi = {}\n", s.abi);
   if (s.sysctl != Sysctls{}) {
     out += "\n[sysctl]\n";
@@ -89,28 +64,28 @@ std::string ScenarioToToml(const Scenario& s) {
                            kKernelRuleFields[i].ValueName(s.kernel.rules));
   }
   for (const NodeSpec& n : s.nodes) {
-    out += "\n[[node]]\npath = " + Quote(n.path) + "\n";
+    out += "\n[[node]]\npath = " + TomlString(n.path) + "\n";
     if (n.type != NodeType::kFile) out += fmt::format("type = \"{}\"\n", NodeTypeName(n.type));
     if (n.type == NodeType::kBind) {
-      out += "source = " + Quote(n.source) + "\n";
+      out += "source = " + TomlString(n.source) + "\n";
     } else {
       if (n.mode) out += fmt::format("mode = 0o{:o}\n", *n.mode);
       if (n.has_owner) out += fmt::format("uid = {}\ngid = {}\n", n.uid, n.gid);
     }
-    if (n.acl) out += "acl = " + Quote(AclEntriesToText(*n.acl)) + "\n";
-    if (n.default_acl) out += "default_acl = " + Quote(AclEntriesToText(*n.default_acl)) + "\n";
-    if (n.type == NodeType::kSymlink) out += "target = " + Quote(n.target) + "\n";
+    if (n.acl) out += "acl = " + TomlString(AclEntriesToText(*n.acl)) + "\n";
+    if (n.default_acl) out += "default_acl = " + TomlString(AclEntriesToText(*n.default_acl)) + "\n";
+    if (n.type == NodeType::kSymlink) out += "target = " + TomlString(n.target) + "\n";
     if (n.type == NodeType::kChar || n.type == NodeType::kBlock)
       out += fmt::format("rdev = \"{}:{}\"\n", n.rdev_major, n.rdev_minor);
     if (n.mount_flags)
       out += "mount_flags = " + BitArray(scenario_internal::MountFlagBits(), n.mount_flags) + "\n";
-    if (!n.content.empty()) out += "content = " + Quote(n.content) + "\n";
+    if (!n.content.empty()) out += "content = " + TomlString(n.content) + "\n";
     if (n.attrs) out += "attrs = " + BitArray(scenario_internal::AttrBits(), n.attrs) + "\n";
   }
   for (const ProcessSpec& p : s.processes) {
-    out += "\n[[process]]\nname = " + Quote(p.name) + "\n";
+    out += "\n[[process]]\nname = " + TomlString(p.name) + "\n";
     if (!p.parent.empty()) {
-      out += "parent = " + Quote(p.parent) + "\n";
+      out += "parent = " + TomlString(p.parent) + "\n";
     } else {
       out += fmt::format("uid = {}\ngid = {}\n", p.uid, p.gid);
       if (!p.groups.empty()) out += fmt::format("groups = [{}]\n", fmt::join(p.groups, ", "));
@@ -118,10 +93,10 @@ std::string ScenarioToToml(const Scenario& s) {
         std::vector<std::string> c;
         for (int i = 0; i <= kCapLast; ++i)
           if (*p.caps & CapBit(i)) c.push_back(CapName(i));
-        out += "caps = " + Array(c) + "\n";
+        out += "caps = " + TomlArray(c) + "\n";
       }
     }
-    if (p.cwd) out += "cwd = " + Quote(*p.cwd) + "\n";
+    if (p.cwd) out += "cwd = " + TomlString(*p.cwd) + "\n";
     if (p.umask) out += fmt::format("umask = 0o{:o}\n", *p.umask);
     if (!p.layers.empty()) {
       std::vector<std::string> layers;
@@ -131,14 +106,14 @@ std::string ScenarioToToml(const Scenario& s) {
   }
   for (const StepSpec& st : s.steps) {
     out += "\n[[step]]\n";
-    if (st.as != "root") out += "as = " + Quote(st.as) + "\n";
+    if (st.as != "root") out += "as = " + TomlString(st.as) + "\n";
     out += fmt::format("op = \"{}\"\n", OpName(st.op));
     auto takes = [&](std::string_view key) { return scenario_internal::StepTakes(st.op, key); };
-    if (takes("path")) out += "path = " + Quote(st.path) + "\n";
-    if (takes("path2")) out += "path2 = " + Quote(st.path2) + "\n";
-    if (!st.dirfd.empty()) out += "dirfd = " + Quote(st.dirfd) + "\n";
+    if (takes("path")) out += "path = " + TomlString(st.path) + "\n";
+    if (takes("path2")) out += "path2 = " + TomlString(st.path2) + "\n";
+    if (!st.dirfd.empty()) out += "dirfd = " + TomlString(st.dirfd) + "\n";
     if (std::string flags = ShownStepFlags(st); !flags.empty())
-      out += "flags = " + Quote(flags) + "\n";
+      out += "flags = " + TomlString(flags) + "\n";
     if (takes("mode")) out += fmt::format("mode = 0o{:o}\n", st.mode);
     if (takes("type")) {
       out += fmt::format("type = \"{}\"\n", NodeTypeName(st.mknod_type));
@@ -147,39 +122,39 @@ std::string ScenarioToToml(const Scenario& s) {
     }
     if (takes("uid")) out += fmt::format("uid = {}\ngid = {}\n", st.uid, st.gid);
     if (takes("port")) out += fmt::format("port = {}\n", st.port);
-    if (!st.fd.empty()) out += "fd = " + Quote(st.fd) + "\n";
+    if (!st.fd.empty()) out += "fd = " + TomlString(st.fd) + "\n";
     if (takes("cmd"))
-      out += "cmd = " + Quote(st.cmd_text.empty() ? scenario_internal::IoctlName(st.cmd) : st.cmd_text) + "\n";
-    if (takes("target")) out += "target = " + Quote(st.target) + "\n";
+      out += "cmd = " + TomlString(st.cmd_text.empty() ? scenario_internal::IoctlName(st.cmd) : st.cmd_text) + "\n";
+    if (takes("target")) out += "target = " + TomlString(st.target) + "\n";
     if (st.layer) out += "layer = " + LayerInline(*st.layer) + "\n";
-    if (takes("name")) out += "name = " + Quote(st.xattr_name) + "\n";
+    if (takes("name")) out += "name = " + TomlString(st.xattr_name) + "\n";
     if (st.xattr_acl) {
-      out += "acl = " + Quote(*st.xattr_acl) + "\n";
+      out += "acl = " + TomlString(*st.xattr_acl) + "\n";
     } else if (takes("value") && !st.xattr_value.empty()) {
       // Bytes a TOML string cannot hold (NUL) or that are not text go in hex.
       bool text = true;
       for (unsigned char c : st.xattr_value) text = text && c >= 0x20 && c < 0x7f;
       if (text) {
-        out += "value = " + Quote(st.xattr_value) + "\n";
+        out += "value = " + TomlString(st.xattr_value) + "\n";
       } else {
         std::string hex;
         for (unsigned char c : st.xattr_value) hex += fmt::format("{:02x}", c);
-        out += "value_hex = " + Quote(hex) + "\n";
+        out += "value_hex = " + TomlString(hex) + "\n";
       }
     }
     if (st.xattr_flags) {
       std::string f;
       for (const auto& n : scenario_internal::XattrFlagNames())
         if (st.xattr_flags & n.value) f += (f.empty() ? "" : "|") + std::string(n.name);
-      out += "xattr_flags = " + Quote(f) + "\n";
+      out += "xattr_flags = " + TomlString(f) + "\n";
     }
-    if (st.attr_set) out += "attr_set = " + Quote(scenario_internal::MountAttrText(st.attr_set)) + "\n";
-    if (st.attr_clr) out += "attr_clr = " + Quote(scenario_internal::MountAttrText(st.attr_clr)) + "\n";
+    if (st.attr_set) out += "attr_set = " + TomlString(scenario_internal::MountAttrText(st.attr_set)) + "\n";
+    if (st.attr_clr) out += "attr_clr = " + TomlString(scenario_internal::MountAttrText(st.attr_clr)) + "\n";
     if (takes("offset")) out += fmt::format("offset = {}\nlen = {}\n", st.offset, st.len);
     if (st.times)
       out += fmt::format("times = [\"{}\", \"{}\"]\n", scenario_internal::TimeSpecName((*st.times)[0]),
                          scenario_internal::TimeSpecName((*st.times)[1]));
-    out += "expect = " + Quote(ErrnoName(st.expect)) + "\n";
+    out += "expect = " + TomlString(ErrnoName(st.expect)) + "\n";
   }
   return out;
 }

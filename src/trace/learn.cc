@@ -9,9 +9,14 @@
 #include <string_view>
 
 #include "src/base/lexical_path.h"
+#include "src/input/toml_text.h"
+#include "src/policy/policy.h"
 
 namespace pathwarden::trace {
 namespace {
+
+using input::TomlArray;
+using input::TomlString;
 
 using landlock::AccessMask;
 
@@ -92,59 +97,6 @@ std::string FsJoined(AccessMask m) {
   return Joined(m, landlock::kNumFsRights, landlock::FsRightName);
 }
 
-// A path as a landlockconfig template: '$' written "$$".
-std::string Template(std::string_view path) {
-  std::string s;
-  for (char c : path) {
-    if (c == '$') s += '$';
-    s += c;
-  }
-  return s;
-}
-
-// A TOML basic string.
-std::string TomlString(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f)
-          out += fmt::format("\\u{:04X}", c);
-        else
-          out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string TomlArray(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + TomlString(v[i]);
-  return out + "]";
-}
-
 // A mask at `abi` as "abi.all" when it is all the ABI knows, else names.
 std::vector<std::string> AllOrNames(AccessMask m, AccessMask all, int n,
                                     std::string_view (*name)(int)) {
@@ -181,15 +133,15 @@ Result<void, std::string> Learner::AddFs(const FsNeed& need) {
     return Unexpected(fmt::format("{}: not an absolute path", TomlString(need.path)));
   if (!internal::IsNormalisedAbsolute(need.path))
     return Unexpected(fmt::format("{}: not a normalised path", TomlString(need.path)));
-  if (need.fs == 0) return Unexpected(fmt::format("{}: no right needed", TomlString(need.path)));
-  if (need.fs & ~landlock::kFsAll)
+  if (need.access == 0) return Unexpected(fmt::format("{}: no right needed", TomlString(need.path)));
+  if (need.access & ~landlock::kFsAll)
     return Unexpected(fmt::format("{}: rights beyond the filesystem's: {:#x}",
-                                  TomlString(need.path), need.fs & ~landlock::kFsAll));
-  if (!need.directory && (need.fs & ~landlock::kFsFileRights))
+                                  TomlString(need.path), need.access & ~landlock::kFsAll));
+  if (!need.directory && (need.access & ~landlock::kFsFileRights))
     return Unexpected(fmt::format("{}: directory rights ({}) on a non-directory",
                                   TomlString(need.path),
-                                  FsJoined(need.fs & ~landlock::kFsFileRights)));
-  ++fs_[need.path][need.fs];
+                                  FsJoined(need.access & ~landlock::kFsFileRights)));
+  ++fs_[need.path][need.access];
   directory_[need.path] = directory_[need.path] || need.directory;
   ++fs_calls_;
   return {};
@@ -428,7 +380,7 @@ std::string ToToml(const LearntPolicy& p) {
                        FsJoined(r.widened), r.widened_entries);
     s += "\n[[path_beneath]]\nallowed_access = " +
          TomlArray(FsRightNames(r.access, r.directory, p.abi)) +
-         "\nparent = " + TomlArray({Template(r.path)}) + "\n";
+         "\nparent = " + TomlArray({policy::LiteralTemplate(r.path)}) + "\n";
   }
   for (const LearntPort& r : p.ports)
     s += "\n# " + Calls(r.calls) + "\n[[net_port]]\nallowed_access = " +

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "pathwarden/decision.h"
 #include "pathwarden/landlock.h"
 #include "pathwarden/result.h"
 
@@ -30,16 +31,14 @@ namespace pathwarden::trace {
 
 // FsNeed
 //
-// One thing a successful call needed of Landlock: `fs` rights on `path`
-// (absolute, normalised): the object itself for file rights (execute,
-// write_file, read_file, truncate, ioctl_dev) and read_dir; the parent
-// directory for make_*, remove_*, refer. `directory`: whether `path` is
-// a directory on the host.
-struct FsNeed {
-  std::string path;
-  landlock::AccessMask fs = 0;
-  bool directory = false;
-};
+// One thing a successful call needed of Landlock: `access` rights on
+// `path` (absolute, normalised): the object itself for file rights
+// (execute, write_file, read_file, truncate, ioctl_dev) and read_dir;
+// the parent directory for make_*, remove_*, refer. `directory`: whether
+// `path` is a directory on the host. The record Landlock's hooks make of
+// what they ask (FsRequest, pathwarden/decision.h), so that what the
+// predictor reads is what the learner takes.
+using FsNeed = FsRequest;
 
 // Need
 //

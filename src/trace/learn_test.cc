@@ -638,7 +638,7 @@ TEST(LearnReadBack, GrantsEveryNeedAndNoMore) {
 
   for (const FsNeed& n : needs) {
     const std::string at = n.path.starts_with("/proc/") ? "/proc" : n.path;
-    EXPECT_EQ(Granted(p, at) & n.fs, n.fs) << n.path;
+    EXPECT_EQ(Granted(p, at) & n.access, n.access) << n.path;
   }
   ASSERT_EQ(p.paths.size(), lp.paths.size());
   for (size_t i = 0; i < p.paths.size(); ++i) {
