@@ -399,28 +399,28 @@ Result<PathPos, int> DirectoryAt(const vfs::World& w, Node dir) {
   return pos;
 }
 
-}  // namespace
-
-Result<void, int> Model::SetCwd(Process p, Node dir) {
-  if (!Has(p)) return Unexpected(ESRCH);
-  Engine& e = impl_->engine;
+// Sets process `p`'s cwd or root (`set`: TaskTable::SetCwd or SetRoot)
+// to directory `dir`, as the one writer.
+Result<void, int> SetDirectory(Engine& e, Process p, Node dir,
+                               void (TaskTable::*set)(Task&, vfs::PathPos)) {
   return e.AsWriter([&]() -> Result<void, int> {
     auto pos = DirectoryAt(e.world(), dir);
     if (!pos) return Unexpected(pos.error());
-    e.tasks().SetCwd(e.tasks().task(p.index), *pos);
+    (e.tasks().*set)(e.tasks().task(p.index), *pos);
     return {};
   });
 }
 
+}  // namespace
+
+Result<void, int> Model::SetCwd(Process p, Node dir) {
+  if (!Has(p)) return Unexpected(ESRCH);
+  return SetDirectory(impl_->engine, p, dir, &TaskTable::SetCwd);
+}
+
 Result<void, int> Model::SetRoot(Process p, Node dir) {
   if (!Has(p)) return Unexpected(ESRCH);
-  Engine& e = impl_->engine;
-  return e.AsWriter([&]() -> Result<void, int> {
-    auto pos = DirectoryAt(e.world(), dir);
-    if (!pos) return Unexpected(pos.error());
-    e.tasks().SetRoot(e.tasks().task(p.index), *pos);
-    return {};
-  });
+  return SetDirectory(impl_->engine, p, dir, &TaskTable::SetRoot);
 }
 
 Result<void, int> Model::CloseFd(Process p, Fd fd) {

@@ -309,18 +309,34 @@ int Landlock::CreateRuleset(int abi, const LandlockRuleset& spec, Ruleset* out,
   return 0;
 }
 
-int Landlock::CheckPathRule(const Ruleset& rs, AccessMask access, std::string_view path,
-                            vfs::PathPos target, std::string* why) const {
+namespace {
+
+// landlock_add_rule()'s checks of a rule's rights, path or port alike:
+// ENOMSG for none, EINVAL for one the ruleset does not handle. `what`
+// names the rule's object for the reason.
+template <class What>
+int CheckRuleRights(AccessMask access, AccessMask handled, std::string (*names)(AccessMask),
+                    What what, std::string* why) {
   if (!access) {
-    if (why) *why = fmt::format("the rule on \"{}\" grants nothing", path);
+    if (why) *why = fmt::format("the rule on {} grants nothing", what());
     return ENOMSG;
   }
-  if (!AccessMaskSubset(access, rs.handled_fs)) {
+  if (!AccessMaskSubset(access, handled)) {
     if (why)
-      *why = fmt::format("the rule on \"{}\" grants {} the ruleset does not handle", path,
-                         FsAuditNames(access & ~rs.handled_fs));
+      *why = fmt::format("the rule on {} grants {} the ruleset does not handle", what(),
+                         names(access & ~handled));
     return EINVAL;
   }
+  return 0;
+}
+
+}  // namespace
+
+int Landlock::CheckPathRule(const Ruleset& rs, AccessMask access, std::string_view path,
+                            vfs::PathPos target, std::string* why) const {
+  if (int err = CheckRuleRights(access, rs.handled_fs, FsAuditNames,
+                                 [&] { return fmt::format("\"{}\"", path); }, why))
+    return err;
   const vfs::InodeId ino = w_.inode_of(target.dentry);
   if (!S_ISDIR(w_.inode(ino).mode) && !AccessMaskSubset(access, kFsFileRights)) {
     if (why)
@@ -344,16 +360,9 @@ int Landlock::AddPathRule(Ruleset& rs, AccessMask access, std::string_view path,
 }
 
 int Landlock::AddPortRule(Ruleset& rs, AccessMask access, uint64_t port, std::string* why) const {
-  if (!access) {
-    if (why) *why = fmt::format("the rule on port {} grants nothing", port);
-    return ENOMSG;
-  }
-  if (!AccessMaskSubset(access, rs.handled_net)) {
-    if (why)
-      *why = fmt::format("the rule on port {} grants {} the ruleset does not handle", port,
-                         NetAuditNames(access & ~rs.handled_net));
-    return EINVAL;
-  }
+  if (int err = CheckRuleRights(access, rs.handled_net, NetAuditNames,
+                                 [&] { return fmt::format("port {}", port); }, why))
+    return err;
   if (port > 65535) return EINVAL;
   RulesetRule rr;
   rr.is_port = true;

@@ -215,18 +215,6 @@ int Utimes(OpCtx& ctx, PathPos at) {
   return 0;
 }
 
-// fdget() of the f* calls: an open fd, not an O_PATH one.
-OpenFile* FdGet(const OpCtx& ctx) {
-  OpenFile* f = ctx.File(ctx.a.fd);
-  if (!f || (f->f_mode & kFmodePath)) {
-    ctx.Fail(Stage::kFd, [&] {
-      return fmt::format("{} is {}", ctx.FdText(ctx.a.fd), f ? "an O_PATH file" : "not open");
-    });
-    return nullptr;
-  }
-  return f;
-}
-
 }  // namespace
 
 template <>
@@ -270,7 +258,7 @@ int Do<pathwarden::Chmod>(OpCtx& ctx) {
 
 template <>
 int Do<pathwarden::Fchmod>(OpCtx& ctx) {
-  OpenFile* f = FdGet(ctx);
+  OpenFile* f = FdGet(ctx, ctx.a.fd);
   if (!f) return EBADF;
   return ChmodCommon(ctx, f->path);
 }
@@ -303,7 +291,7 @@ int Do<pathwarden::Lchown>(OpCtx& ctx) {
 
 template <>
 int Do<pathwarden::Fchown>(OpCtx& ctx) {
-  OpenFile* f = FdGet(ctx);
+  OpenFile* f = FdGet(ctx, ctx.a.fd);
   if (!f) return EBADF;
   if (int err = MntWantWrite(ctx, f->path)) return err;
   return ChownCommon(ctx, f->path);
@@ -322,7 +310,7 @@ int Do<pathwarden::Utimensat>(OpCtx& ctx) {
 template <>
 int Do<pathwarden::Futimens>(OpCtx& ctx) {
   if (BothOmitted(ctx)) return 0;
-  OpenFile* f = FdGet(ctx);
+  OpenFile* f = FdGet(ctx, ctx.a.fd);
   if (!f) return EBADF;
   return Utimes(ctx, f->path);
 }
@@ -340,7 +328,7 @@ int Do<pathwarden::Fallocate>(OpCtx& ctx) {
                      kInsert = 0x20, kUnshare = 0x40, kWriteZeroes = 0x80;
   constexpr uint32_t kModeMask = kPunchHole | kCollapse | kZero | kInsert | kUnshare | kWriteZeroes;
   // ksys_fallocate(): the fd first.
-  OpenFile* f = FdGet(ctx);
+  OpenFile* f = FdGet(ctx, ctx.a.fd);
   if (!f) return EBADF;
   if (offset < 0 || len <= 0) {
     ctx.Fail(Stage::kArgs, "a negative offset or a length that is not positive");

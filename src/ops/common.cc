@@ -296,4 +296,15 @@ void SetMode(OpCtx& ctx, InodeId ino, uint32_t mode) {
   w.SetModeAndAcl(ino, mode, acl);
 }
 
+OpenFile* FdGet(const OpCtx& ctx, Fd fd) {
+  OpenFile* f = ctx.File(fd);
+  if (!f || (f->f_mode & kFmodePath)) {
+    ctx.Fail(Stage::kFd, [&] {
+      return fmt::format("{} is {}", ctx.FdText(fd), f ? "an O_PATH file" : "not open");
+    });
+    return nullptr;
+  }
+  return f;
+}
+
 }  // namespace pathwarden::ops

@@ -53,6 +53,12 @@ int GetWriteAccess(const OpCtx& ctx, vfs::PathPos at);
 // "permission to open"), built only when explaining.
 int DacCheck(const OpCtx& ctx, vfs::PathPos at, uint32_t mask, std::string_view what = {});
 
+// FdGet()
+//
+// fdget() of the f* calls: `fd`'s open file when it is open and not
+// O_PATH, else nullptr with the reason (the call's EBADF).
+OpenFile* FdGet(const OpCtx& ctx, Fd fd);
+
 // UserPathAt()
 //
 // The request's path looked up with `lookup` flags from where it starts:

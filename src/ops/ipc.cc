@@ -27,13 +27,8 @@ const Task* Target(const OpCtx& ctx) {
 
 template <>
 int Do<pathwarden::Ioctl>(OpCtx& ctx) {
-  OpenFile* f = ctx.File(ctx.a.fd);
-  if (!f || (f->f_mode & kFmodePath)) {
-    ctx.Fail(Stage::kFd, [&] {
-      return fmt::format("{} is {}", ctx.FdText(ctx.a.fd), f ? "an O_PATH file" : "not open");
-    });
-    return EBADF;
-  }
+  OpenFile* f = FdGet(ctx, ctx.a.fd);
+  if (!f) return EBADF;
   if (int err = security::FileIoctl(ctx, *f, ctx.a.cmd)) return err;
   ctx.Ok(Stage::kFd, "no check refuses the command (the driver's own answer is not the verdict)");
   return 0;

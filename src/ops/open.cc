@@ -517,13 +517,8 @@ int Do<pathwarden::ExecCheck>(OpCtx& ctx) {
 
 template <>
 int Do<pathwarden::Ftruncate>(OpCtx& ctx) {
-  OpenFile* f = ctx.File(ctx.a.fd);
-  if (!f || (f->f_mode & kFmodePath)) {
-    ctx.Fail(Stage::kFd, [&] {
-      return fmt::format("{} is {}", ctx.FdText(ctx.a.fd), f ? "an O_PATH file" : "not open");
-    });
-    return EBADF;
-  }
+  OpenFile* f = FdGet(ctx, ctx.a.fd);
+  if (!f) return EBADF;
   const vfs::Inode& i = ctx.w.inode(f->inode);
   if (!S_ISREG(i.mode) || !(f->f_mode & kFmodeWrite)) {
     ctx.Fail(Stage::kFd, [&] {

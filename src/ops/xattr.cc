@@ -65,13 +65,8 @@ int Target(OpCtx& ctx, bool write, PathPos* at) {
   const OpArgs& st = ctx.a;
   const uint32_t flags = static_cast<uint32_t>(st.flags);
   if (st.path.empty() && (flags & AT_EMPTY_PATH) && !st.dirfd.at_cwd()) {
-    const OpenFile* f = ctx.File(st.dirfd);
-    if (!f || (f->f_mode & kFmodePath)) {
-      ctx.Fail(Stage::kFd, [&] {
-        return fmt::format("{} is {}", ctx.FdText(st.dirfd), f ? "an O_PATH file" : "not open");
-      });
-      return EBADF;
-    }
+    const OpenFile* f = FdGet(ctx, st.dirfd);
+    if (!f) return EBADF;
     *at = f->path;
   } else {
     if (int err = UserPathAt(ctx, LookupFlagsFor(flags, true), at))

@@ -54,14 +54,10 @@ PermCheck AclPermission(const PosixAcl& acl, const Cred& cred,
         if (x.id == cred.fsuid) return masked(x, Via::kAclUser);
         break;
       case AclTag::kGroupObj:
-        if (cred.InGroup(inode.gid)) {
-          found = true;
-          if ((x.perm & want) == want) return masked(x, Via::kAclGroup);
-          if (!first_denying_group) first_denying_group = &x;
-        }
-        break;
       case AclTag::kGroup:
-        if (cred.InGroup(x.id)) {
+        // Linux: ACL_GROUP_OBJ asks of the inode's group, ACL_GROUP of
+        // the entry's.
+        if (cred.InGroup(x.tag == AclTag::kGroupObj ? uint32_t{inode.gid} : x.id)) {
           found = true;
           if ((x.perm & want) == want) return masked(x, Via::kAclGroup);
           if (!first_denying_group) first_denying_group = &x;
