@@ -20,6 +20,19 @@
 
 namespace pathwarden::cli {
 
+void AddLayerFlags(CLI::App* cmd, std::vector<std::string>* policies, bool* from_env,
+                   std::string_view none) {
+  cmd->add_option("--policy", *policies,
+                  fmt::format("a landlockconfig policy (file or directory): one Landlock layer, "
+                              "stacked in the order given{}",
+                              none.empty() ? "" : fmt::format(" ({})", none)))
+      ->allow_extra_args(false);
+  cmd->add_flag("--from-env", *from_env,
+                "one more layer from the kernel sample sandboxer's LL_FS_RO, LL_FS_RW, "
+                "LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED, stacked where it stands among the "
+                "--policy layers");
+}
+
 void IdentityFlags::Add(CLI::App* cmd) {
   cmd->add_option("--uid", uid, "ask as this uid (gid and groups from the user database)");
   cmd->add_option("--gid", gid, "the gid (default: the user's)");
@@ -75,14 +88,7 @@ void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
       "explain",
       "why the live machine allows or denies a call: the walk, the Unix check and each "
       "Landlock layer, for an identity under policies");
-  cmd->add_option("--policy", o->policies,
-                  "a landlockconfig policy (file or directory): one Landlock layer, stacked in "
-                  "the order given")
-      ->allow_extra_args(false);
-  cmd->add_flag("--from-env", o->from_env,
-                "one more layer from the kernel sample sandboxer's LL_FS_RO, LL_FS_RW, "
-                "LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED, stacked where it stands among the "
-                "--policy layers");
+  AddLayerFlags(cmd, &o->policies, &o->from_env);
   o->who.Add(cmd);
   cmd->add_option("--batch", o->batch, "one query per line from FILE (- for stdin)");
   cmd->add_flag("--json", o->json, "one JSON object per query");

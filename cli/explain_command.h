@@ -50,6 +50,14 @@ Result<std::vector<policy::Policy>, std::string> LoadLayers(const std::vector<st
                                                             bool from_env, const std::string& cwd,
                                                             size_t env_at = SIZE_MAX);
 
+// AddLayerFlags()
+//
+// --policy (each into `policies`) and --from-env (`from_env`): the
+// Landlock layers, stacked as written (LoadLayers(), FromEnvPosition()).
+// `none`: what the command does without any, for --policy's help.
+void AddLayerFlags(CLI::App* cmd, std::vector<std::string>* policies, bool* from_env,
+                   std::string_view none = {});
+
 // FromEnvPosition()
 //
 // How many of `cmd`'s --policy options stand before its first

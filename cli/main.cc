@@ -108,13 +108,7 @@ int main(int argc, char** argv) {
   int pretend_abi = 0;
   auto* rcmd = app.add_subcommand(
       "run", "enforce policies with the kernel's Landlock, then execute a command under them");
-  rcmd->add_option("--policy", run.policies,
-                   "a landlockconfig file or directory: one layer (repeat to stack, in order)")
-      ->allow_extra_args(false);
-  rcmd->add_flag("--from-env", run.from_env,
-                 "one more layer from the kernel sample sandboxer's variables (LL_FS_RO, "
-                 "LL_FS_RW, LL_TCP_BIND, LL_TCP_CONNECT, LL_SCOPED), stacked where it stands "
-                 "among the --policy layers");
+  pathwarden::cli::AddLayerFlags(rcmd, &run.policies, &run.from_env);
   bool best_effort = false;
   auto* best = rcmd->add_flag("--best-effort", best_effort,
                               "drop rights this kernel lacks, listing them on stderr (default)");

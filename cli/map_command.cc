@@ -17,11 +17,7 @@ namespace pathwarden::cli {
 void AddMap(CLI::App& app, MapCommandOptions* o, CLI::App** out) {
   auto* cmd = app.add_subcommand(
       "map", "what an identity may do on every path under a directory, under policies");
-  cmd->add_option("--policy", o->policies, "a landlockconfig policy: one Landlock layer each")
-      ->allow_extra_args(false);
-  cmd->add_flag("--from-env", o->from_env,
-                "one more layer from the sandboxer's LL_* variables, stacked where it stands "
-                "among the --policy layers");
+  AddLayerFlags(cmd, &o->policies, &o->from_env);
   o->who.Add(cmd);
   cmd->add_option("DIR", o->dir, "the directory to map")->required();
   cmd->add_option("--depth", o->depth, "at most this deep (0: DIR alone)")

@@ -129,13 +129,7 @@ void AddTrace(CLI::App& app, TraceOptions* o, CLI::App** out) {
       "run a command and predict, call by call, what policy layers would deny and why "
       "(seccomp + ptrace); with --enforce the kernel enforces them too and every result is "
       "compared; --learn writes a policy from the run");
-  cmd->add_option("--policy", o->policies,
-                  "a landlockconfig policy (file or directory): one Landlock layer, stacked in "
-                  "the order given (none: report what a policy would need)")
-      ->allow_extra_args(false);
-  cmd->add_flag("--from-env", o->from_env,
-                "one more layer from the kernel sample sandboxer's LL_* variables, stacked where "
-                "it stands among the --policy layers");
+  AddLayerFlags(cmd, &o->policies, &o->from_env, "none: report what a policy would need");
   cmd->add_flag("--enforce", o->enforce,
                 "enforce the layers with the kernel as run does, and compare each prediction "
                 "with the kernel's result");

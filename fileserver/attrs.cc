@@ -75,7 +75,7 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
       return SetattrRemoved(req, ino, *c, attr, to_set, fi);
     return (void)fuse_reply_err(req, w.error());
   }
-  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
+  const std::string cwd = CwdOf(*w);
   const std::string name = NameFor(*w);
   struct stat st;
   if (int err = Fstatat(w->rel, &st)) return (void)fuse_reply_err(req, err);
@@ -291,14 +291,12 @@ void Server::SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, str
 }
 
 void Server::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
-  auto c = CallerOf(req);
-  if (!c) return (void)fuse_reply_err(req, c.error());
-  auto w = WhereOf(ino);
-  if (!w) return (void)fuse_reply_err(req, w.error());
-  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
-  const pathwarden::Getxattr r{.path = NameFor(*w), .name = name, .flags = AT_SYMLINK_NOFOLLOW};
-  if (int err = DecideXattr(*c, cwd, r, "getxattr", w->rel)) return (void)fuse_reply_err(req, err);
-  const std::string path = Join(o_.backing, w->rel);
+  auto t = TargetOf(req, ino);
+  if (!t) return (void)fuse_reply_err(req, t.error());
+  const pathwarden::Getxattr r{.path = NameFor(t->w), .name = name, .flags = AT_SYMLINK_NOFOLLOW};
+  if (int err = DecideXattr(t->c, t->cwd, r, "getxattr", t->w.rel))
+    return (void)fuse_reply_err(req, err);
+  const std::string path = Join(o_.backing, t->w.rel);
   std::vector<char> buf(size);
   const ssize_t n = lgetxattr(path.c_str(), name, size ? buf.data() : nullptr, size);
   if (n < 0) return (void)fuse_reply_err(req, errno);
@@ -308,39 +306,36 @@ void Server::Getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t s
 
 void Server::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value,
                       size_t size, int flags) {
-  auto c = CallerOf(req);
-  if (!c) return (void)fuse_reply_err(req, c.error());
-  auto w = WhereOf(ino);
-  if (!w) return (void)fuse_reply_err(req, w.error());
-  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
-  const pathwarden::Setxattr r{.path = NameFor(*w),
+  auto t = TargetOf(req, ino);
+  if (!t) return (void)fuse_reply_err(req, t.error());
+  const pathwarden::Setxattr r{.path = NameFor(t->w),
                                .name = name,
                                .value = std::string(value, size),
                                .xattr_flags = static_cast<uint32_t>(flags),
                                .flags = AT_SYMLINK_NOFOLLOW};
-  if (int err = DecideXattr(*c, cwd, r, "setxattr", w->rel)) return (void)fuse_reply_err(req, err);
-  const std::string path = Join(o_.backing, w->rel);
-  if (lsetxattr(path.c_str(), name, value, size, flags) != 0) return (void)fuse_reply_err(req, errno);
+  if (int err = DecideXattr(t->c, t->cwd, r, "setxattr", t->w.rel))
+    return (void)fuse_reply_err(req, err);
+  const std::string path = Join(o_.backing, t->w.rel);
+  if (lsetxattr(path.c_str(), name, value, size, flags) != 0)
+    return (void)fuse_reply_err(req, errno);
   // posix_acl_update_mode(): a caller outside the group loses setgid,
   // which root setting the ACL kept.
   struct stat st;
-  if (std::strcmp(name, "system.posix_acl_access") == 0 && Fstatat(w->rel, &st) == 0) {
-    const uint32_t mode = perm::ModeSetBy(c->cred, st.st_mode & 07777, st.st_gid);
-    if (mode != (st.st_mode & 07777)) (void)fchmodat(bfd_, w->rel.c_str(), mode, 0);
+  if (std::strcmp(name, "system.posix_acl_access") == 0 && Fstatat(t->w.rel, &st) == 0) {
+    const uint32_t mode = perm::ModeSetBy(t->c.cred, st.st_mode & 07777, st.st_gid);
+    if (mode != (st.st_mode & 07777)) (void)fchmodat(bfd_, t->w.rel.c_str(), mode, 0);
   }
-  Changed(w->rel);
+  Changed(t->w.rel);
   fuse_reply_err(req, 0);
 }
 
 void Server::Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
-  auto c = CallerOf(req);
-  if (!c) return (void)fuse_reply_err(req, c.error());
-  auto w = WhereOf(ino);
-  if (!w) return (void)fuse_reply_err(req, w.error());
-  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
-  const pathwarden::Listxattr r{.path = NameFor(*w), .flags = AT_SYMLINK_NOFOLLOW};
-  if (int err = DecideXattr(*c, cwd, r, "listxattr", w->rel)) return (void)fuse_reply_err(req, err);
-  const std::string path = Join(o_.backing, w->rel);
+  auto t = TargetOf(req, ino);
+  if (!t) return (void)fuse_reply_err(req, t.error());
+  const pathwarden::Listxattr r{.path = NameFor(t->w), .flags = AT_SYMLINK_NOFOLLOW};
+  if (int err = DecideXattr(t->c, t->cwd, r, "listxattr", t->w.rel))
+    return (void)fuse_reply_err(req, err);
+  const std::string path = Join(o_.backing, t->w.rel);
   const ssize_t need = llistxattr(path.c_str(), nullptr, 0);
   if (need < 0) return (void)fuse_reply_err(req, errno);
   std::vector<char> all(static_cast<size_t>(need) + 1);
@@ -352,7 +347,7 @@ void Server::Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
   for (size_t i = 0; i < static_cast<size_t>(n);) {
     const std::string one(all.data() + i);
     i += one.size() + 1;
-    if (one.starts_with("trusted.") && !c->cred.Capable(kCapSysAdmin)) continue;
+    if (one.starts_with("trusted.") && !t->c.cred.Capable(kCapSysAdmin)) continue;
     out += one;
     out += '\0';
   }
@@ -362,19 +357,16 @@ void Server::Listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
 }
 
 void Server::Removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
-  auto c = CallerOf(req);
-  if (!c) return (void)fuse_reply_err(req, c.error());
-  auto w = WhereOf(ino);
-  if (!w) return (void)fuse_reply_err(req, w.error());
-  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
-  const pathwarden::Removexattr r{.path = NameFor(*w), .name = name, .flags = AT_SYMLINK_NOFOLLOW};
-  if (int err = DecideXattr(*c, cwd, r, "removexattr", w->rel))
+  auto t = TargetOf(req, ino);
+  if (!t) return (void)fuse_reply_err(req, t.error());
+  const pathwarden::Removexattr r{
+      .path = NameFor(t->w), .name = name, .flags = AT_SYMLINK_NOFOLLOW};
+  if (int err = DecideXattr(t->c, t->cwd, r, "removexattr", t->w.rel))
     return (void)fuse_reply_err(req, err);
-  const std::string path = Join(o_.backing, w->rel);
+  const std::string path = Join(o_.backing, t->w.rel);
   if (lremovexattr(path.c_str(), name) != 0) return (void)fuse_reply_err(req, errno);
-  Changed(w->rel);
+  Changed(t->w.rel);
   fuse_reply_err(req, 0);
 }
-
 
 }  // namespace pathwarden::fileserver

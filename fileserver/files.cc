@@ -13,7 +13,7 @@ void Server::Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi, bool dir) 
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto w = WhereOf(ino);
   if (!w) return (void)fuse_reply_err(req, w.error());
-  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
+  const std::string cwd = CwdOf(*w);
   const uint64_t flags = static_cast<uint32_t>(fi->flags) & ~(kFmodeExec | O_LARGEFILE);
   int err;
   if (fi->flags & kFmodeExec) {
@@ -66,14 +66,13 @@ void Server::Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t 
     return (void)fuse_reply_err(req, err);
   struct stat pst;
   if (int err = Fstatat(pw->rel, &pst)) return (void)fuse_reply_err(req, err);
-  umask(c->cred.umask);
-  const int fd = openat(bfd_, rel.c_str(),
-                        (flags & ~(O_NOFOLLOW | O_NOCTTY | O_TRUNC)) | O_CREAT | O_EXCL |
-                            O_CLOEXEC | O_NOFOLLOW,
-                        CreateMode(c->cred, mode & 07777, pst));
-  const int saved = errno;
-  umask(0);
-  if (fd < 0) return (void)fuse_reply_err(req, saved);
+  const int fd = UnderUmask(*c, [&] {
+    return openat(bfd_, rel.c_str(),
+                  (flags & ~(O_NOFOLLOW | O_NOCTTY | O_TRUNC)) | O_CREAT | O_EXCL | O_CLOEXEC |
+                      O_NOFOLLOW,
+                  CreateMode(c->cred, mode & 07777, pst));
+  });
+  if (fd < 0) return (void)fuse_reply_err(req, errno);
   if (int err = NewObject(*c, rel, pst, false)) Log(fmt::format("create {}: {}", rel, err));
   Changed(rel);
   fuse_entry_param e{};
@@ -182,7 +181,7 @@ void Server::Access(fuse_req_t req, fuse_ino_t ino, int mask) {
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto w = WhereOf(ino);
   if (!w) return (void)fuse_reply_err(req, w.error());
-  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
+  const std::string cwd = CwdOf(*w);
   // access() runs with the real ids (access_override_creds()): the
   // request says which ids it carries; the fs ids are faccessat2's
   // AT_EACCESS (and chdir's MAY_CHDIR, sent as X_OK).
@@ -212,7 +211,7 @@ void Server::Fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_
                                   .mode = static_cast<uint32_t>(mode),
                                   .offset = static_cast<uint64_t>(off),
                                   .len = static_cast<uint64_t>(len)};
-    if (int err = Decide(*c, w->parent == 0 ? "." : *nodes_.RelPath(w->parent), r, "fallocate",
+    if (int err = Decide(*c, CwdOf(*w), r, "fallocate",
                          w->rel))
       return (void)fuse_reply_err(req, err);
   }

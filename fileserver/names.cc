@@ -28,7 +28,7 @@ void Server::Readlink(fuse_req_t req, fuse_ino_t ino) {
   if (!c) return (void)fuse_reply_err(req, c.error());
   auto w = WhereOf(ino);
   if (!w) return (void)fuse_reply_err(req, w.error());
-  const std::string cwd = w->parent == 0 ? "." : *nodes_.RelPath(w->parent);
+  const std::string cwd = CwdOf(*w);
   if (int err = Decide(*c, cwd, pathwarden::Readlink{.path = NameFor(*w)}, "readlink", w->rel))
     return (void)fuse_reply_err(req, err);
   char buf[PATH_MAX + 1];
@@ -52,15 +52,11 @@ void Server::Mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t m
   if (int err = Decide(*c, pw->rel, r, "mknod", rel)) return (void)fuse_reply_err(req, err);
   struct stat pst;
   if (int err = Fstatat(pw->rel, &pst)) return (void)fuse_reply_err(req, err);
-  umask(c->cred.umask);
-  const int rc = mknodat(bfd_, rel.c_str(), (mode & S_IFMT) | CreateMode(c->cred, mode, pst) ,
-                         rdev);
-  const int saved = errno;
-  umask(0);
-  if (rc != 0) return (void)fuse_reply_err(req, saved);
-  if (int err = NewObject(*c, rel, pst, false)) Log(fmt::format("mknod {}: {}", rel, err));
-  Changed(rel);
-  ReplyEntry(req, parent, name);
+  if (UnderUmask(*c, [&] {
+        return mknodat(bfd_, rel.c_str(), (mode & S_IFMT) | CreateMode(c->cred, mode, pst), rdev);
+      }) != 0)
+    return (void)fuse_reply_err(req, errno);
+  ReplyMade(req, *c, parent, name, rel, pst, "mknod");
 }
 
 void Server::Mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
@@ -74,12 +70,14 @@ void Server::Mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t m
     return (void)fuse_reply_err(req, err);
   struct stat pst;
   if (int err = Fstatat(pw->rel, &pst)) return (void)fuse_reply_err(req, err);
-  umask(c->cred.umask);
-  const int rc = mkdirat(bfd_, rel.c_str(), mode & 07777);
-  const int saved = errno;
-  umask(0);
-  if (rc != 0) return (void)fuse_reply_err(req, saved);
-  if (int err = NewObject(*c, rel, pst, false)) Log(fmt::format("mkdir {}: {}", rel, err));
+  if (UnderUmask(*c, [&] { return mkdirat(bfd_, rel.c_str(), mode & 07777); }) != 0)
+    return (void)fuse_reply_err(req, errno);
+  ReplyMade(req, *c, parent, name, rel, pst, "mkdir");
+}
+
+void Server::ReplyMade(fuse_req_t req, const Caller& c, fuse_ino_t parent, const char* name,
+                       const std::string& rel, const struct stat& parent_st, const char* what) {
+  if (int err = NewObject(c, rel, parent_st, false)) Log(fmt::format("{} {}: {}", what, rel, err));
   Changed(rel);
   ReplyEntry(req, parent, name);
 }

@@ -145,6 +145,24 @@ class Server {
     std::string name;
   };
   Result<Where, int> WhereOf(fuse_ino_t ino);
+  // The directory a request on `w` starts from: its parent's relative
+  // path ("." at the root).
+  std::string CwdOf(const Where& w) { return w.parent == 0 ? "." : *nodes_.RelPath(w.parent); }
+  // An inode's request by its caller (CallerOf() with no credentials
+  // of its own asked): who, where, and from which directory.
+  struct Target {
+    Caller c;
+    Where w;
+    std::string cwd;
+  };
+  Result<Target, int> TargetOf(fuse_req_t req, fuse_ino_t ino) {
+    auto c = CallerOf(req);
+    if (!c) return Unexpected(c.error());
+    auto w = WhereOf(ino);
+    if (!w) return Unexpected(w.error());
+    std::string cwd = CwdOf(*w);
+    return Target{std::move(*c), std::move(*w), std::move(cwd)};
+  }
   Result<Node, int> ModelNode(const std::string& rel);
 
   // Decide()
@@ -192,6 +210,26 @@ class Server {
   // kept through the chown.
   int NewObject(const Caller& c, const std::string& rel, const struct stat& parent_st,
                 bool symlink);
+  // UnderUmask()
+  //
+  // `make()`, a call creating on the backing tree, run under the
+  // caller's umask as the kernel creates for it (the server's own is 0):
+  // its result, with its errno.
+  template <class Make>
+  static auto UnderUmask(const Caller& c, Make make) {
+    umask(c.cred.umask);
+    const auto r = make();
+    const int saved = errno;
+    umask(0);
+    errno = saved;
+    return r;
+  }
+  // ReplyMade()
+  //
+  // After `what` (mknod, mkdir) made `name` in `parent` at `rel`: the new
+  // object's owner (NewObject()), the model told, the entry replied.
+  void ReplyMade(fuse_req_t req, const Caller& c, fuse_ino_t parent, const char* name,
+                 const std::string& rel, const struct stat& parent_st, const char* what);
   // Mode strip of a creation: mode_strip_sgid() for the caller.
   static uint32_t CreateMode(const Cred& c, uint32_t mode, const struct stat& parent_st);
   // setattr_should_drop_suidgid() for the caller: the mode a write or

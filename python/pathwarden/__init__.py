@@ -211,19 +211,36 @@ def version():
     return _lib.pathwarden_version().decode()
 
 
-class Model:
+class _Handle:
+    """Owns one C handle (`_h`), freed by the C function named `_free`
+    when the Python object goes."""
+
+    _free = None
+
+    def __init__(self, handle):
+        self._h = handle
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            getattr(_lib, self._free)(self._h)
+            self._h = None
+
+
+class Model(_Handle):
     """A filesystem tree and its processes (pathwarden_model).
 
     Model() is a tmpfs root "/" in a model of Landlock ABI `abi` (0: the
     latest); Model.from_host() is the machine this runs on.
     """
 
+    _free = "pathwarden_model_free"
+
     def __init__(self, abi=0, _handle=None):
         if _handle is None:
             h = ctypes.c_void_p()
             _check(_lib.pathwarden_model_new(ctypes.byref(h), abi, 0))
             _handle = h
-        self._h = _handle
+        super().__init__(_handle)
 
     @classmethod
     def from_host(cls, mountinfo=None, revalidate=False):
@@ -231,11 +248,6 @@ class Model:
         _check(_lib.pathwarden_model_from_host(ctypes.byref(h), _b(mountinfo),
                                                _REVALIDATE if revalidate else _SNAPSHOT, 0))
         return cls(_handle=h)
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            _lib.pathwarden_model_free(self._h)
-            self._h = None
 
     # The builder: as root, umask 0, no permission checked.
     def mkdir(self, path, mode=0o755, uid=0, gid=0):
@@ -285,9 +297,11 @@ class Model:
         return Process(h)
 
 
-class Ruleset:
+class Ruleset(_Handle):
     """One Landlock layer (pathwarden_ruleset): Ruleset.load(policy file)
     or Ruleset(handled_fs, handled_net, scoped) and rules by hand."""
+
+    _free = "pathwarden_ruleset_free"
 
     def __init__(self, handled_fs=0, handled_net=0, scoped=0, _handle=None):
         if _handle is None:
@@ -295,7 +309,7 @@ class Ruleset:
             _check(_lib.pathwarden_ruleset_new(ctypes.byref(h), handled_fs, handled_net,
                                                scoped, 0))
             _handle = h
-        self._h = _handle
+        super().__init__(_handle)
 
     @classmethod
     def load(cls, file_or_dir):
@@ -311,13 +325,8 @@ class Ruleset:
         _check(_lib.pathwarden_ruleset_allow_port(self._h, port, access, 0))
         return self
 
-    def __del__(self):
-        if getattr(self, "_h", None):
-            _lib.pathwarden_ruleset_free(self._h)
-            self._h = None
 
-
-class Learner:
+class Learner(_Handle):
     """A policy learnt from what a program needed (pathwarden_learner), as
     `pathwarden trace --learn` learns it: add each successful call's need,
     then policy() is the landlockconfig TOML for this machine (Ruleset.load
@@ -331,10 +340,12 @@ class Learner:
         open("policy.toml", "w").write(l.policy())
     """
 
+    _free = "pathwarden_learner_free"
+
     def __init__(self):
         h = ctypes.c_void_p()
         _check(_lib.pathwarden_learner_new(ctypes.byref(h), 0))
-        self._h = h
+        super().__init__(h)
         self.beyond = []
 
     def add_path(self, path, access, directory=False):
@@ -362,22 +373,11 @@ class Learner:
         self.beyond = [_s(_lib.pathwarden_learner_beyond(self._h, i)) for i in range(n)]
         return _s(text.value)
 
-    def __del__(self):
-        if getattr(self, "_h", None):
-            _lib.pathwarden_learner_free(self._h)
-            self._h = None
 
-
-class Process:
+class Process(_Handle):
     """One process of a model (pathwarden_process)."""
 
-    def __init__(self, handle):
-        self._h = handle
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            _lib.pathwarden_process_free(self._h)
-            self._h = None
+    _free = "pathwarden_process_free"
 
     @property
     def layers(self):
@@ -489,17 +489,11 @@ class Layer:
             self.grants.append(Grant(g))
 
 
-class Decision:
+class Decision(_Handle):
     """One answer (pathwarden_decision): verdict, errno, stage, reason, and
     its parts."""
 
-    def __init__(self, handle):
-        self._h = handle
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            _lib.pathwarden_decision_free(self._h)
-            self._h = None
+    _free = "pathwarden_decision_free"
 
     @property
     def verdict(self):

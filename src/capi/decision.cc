@@ -76,6 +76,34 @@ const pathwarden_decision* LiveDecision(const pathwarden_decision* d) {
   return Live(d, "decision") == 0 ? d : nullptr;
 }
 
+// What every accessor of a decision's parts checks (its flags, the
+// handle, `out`), then `fill(reason)`: 0 or -errno.
+template <class Out, class Fill>
+int WithReason(const pathwarden_decision* d, uint32_t flags, Out* out, Fill fill) {
+  return Guard([&] {
+    if (int e = CheckFlags(flags)) return e;
+    if (int e = Live(d, "decision")) return e;
+    if (out == nullptr) return Fail(EINVAL, "out is NULL");
+    return fill(d->answer.decision.reason());
+  });
+}
+
+// Index `i` of a part holding `n` (`what`: "component 3", `of`: "the
+// walk"): 0, or ERANGE.
+int InRange(size_t i, size_t n, std::string_view what, std::string_view of) {
+  if (i < n) return 0;
+  return Fail(ERANGE, fmt::format("{} {}: {} has {}", what, i, of, n));
+}
+
+// The number of a decision's parts (`part` of its reason).
+template <class Part>
+int PartCount(const pathwarden_decision* d, Part part) {
+  return Guard([&] {
+    if (int e = Live(d, "decision")) return e;
+    return static_cast<int>(part(d->answer.decision.reason()).size());
+  });
+}
+
 }  // namespace
 }  // namespace pathwarden::capi
 
@@ -151,55 +179,35 @@ const char* pathwarden_decision_json(const pathwarden_decision* d, uint32_t flag
 }
 
 int pathwarden_decision_component_count(const pathwarden_decision* d) {
-  return Guard([&] {
-    if (int e = Live(d, "decision")) return e;
-    return static_cast<int>(d->answer.decision.reason().components.size());
-  });
+  return PartCount(d, [](const Reason& r) -> const auto& { return r.components; });
 }
 
 int pathwarden_decision_component(const pathwarden_decision* d, size_t i, pathwarden_check* out,
                                   uint32_t flags) {
-  return Guard([&] {
-    if (int e = CheckFlags(flags)) return e;
-    if (int e = Live(d, "decision")) return e;
-    if (out == nullptr) return Fail(EINVAL, "out is NULL");
-    const auto& c = d->answer.decision.reason().components;
-    if (i >= c.size())
-      return Fail(ERANGE, fmt::format("component {}: the walk has {}", i, c.size()));
-    FillCheck(c[i].check, c[i].fast, d->component_by[i], out);
+  return WithReason(d, flags, out, [&](const Reason& r) {
+    if (int e = InRange(i, r.components.size(), "component", "the walk")) return e;
+    FillCheck(r.components[i].check, r.components[i].fast, d->component_by[i], out);
     return 0;
   });
 }
 
 int pathwarden_decision_dac(const pathwarden_decision* d, pathwarden_check* out, uint32_t flags) {
-  return Guard([&] {
-    if (int e = CheckFlags(flags)) return e;
-    if (int e = Live(d, "decision")) return e;
-    if (out == nullptr) return Fail(EINVAL, "out is NULL");
-    const auto& dac = d->answer.decision.reason().dac;
-    if (!dac) return Fail(ENOENT, "no DAC check was made");
-    FillCheck(*dac, false, d->dac_by, out);
+  return WithReason(d, flags, out, [&](const Reason& r) {
+    if (!r.dac) return Fail(ENOENT, "no DAC check was made");
+    FillCheck(*r.dac, false, d->dac_by, out);
     return 0;
   });
 }
 
 int pathwarden_decision_layer_count(const pathwarden_decision* d) {
-  return Guard([&] {
-    if (int e = Live(d, "decision")) return e;
-    return static_cast<int>(d->answer.decision.reason().layers.size());
-  });
+  return PartCount(d, [](const Reason& r) -> const auto& { return r.layers; });
 }
 
 int pathwarden_decision_layer(const pathwarden_decision* d, size_t i, pathwarden_layer* out,
                               uint32_t flags) {
-  return Guard([&] {
-    if (int e = CheckFlags(flags)) return e;
-    if (int e = Live(d, "decision")) return e;
-    if (out == nullptr) return Fail(EINVAL, "out is NULL");
-    const auto& layers = d->answer.decision.reason().layers;
-    if (i >= layers.size())
-      return Fail(ERANGE, fmt::format("layer {}: the decision has {}", i, layers.size()));
-    const LayerVerdict& l = layers[i];
+  return WithReason(d, flags, out, [&](const Reason& r) {
+    if (int e = InRange(i, r.layers.size(), "layer", "the decision")) return e;
+    const LayerVerdict& l = r.layers[i];
     out->layer = l.layer;
     out->kind = l.kind == LayerVerdict::Kind::kFs    ? PATHWARDEN_LAYER_FS
                 : l.kind == LayerVerdict::Kind::kNet ? PATHWARDEN_LAYER_NET
@@ -215,16 +223,10 @@ int pathwarden_decision_layer(const pathwarden_decision* d, size_t i, pathwarden
 
 int pathwarden_decision_grant(const pathwarden_decision* d, size_t layer, size_t i,
                               pathwarden_grant* out, uint32_t flags) {
-  return Guard([&] {
-    if (int e = CheckFlags(flags)) return e;
-    if (int e = Live(d, "decision")) return e;
-    if (out == nullptr) return Fail(EINVAL, "out is NULL");
-    const auto& layers = d->answer.decision.reason().layers;
-    if (layer >= layers.size())
-      return Fail(ERANGE, fmt::format("layer {}: the decision has {}", layer, layers.size()));
-    const auto& grants = layers[layer].grants;
-    if (i >= grants.size())
-      return Fail(ERANGE, fmt::format("grant {}: layer {} has {}", i, layer, grants.size()));
+  return WithReason(d, flags, out, [&](const Reason& r) {
+    if (int e = InRange(layer, r.layers.size(), "layer", "the decision")) return e;
+    const auto& grants = r.layers[layer].grants;
+    if (int e = InRange(i, grants.size(), "grant", fmt::format("layer {}", layer))) return e;
     out->path = grants[i].path.c_str();
     out->granted = grants[i].granted;
     out->origin = d->grant_origin[layer][i].c_str();

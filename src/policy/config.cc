@@ -280,61 +280,50 @@ class Parser {
       if (auto m = Rights(*d, "scoped", Family::kScope)) c_.scoped |= *m;
   }
 
-  void ParsePathBeneath(const Doc& r, std::string_view what) {
+  // A rule's table: `family` rights ("allowedAccess") on each of the
+  // items of `list_key` ("parent", "port"), which `add(item, rights)`
+  // takes. Handled rights follow the rules (landlockconfig:
+  // "Automatically augment and keep the ruleset consistent"), into
+  // `handled`.
+  template <class Add>
+  void ParseRule(const Doc& r, std::string_view what, std::string_view list_key, Family family,
+                 AccessMask& handled, Add add) {
     const std::string_view access_key = K("allowedAccess", "allowed_access");
     const std::string w = fmt::format("a \"{}\" entry", what);
-    if (!CheckTable(r, w, {access_key, "parent"})) return;
+    if (!CheckTable(r, w, {access_key, list_key})) return;
     const Doc* access = Required(r, access_key, w);
-    const Doc* parent = Required(r, "parent", w);
-    if (access == nullptr || parent == nullptr) return;
-    auto m = Rights(*access, access_key, Family::kFs);
-    const auto* items = NonEmptyArray(*parent, "parent");
+    const Doc* list = Required(r, list_key, w);
+    if (access == nullptr || list == nullptr) return;
+    auto m = Rights(*access, access_key, family);
+    const auto* items = NonEmptyArray(*list, list_key);
     if (!m || items == nullptr) return;
-    // Handled rights follow the rules (landlockconfig: "Automatically
-    // augment and keep the ruleset consistent").
-    c_.handled_fs |= *m;
-    for (const Doc& p : *items) {
-      if (p.kind != Doc::Kind::kString) {
-        Error(p.loc, fmt::format("\"parent\" must hold strings, not {}", p.KindName()));
-        continue;
-      }
+    handled |= *m;
+    for (const Doc& p : *items) add(p, *m);
+  }
+
+  void ParsePathBeneath(const Doc& r, std::string_view what) {
+    ParseRule(r, what, "parent", Family::kFs, c_.handled_fs, [&](const Doc& p, AccessMask m) {
+      if (p.kind != Doc::Kind::kString)
+        return Error(p.loc, fmt::format("\"parent\" must hold strings, not {}", p.KindName()));
       auto t = ParseTemplate(p.s);
-      if (!t) {
-        Error(p.loc, fmt::format("\"parent\" \"{}\": {}", p.s, t.error()));
-        continue;
-      }
+      if (!t) return Error(p.loc, fmt::format("\"parent\" \"{}\": {}", p.s, t.error()));
       PathEntry& e = c_.paths[t->Key()];
       e.parent = std::move(*t);
-      e.access |= *m;
+      e.access |= m;
       e.origins.push_back(OriginOf(p.loc));
-    }
+    });
   }
 
   void ParseNetPort(const Doc& r, std::string_view what) {
-    const std::string_view access_key = K("allowedAccess", "allowed_access");
-    const std::string w = fmt::format("a \"{}\" entry", what);
-    if (!CheckTable(r, w, {access_key, "port"})) return;
-    const Doc* access = Required(r, access_key, w);
-    const Doc* port = Required(r, "port", w);
-    if (access == nullptr || port == nullptr) return;
-    auto m = Rights(*access, access_key, Family::kNet);
-    const auto* items = NonEmptyArray(*port, "port");
-    if (!m || items == nullptr) return;
-    c_.handled_net |= *m;
-    for (const Doc& p : *items) {
-      if (p.kind != Doc::Kind::kInt) {
-        Error(p.loc, fmt::format("\"port\" must hold integers, not {}", p.KindName()));
-        continue;
-      }
+    ParseRule(r, what, "port", Family::kNet, c_.handled_net, [&](const Doc& p, AccessMask m) {
+      if (p.kind != Doc::Kind::kInt)
+        return Error(p.loc, fmt::format("\"port\" must hold integers, not {}", p.KindName()));
       auto v = p.IntIn(0, 65535);
-      if (!v) {
-        Error(p.loc, fmt::format("port {} is out of range [0, 65535]", p.num_text));
-        continue;
-      }
+      if (!v) return Error(p.loc, fmt::format("port {} is out of range [0, 65535]", p.num_text));
       PortEntry& e = c_.ports[static_cast<uint64_t>(*v)];
-      e.access |= *m;
+      e.access |= m;
       e.origins.push_back(OriginOf(p.loc));
-    }
+    });
   }
 
   std::string name_;

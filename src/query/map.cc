@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pathwarden/errno.h"
+#include "pathwarden/scenario.h"
 #include "src/explain/explain.h"
 #include "src/input/json_text.h"
 #include "src/input/text_quote.h"
@@ -120,94 +121,54 @@ std::optional<Query> QueryFor(Right r, const std::string& path, uint32_t mode) {
                       path[path.size() - kNewName.size() - 1] == '/';
   const std::string beside =
       Child(Parent(path), is_new ? std::string(kNewName) + "~" : std::string(kNewName));
-  Query q;
-  q.path = path;
+  // The query asking `req` of `at` (and `at2`), named by its operation.
+  auto ask = [](Request req, const std::string& at, bool read_only = false,
+                std::string at2 = {}) -> std::optional<Query> {
+    return Query{.op = std::string(OpName(OpOf(req))),
+                 .path = at,
+                 .path2 = std::move(at2),
+                 .request = std::move(req),
+                 .read_only = read_only};
+  };
+  const std::nullopt_t none = std::nullopt;
   switch (r) {
     case Right::kRead:
-      if (dir) return std::nullopt;
-      q.op = "open";
-      q.request = Open{.path = path, .flags = O_RDONLY};
-      q.read_only = true;
-      return q;
+      return dir ? none : ask(Open{.path = path, .flags = O_RDONLY}, path, true);
     case Right::kList:
-      if (!dir) return std::nullopt;
-      q.op = "open";
-      q.request = Open{.path = path, .flags = O_RDONLY | O_DIRECTORY};
-      q.read_only = true;
-      return q;
+      return !dir ? none : ask(Open{.path = path, .flags = O_RDONLY | O_DIRECTORY}, path, true);
     case Right::kWrite:
-      if (!reg) return std::nullopt;
-      q.op = "open";
-      q.request = Open{.path = path, .flags = O_WRONLY};
-      q.read_only = true;
-      return q;
+      return !reg ? none : ask(Open{.path = path, .flags = O_WRONLY}, path, true);
     case Right::kExecute:
-      if (!reg) return std::nullopt;
-      q.op = "exec_check";
-      q.request = ExecCheck{.path = path};
-      q.read_only = true;
-      return q;
+      return !reg ? none : ask(ExecCheck{.path = path}, path, true);
     case Right::kSearch:
-      if (!dir) return std::nullopt;
-      q.op = "chdir";
-      q.request = Chdir{.path = path};
-      q.read_only = true;
-      return q;
+      return !dir ? none : ask(Chdir{.path = path}, path, true);
     case Right::kTruncate:
-      if (!reg) return std::nullopt;
-      q.op = "truncate";
-      q.request = Truncate{.path = path};
-      return q;
+      return !reg ? none : ask(Truncate{.path = path}, path);
     case Right::kRemove:
-      if (path == "/") return std::nullopt;
-      q.op = dir ? "rmdir" : "unlink";
-      if (dir) {
-        q.request = Rmdir{.path = path};
-      } else {
-        q.request = Unlink{.path = path};
-      }
-      return q;
+      if (path == "/") return none;
+      return dir ? ask(Rmdir{.path = path}, path) : ask(Unlink{.path = path}, path);
     case Right::kRename:
-      if (path == "/") return std::nullopt;
-      q.op = "rename";
-      q.path2 = beside;
-      q.request = Rename{.oldpath = path, .newpath = q.path2};
-      return q;
+      if (path == "/") return none;
+      return ask(Rename{.oldpath = path, .newpath = beside}, path, false, beside);
     case Right::kLink:
       // Linux: fs/namei.c vfs_link(): a directory is EPERM for anyone.
-      if (dir || path == "/") return std::nullopt;
-      q.op = "link";
-      q.path2 = beside;
-      q.request = Link{.oldpath = path, .newpath = q.path2};
-      return q;
+      if (dir || path == "/") return none;
+      return ask(Link{.oldpath = path, .newpath = beside}, path, false, beside);
     case Right::kCreateFile:
-      if (!dir) return std::nullopt;
-      q.op = "open";
-      q.path = inside;
-      q.request = Open{.path = inside, .flags = O_WRONLY | O_CREAT | O_EXCL, .mode = 0644};
-      return q;
+      return !dir ? none
+                  : ask(Open{.path = inside, .flags = O_WRONLY | O_CREAT | O_EXCL, .mode = 0644},
+                        inside);
     case Right::kCreateDir:
-      if (!dir) return std::nullopt;
-      q.op = "mkdir";
-      q.path = inside;
-      q.request = Mkdir{.path = inside};
-      return q;
+      return !dir ? none : ask(Mkdir{.path = inside}, inside);
     case Right::kCreateSymlink:
-      if (!dir) return std::nullopt;
-      q.op = "symlink";
-      q.path = inside;
-      q.path2 = "target";
-      q.request = Symlink{.target = "target", .path = inside};
-      return q;
+      return !dir ? none : ask(Symlink{.target = "target", .path = inside}, inside, false, "target");
     case Right::kCreateFifo:
     case Right::kCreateSocket:
-      if (!dir) return std::nullopt;
-      q.op = "mknod";
-      q.path = inside;
-      q.request = Mknod{.path = inside,
-                        .type = static_cast<uint32_t>(r == Right::kCreateFifo ? S_IFIFO : S_IFSOCK),
-                        .mode = 0644};
-      return q;
+      if (!dir) return none;
+      return ask(Mknod{.path = inside,
+                       .type = static_cast<uint32_t>(r == Right::kCreateFifo ? S_IFIFO : S_IFSOCK),
+                       .mode = 0644},
+                 inside);
   }
   return std::nullopt;
 }

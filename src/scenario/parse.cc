@@ -110,11 +110,8 @@ void Parser::ParseNode(const Doc& d, Scenario& s) {
     return;
   NodeSpec n;
   n.loc = ToSourceLoc(d.loc);
-  auto path = Str(d.Get("path"), "path");
-  if (!path) {
-    if (!d.Get("path")) Error(d.loc, "[[node]] needs \"path\"");
-    return;
-  }
+  auto path = RequiredStr(d, "path", "[[node]]");
+  if (!path) return;
   n.path = *path;
   if (!internal::IsNormalisedAbsolute(n.path)) {
     Error(d.Get("path")->loc,
@@ -290,11 +287,8 @@ void Parser::ParseProcess(const Doc& d, Scenario& s) {
     return;
   ProcessSpec p;
   p.loc = ToSourceLoc(d.loc);
-  auto name = Str(d.Get("name"), "name");
-  if (!name) {
-    if (!d.Get("name")) Error(d.loc, "[[process]] needs \"name\"");
-    return;
-  }
+  auto name = RequiredStr(d, "name", "[[process]]");
+  if (!name) return;
   if (name->empty() || *name == "root") {
     Error(d.Get("name")->loc, fmt::format("process name \"{}\" is reserved or empty", *name));
     return;

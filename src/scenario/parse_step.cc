@@ -50,11 +50,8 @@ void Parser::ParseStep(const Doc& d, Scenario& s) {
   }
   StepSpec st;
   st.loc = ToSourceLoc(d.loc);
-  auto op_name = Str(d.Get("op"), "op");
-  if (!op_name) {
-    if (!d.Get("op")) Error(d.loc, "[[step]] needs \"op\"");
-    return;
-  }
+  auto op_name = RequiredStr(d, "op", "[[step]]");
+  if (!op_name) return;
   auto op = OpFromName(*op_name);
   if (!op) {
     Error(d.Get("op")->loc, fmt::format("unknown operation \"{}\"", *op_name));

@@ -53,6 +53,13 @@ std::optional<std::string> Parser::Str(const Doc* d, std::string_view key) {
   return d->s;
 }
 
+std::optional<std::string> Parser::RequiredStr(const Doc& t, std::string_view key,
+                                               std::string_view table) {
+  const Doc* d = t.Get(key);
+  if (d == nullptr) Error(t.loc, fmt::format("{} needs \"{}\"", table, key));
+  return Str(d, key);
+}
+
 std::optional<bool> Parser::Bool(const Doc* d, std::string_view key) {
   if (d == nullptr) return std::nullopt;
   if (d->kind != Doc::Kind::kBool) {

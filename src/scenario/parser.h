@@ -65,6 +65,10 @@ class Parser {
                   std::span<const std::string_view> allowed);
   std::optional<int64_t> Int(const input::Doc* d, std::string_view key, int64_t lo, int64_t hi);
   std::optional<std::string> Str(const input::Doc* d, std::string_view key);
+  // Str() of key `key` of table `t` (`table`: "[[node]]"), which it
+  // must have: "[[node]] needs \"path\"" when it is missing.
+  std::optional<std::string> RequiredStr(const input::Doc& t, std::string_view key,
+                                         std::string_view table);
   std::optional<bool> Bool(const input::Doc* d, std::string_view key);
   // Modes: integers (TOML 0o644); JSON also takes "0o644".
   std::optional<uint32_t> Mode(const input::Doc* d, std::string_view key, uint32_t max);
