@@ -20,6 +20,18 @@ note() { echo "$test_name: $*"; }
 # require_root: skips unless root.
 require_root() { [ "$(id -u)" -eq 0 ] || skip "not root"; }
 
+# scratch VAR [TEMPLATE]: VAR names a new temporary directory (mktemp -d
+# [TEMPLATE]), removed with everything in it when the test exits, however
+# it exits.
+_scratch_dirs=()
+scratch() {
+  local d
+  d=$(mktemp -d ${2:+"$2"})
+  _scratch_dirs+=("$d")
+  trap 'rm -rf -- "${_scratch_dirs[@]}"' EXIT
+  printf -v "$1" '%s' "$d"
+}
+
 # run CMD...: sets $rc, $stdout, $stderr and $last (stderr's last line).
 run() {
   : "${out:?run needs \$out, a temporary directory}"

@@ -13,18 +13,15 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/scratch_dir_test_util.h"
+
 namespace pathwarden::internal {
 namespace {
 
 class DirNamesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char dir[] = "/tmp/pathwarden-dir-names.XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
+  base_testing::ScratchDir scratch_{"pathwarden-dir-names"};
+  const std::string& dir_ = scratch_.path();
 };
 
 // More names than one getdents64() of the 8 KiB buffer returns: every one

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "pathwarden/request.h"  // the C enum checked against Op
+#include "src/base/scratch_dir_test_util.h"
 
 namespace {
 
@@ -85,22 +86,12 @@ class CapiTest : public ::testing::Test {
 class TempPolicy {
  public:
   explicit TempPolicy(const std::string& text) {
-    char dir[] = "/tmp/pathwarden-capi-XXXXXX";
-    if (mkdtemp(dir) == nullptr) std::abort();
-    dir_ = dir;
-    path_ = dir_ + "/policy.toml";
-    FILE* f = std::fopen(path_.c_str(), "w");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
+    if (!dir_.Write("policy.toml", text)) std::abort();
   }
-  ~TempPolicy() {
-    unlink(path_.c_str());
-    rmdir(dir_.c_str());
-  }
-  const std::string& path() const { return path_; }
+  std::string path() const { return dir_.Path("policy.toml"); }
 
  private:
-  std::string dir_, path_;
+  pathwarden::base_testing::ScratchDir dir_{"pathwarden-capi"};
 };
 
 constexpr const char kSrvPolicy[] = R"(
@@ -788,14 +779,9 @@ TEST_F(CapiTest, LearnerPolicyAllowsTheNeedsAndNoMore) {
 // A right needed beneath four entries of one directory is granted on it,
 // and the note says how much more that is, counted on this host.
 TEST(CapiLearner, WidenedRulesAreCountedOnTheHost) {
-  char dir[] = "/tmp/pathwarden-learn-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string d = dir;
-  for (const char* n : {"a", "b", "c", "d", "e", "f"}) {
-    FILE* f = std::fopen((d + "/" + n).c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    std::fclose(f);
-  }
+  const pathwarden::base_testing::ScratchDir dir("pathwarden-learn");
+  const std::string& d = dir.path();
+  for (const char* n : {"a", "b", "c", "d", "e", "f"}) ASSERT_TRUE(dir.Write(n, ""));
   pathwarden_learner* l = nullptr;
   ASSERT_EQ(pathwarden_learner_new(&l, 0), 0);
   for (const char* n : {"a", "b", "c", "d"})
@@ -811,8 +797,6 @@ TEST(CapiLearner, WidenedRulesAreCountedOnTheHost) {
   EXPECT_EQ(pathwarden_learner_beyond(l, 1), nullptr);
   EXPECT_NE(std::string(toml).find("\"" + d + "\""), std::string::npos) << toml;
   pathwarden_learner_free(l);
-  for (const char* n : {"a", "b", "c", "d", "e", "f"}) unlink((d + "/" + n).c_str());
-  rmdir(dir);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/scratch_dir_test_util.h"
+
 namespace pathwarden::input {
 namespace {
 
@@ -192,13 +194,10 @@ TEST(InputToml, NestingIsLimited) {
 // and an input that never ends stops at the limit instead of filling
 // memory.
 TEST(InputReadFile, ReadsAFile) {
-  char dir[] = "/tmp/pathwarden-doc-test-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string f = std::string(dir) + "/a.toml";
-  FILE* out = std::fopen(f.c_str(), "w");
-  ASSERT_NE(out, nullptr);
-  std::fputs("format = 1\n", out);
-  std::fclose(out);
+  const base_testing::ScratchDir scratch("pathwarden-doc-test");
+  const std::string& dir = scratch.path();
+  const std::string f = scratch.Path("a.toml");
+  ASSERT_TRUE(scratch.Write("a.toml", "format = 1\n"));
   auto text = ReadFile(f);
   ASSERT_TRUE(text.has_value()) << text.error();
   EXPECT_EQ(*text, "format = 1\n");
@@ -208,13 +207,12 @@ TEST(InputReadFile, ReadsAFile) {
   EXPECT_EQ(d.error(), std::string(dir) + ": is a directory, not a file");
   // So is a symlink to one, under the name given.
   const std::string link = std::string(dir) + "/d.toml";
-  ASSERT_EQ(symlink(dir, link.c_str()), 0);
+  ASSERT_EQ(symlink(dir.c_str(), link.c_str()), 0);
   auto l = ReadFile(link);
   ASSERT_FALSE(l.has_value());
   EXPECT_EQ(l.error(), link + ": is a directory, not a file");
   unlink(link.c_str());
   unlink(f.c_str());
-  rmdir(dir);
   auto missing = ReadFile(f);
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error(), f + ": cannot read: No such file or directory");

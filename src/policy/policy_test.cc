@@ -11,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "src/base/scratch_dir_test_util.h"
+
 #include "src/policy/config.h"
 
 namespace pathwarden::policy {
@@ -451,16 +453,11 @@ TEST(PolicyVariables, ExpansionIsBounded) {
 
 class PolicyDir : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/pw-policy-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   void Write(const std::string& name, std::string_view text) {
-    std::ofstream(dir_ + "/" + name) << text;
+    ASSERT_TRUE(scratch_.Write(name, text)) << name;
   }
-  std::string dir_;
+  base_testing::ScratchDir scratch_{"pw-policy"};
+  const std::string& dir_ = scratch_.path();
 };
 
 TEST_F(PolicyDir, ComposesAsLandlockconfig) {

@@ -11,25 +11,17 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/scratch_dir_test_util.h"
+
 namespace pathwarden::query {
 namespace {
 
-// A scratch directory of this test's own, removed after.
+// A scratch directory of this test's own, removed after (with trees
+// deeper than PATH_MAX).
 class DirWalkTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/pathwarden-dirwalk.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  // rm(1) removes trees deeper than PATH_MAX (relative to each
-  // directory); std::filesystem::remove_all() does not.
-  void TearDown() override {
-    if (!dir_.empty()) {
-      EXPECT_EQ(std::system(("rm -rf -- '" + dir_ + "'").c_str()), 0);
-    }
-  }
-  std::string dir_;
+  base_testing::ScratchDir scratch_{"pathwarden-dirwalk"};
+  const std::string& dir_ = scratch_.path();
 };
 
 // A chain of `levels` directories named `name` below `top`, made relative

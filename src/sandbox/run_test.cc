@@ -32,6 +32,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "src/base/scratch_dir_test_util.h"
 #include "src/kernel/child_test_util.h"
 
 namespace pathwarden::sandbox {
@@ -43,24 +44,13 @@ using ::testing::HasSubstr;
 constexpr landlock::AccessMask kRead =
     landlock::kFsExecute | landlock::kFsReadFile | landlock::kFsReadDir;
 
-class TempTree {
+// A scratch tree: ro/f, rw1/x, rw2, out/g and file.
+class TempTree : public base_testing::ScratchDir {
  public:
-  TempTree() {
-    char tmpl[] = "/tmp/pathwarden-sandbox-XXXXXX";
-    root_ = mkdtemp(tmpl);
+  TempTree() : ScratchDir("pathwarden-sandbox") {
     for (const char* d : {"ro", "rw1", "rw2", "out"}) mkdir(Path(d).c_str(), 0755);
     for (const char* f : {"ro/f", "rw1/x", "out/g", "file"}) Write(f, "data\n");
   }
-  ~TempTree() { std::filesystem::remove_all(root_); }
-  std::string Path(const std::string& rel) const { return root_ + "/" + rel; }
-  void Write(const std::string& rel, const std::string& text) const {
-    FILE* f = std::fopen(Path(rel).c_str(), "w");
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-  }
-
- private:
-  std::string root_;
 };
 
 policy::Policy FsPolicy(const TempTree& t) {

@@ -24,10 +24,9 @@ flags=() c_link=()
 # A sanitized library needs the sanitizers' runtime from the program,
 # C++'s too (UBSan's vptr checks) when the program is C.
 [ -n "$san" ] && flags=("-fsanitize=$san") && c_link=(-fsanitize-link-c++-runtime -lstdc++)
-tmp=$(mktemp -d /tmp/pathwarden-install-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-prefix=$tmp/prefix
 . "$(dirname "$0")/../lib.sh"
+scratch tmp /tmp/pathwarden-install-XXXXXX
+prefix=$tmp/prefix
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 

@@ -12,9 +12,8 @@
 set -euo pipefail
 pw="$1"
 src="$2"
-t="$(mktemp -d /tmp/pw-examples.XXXXXX)"
-trap 'rm -rf "$t"' EXIT
 . "$(dirname "$0")/../lib.sh"
+scratch t /tmp/pw-examples.XXXXXX
 
 policies=(web-server.toml build-job.toml ci-step.json coding-agent.toml pdf-viewer.toml backup-job.toml)
 for p in "${policies[@]}"; do

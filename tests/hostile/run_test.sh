@@ -15,8 +15,8 @@ set -euo pipefail
 pw=$(realpath "$1")
 shift
 here="$(cd "$(dirname "$0")" && pwd)"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch tmp
 cd "$here"
 
 if [ $# -gt 0 ]; then

@@ -20,8 +20,8 @@ pw=$1
 # quarantine off the same runs measure 104, 207 and 409 MB. A build
 # without ASan ignores the variable.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/../lib.sh"
+scratch dir
 
 chain() {  # chain N FILE
   {

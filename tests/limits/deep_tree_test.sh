@@ -20,9 +20,8 @@
 set -euo pipefail
 pw=$1
 sanitized=${2:-}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/../lib.sh"
+scratch dir
 
 chain() {  # chain N FILE: N mkdir + chdir steps, then objects at the bottom
   {

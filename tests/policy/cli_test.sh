@@ -4,9 +4,8 @@
 set -euo pipefail
 pw="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
 . "$(dirname "$0")/../lib.sh"
+scratch out
 
 "$pw" policy check "$here/good.json" "$here/good.toml" "$here/dir" || fail "check of good policies"
 

@@ -4,9 +4,8 @@
 # every bad input's message on stderr, nothing answered after bad input.
 set -euo pipefail
 pw="$1"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
 . "$(dirname "$0")/../lib.sh"
+scratch out
 # Bad input (2) answers nothing.
 expect_also() {
   local want="$1"

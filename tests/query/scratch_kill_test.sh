@@ -13,9 +13,8 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "scratch_kill_test: skipped: needs root"
   exit 77
 fi
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
 . "$(dirname "$0")/../lib.sh"
+scratch out
 
 chmod 0755 "$out"
 scr="$out/scratch"

@@ -33,6 +33,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "src/base/scratch_dir_test_util.h"
+
 extern char** environ;
 
 namespace {
@@ -48,9 +50,6 @@ struct Outcome {
 class RunCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/pathwarden-run-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     for (const char* d : {"ro", "rw", "out"}) std::filesystem::create_directory(dir_ + "/" + d);
     for (const char* f : {"ro/f", "rw/x", "out/g", "plain"}) {
       std::ofstream(dir_ + "/" + f) << "data\n";
@@ -58,8 +57,6 @@ class RunCommand : public ::testing::Test {
     std::filesystem::copy_file("/bin/true", dir_ + "/ro/true");
     std::filesystem::copy_file("/bin/true", dir_ + "/out/true");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // pathwarden [GLOBAL...] run ARGS in the temp dir, with the LL_*
   // variables of `env` only (and the rest of this process's environment).
   Outcome Run(const std::vector<std::string>& args,
@@ -128,7 +125,8 @@ class RunCommand : public ::testing::Test {
     return abi < 0 ? 0 : static_cast<int>(abi);
   }
 
-  std::string dir_;
+  pathwarden::base_testing::ScratchDir scratch_{"pathwarden-run"};
+  const std::string& dir_ = scratch_.path();
 };
 
 #define SKIP_UNLESS_LANDLOCK(min_abi)                                             \

@@ -7,9 +7,8 @@
 # after a failed run.
 set -euo pipefail
 pw="$1"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
 . "$(dirname "$0")/../lib.sh"
+scratch out
 # Whatever happened, the last line on stderr is the counts.
 expect_also() {
   shift
