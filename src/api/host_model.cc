@@ -236,7 +236,7 @@ Result<int, std::string> RevalidatePaths(Model::Impl& impl, int task, Fd dirfd, 
   const Task& t = e.tasks().task(task);
   return e.AsWriter([&]() -> Result<int, std::string> {
     Revalidator r{e.world(), *impl.host, t.root, 0, 0, {}};
-    impl.host->ForgetRunningPrograms();
+    impl.host->ForgetHeldFiles();
     PathPos start = t.cwd;
     if (dirfd.num != kAtFdcwd.num) {
       auto it = t.fds.find(dirfd.num);

@@ -47,6 +47,26 @@ int GetWriteAccess(const OpCtx& ctx, PathPos at) {
   return 0;
 }
 
+int SwapfileUnknown(const OpCtx& ctx, PathPos at) {
+  return vfs::Unknown(fmt::format(
+      "whether {} is an active swap file is not known: a swap file /proc/swaps lists could not "
+      "be found",
+      ctx.PathOf(at)));
+}
+
+int SwapfileSize(const OpCtx& ctx, PathPos at, std::string_view what) {
+  const uint32_t flags = ctx.w.inode_at(at.dentry).flags;
+  if (flags & vfs::kInodeSwapfile) {
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("{} is an active swap file: {} cannot change its size",
+                         ctx.PathOf(at), what);
+    });
+    return ETXTBSY;
+  }
+  if (flags & vfs::kInodeSwapfileUnknown) return SwapfileUnknown(ctx, at);
+  return 0;
+}
+
 int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what) {
   const InodeId ino = ctx.w.inode_of(at.dentry);
   perm::PermCheck pc = perm::InodePermission(ctx.w, ctx.cred(), ino, mask);
@@ -115,13 +135,16 @@ int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
     });
     return EPERM;
   }
-  if (v.flags & (vfs::kInodeAppend | vfs::kInodeImmutable)) {
+  if (v.flags & (vfs::kInodeAppend | vfs::kInodeImmutable | vfs::kInodeSwapfile)) {
     ctx.Fail(Stage::kVfs, [&] {
       return fmt::format("{} is {}", ctx.PathOf(vpos),
-                         (v.flags & vfs::kInodeImmutable) ? "immutable" : "append-only");
+                         (v.flags & vfs::kInodeImmutable) ? "immutable"
+                         : (v.flags & vfs::kInodeAppend)  ? "append-only"
+                                                          : "an active swap file");
     });
     return EPERM;
   }
+  if (v.flags & vfs::kInodeSwapfileUnknown) return SwapfileUnknown(ctx, vpos);
   const bool vdir = S_ISDIR(v.mode);
   if (isdir) {
     if (!vdir) {

@@ -45,6 +45,19 @@ int MntWantWrite(const OpCtx& ctx, vfs::PathPos at);
 // one might (kInodeDenyWriteUnknown).
 int GetWriteAccess(const OpCtx& ctx, vfs::PathPos at);
 
+// SwapfileSize()
+//
+// ETXTBSY when the file at `at` is an active swap file, whose size no
+// call changes (vfs::kInodeSwapfile); unknown when it may be one
+// (kInodeSwapfileUnknown). `what`: the call, for the reason.
+int SwapfileSize(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
+
+// SwapfileUnknown()
+//
+// The reason, as vfs::Unknown(), that whether the file at `at` is an
+// active swap file is not known.
+int SwapfileUnknown(const OpCtx& ctx, vfs::PathPos at);
+
 // DacCheck()
 //
 // inode_permission() on the inode at `at`, explaining a failure as

@@ -387,6 +387,7 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   if (do_truncate) {
     // handle_truncate(): the LSM's frozen truncate right, then the size.
     if (int err = security::FileTruncate(ctx, *file)) return err;
+    if (int err = SwapfileSize(ctx, path, "O_TRUNC")) return err;
     if (ctx.apply) Truncate(ctx, ino);
   }
   *out = std::move(file);
@@ -532,6 +533,7 @@ int Do<pathwarden::Ftruncate>(OpCtx& ctx) {
     return EPERM;
   }
   if (int err = security::FileTruncate(ctx, *f)) return err;
+  if (int err = SwapfileSize(ctx, f->path, "ftruncate")) return err;
   if (ctx.apply) Truncate(ctx, f->inode);
   ctx.Ok(Stage::kFd, [&] { return fmt::format("{} is open for writing", ctx.FdText(ctx.a.fd)); });
   return 0;

@@ -302,41 +302,23 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     w.SetFlags(ino, exec, kExec & ~exec);
     changed = true;
   }
+  // An active swap file: no name of it removed, its size never changed;
+  // while a listed one cannot be found, any regular file may be it.
+  uint32_t swap = 0;
+  if (S_ISREG(f.mode)) {
+    if (Swapping(f.dev, f.ino)) {
+      swap = kInodeSwapfile;
+    } else if (swaps_.unseen != 0) {
+      swap = kInodeSwapfileUnknown;
+    }
+  }
+  constexpr uint32_t kSwap = kInodeSwapfile | kInodeSwapfileUnknown;
+  if ((i.flags & kSwap) != swap) {
+    w.SetFlags(ino, swap, kSwap & ~swap);
+    changed = true;
+  }
   fingerprints_.set(ino, Fingerprint(f.dev, f.ino));
   return changed;
-}
-
-bool HostBackend::Executing(uint64_t dev, uint64_t ino) {
-  if (!running_programs_) return false;
-  if (!executing_.read) {
-    executing_.read = true;
-    // The initial PID namespace's inode number (PROC_PID_INIT_INO): in any
-    // other, the processes outside it are not in its /proc.
-    char ns[64];
-    const ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns);
-    if (n < 0 || std::string_view(ns, static_cast<size_t>(n)) != "pid:[4026531836]")
-      executing_.unseen = SIZE_MAX;
-    const int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (proc < 0) {
-      executing_.unseen = SIZE_MAX;
-      return false;
-    }
-    const int err =
-        internal::ForEachDirEntry(proc, [&](std::string_view name, ino_t, unsigned char) {
-          if (name.empty() || name.find_first_not_of("0123456789") != std::string_view::npos)
-            return;
-          const std::string exe = fmt::format("{}/exe", name);
-          struct stat st {};
-          if (fstatat(proc, exe.c_str(), &st, 0) == 0) {
-            if (S_ISREG(st.st_mode)) executing_.files.emplace(st.st_dev, st.st_ino);
-          } else if (errno != ENOENT && errno != ESRCH && executing_.unseen != SIZE_MAX) {
-            ++executing_.unseen;  // EACCES: another user's, or an LSM's refusal
-          }
-        });
-    close(proc);
-    if (err != 0) executing_.unseen = SIZE_MAX;  // not every process listed
-  }
-  return executing_.files.contains({dev, ino});
 }
 
 InodeId HostBackend::NewInodeFor(World& w, SbId sb, const Found& f) {

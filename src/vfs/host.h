@@ -113,11 +113,15 @@ class HostBackend final : public Backend {
   // The same for the root of a mount, which has no name in its parent.
   Result<bool, std::string> RevalidateRoot(World& w, MountId m);
 
-  // ForgetRunningPrograms()
+  // ForgetHeldFiles()
   //
   // The next regular file read asks the processes again which programs
-  // they run (revalidation: a program started or ended since).
-  void ForgetRunningPrograms() { executing_ = RunningPrograms{}; }
+  // they run, and /proc/swaps which files are swapped on (revalidation:
+  // a program started or ended since, a swapon or swapoff).
+  void ForgetHeldFiles() {
+    executing_ = RunningPrograms{};
+    swaps_ = Swaps{};
+  }
 
   const HostStats& stats() const noexcept { return stats_; }
 
@@ -177,6 +181,9 @@ class HostBackend final : public Backend {
   // processes are read once (executing_), and never without
   // HostOptions::running_programs (then nothing runs, nothing is unseen).
   bool Executing(uint64_t dev, uint64_t ino);
+  // Whether file (dev, ino) is an active swap file; /proc/swaps is read
+  // once (swaps_).
+  bool Swapping(uint64_t dev, uint64_t ino);
 
   std::optional<HostOptions::Overflow> overflow_;
   std::vector<SbInfo> sbs_;                          // by SbId
@@ -224,6 +231,17 @@ class HostBackend final : public Backend {
     size_t unseen = 0;
   };
   RunningPrograms executing_;
+  // The (dev, ino) of every active swap file /proc/swaps lists, read on
+  // the first regular file (kInodeSwapfile). `unseen` counts the listed
+  // files that could not be found (a name deleted, or out of this
+  // process's reach; SIZE_MAX when /proc/swaps cannot be read): then any
+  // regular file may be one (kInodeSwapfileUnknown).
+  struct Swaps {
+    bool read = false;
+    std::set<std::pair<uint64_t, uint64_t>> files;
+    size_t unseen = 0;
+  };
+  Swaps swaps_;
   bool running_programs_ = true;  // HostOptions::running_programs
   bool assume_unseen_run_nothing_ = false;
   HostStats stats_;

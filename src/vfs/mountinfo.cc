@@ -2,6 +2,7 @@
 
 #include "src/vfs/mountinfo.h"
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -199,6 +200,30 @@ std::string WhyNotModelled(const MountInfo& m) {
       t == "mqueue" || t == "hugetlbfs" || t == "nsfs" || t == "pipefs" || t == "selinuxfs")
     return fmt::format("{}: a kernel interface whose files the model does not hold", t);
   return fmt::format("{}: not known to decide with the VFS's generic checks alone", t);
+}
+
+std::vector<SwapFile> ParseSwaps(std::string_view text) {
+  std::vector<SwapFile> out;
+  bool header = true;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find('\n'), text.size());
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (std::exchange(header, false) || line.empty()) continue;
+    // The name, then white space (seq_pad()) and the type; a removed
+    // name ends " (deleted)" (d_path()), its space not escaped.
+    const size_t name_end = line.find_first_of(" \t");
+    std::string_view type;
+    if (name_end != std::string_view::npos) {
+      type = line.substr(name_end);
+      type.remove_prefix(std::min(type.find_first_not_of(" \t"), type.size()));
+    }
+    if (type.starts_with("partition")) continue;
+    auto name = Unescape(line.substr(0, name_end == std::string_view::npos ? 0 : name_end));
+    const bool named = type.starts_with("file") && name && !name->empty();
+    out.push_back({named ? std::move(*name) : std::string()});
+  }
+  return out;
 }
 
 }  // namespace pathwarden::vfs

@@ -45,6 +45,22 @@ struct MountInfo {
 Result<std::vector<MountInfo>, std::string> ParseMountInfo(std::string_view text,
                                                            std::string_view file);
 
+// SwapFile
+//
+// A swap file /proc/swaps lists (Linux: mm/swapfile.c swap_show()): its
+// path as the reader's root sees it, or "" when no name reaches it (a
+// name removed: " (deleted)"; a line not of the kernel's shape).
+struct SwapFile {
+  std::string path;
+};
+
+// ParseSwaps()
+//
+// The swap files of /proc/swaps' `text`: after a header, a line an area,
+// its name (octal escapes as in mountinfo), its type ("file" or
+// "partition"; partitions are left out), sizes and priority.
+std::vector<SwapFile> ParseSwaps(std::string_view text);
+
 // WhyNotModelled()
 //
 // "" for a filesystem type whose permissions are its modes, ACLs and

@@ -82,5 +82,21 @@ TEST(MountInfo, NamesWhatItDoesNotModel) {
   EXPECT_EQ(WhyNotModelled(m).find("without default_permissions"), std::string::npos);
 }
 
+// /proc/swaps as 6.18 prints it: partitions left out, a file's name
+// unescaped, a removed one's name unknown.
+TEST(Swaps, FilesByNameAndRemovedOnesUnnamed) {
+  const auto swaps = ParseSwaps(
+      "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+      "/dev/vda2                               partition\t1048572\t\t0\t\t-2\n"
+      "/tmp/dd/swx/d/swapfile                  file\t\t16380\t\t0\t\t-3\n"
+      "/srv/my\\040swap                         file\t\t16380\t\t0\t\t-4\n"
+      "/old/swapfile (deleted)                 file\t\t16380\t\t0\t\t-5\n");
+  ASSERT_EQ(swaps.size(), 3u);
+  EXPECT_EQ(swaps[0].path, "/tmp/dd/swx/d/swapfile");
+  EXPECT_EQ(swaps[1].path, "/srv/my swap");
+  EXPECT_EQ(swaps[2].path, "");
+  EXPECT_TRUE(ParseSwaps("Filename\tType\tSize\tUsed\tPriority\n").empty());
+}
+
 }  // namespace
 }  // namespace pathwarden::vfs

@@ -65,6 +65,15 @@ inline constexpr uint32_t kInodeDenyWrite = 1u << 7;
 // be read (HostOptions::unseen_programs): it may be running, so an open
 // for writing or a truncate is unknown.
 inline constexpr uint32_t kInodeDenyWriteUnknown = 1u << 8;
+// An active swap file (Linux: S_SWAPFILE, set by swapon(2)): removing or
+// renaming a name of it, or renaming onto one, is EPERM (may_delete());
+// changing its size is ETXTBSY (notify_change() for truncate, O_TRUNC
+// and ftruncate, after the LSM's truncate check; vfs_fallocate()). Set
+// by the host backend from /proc/swaps.
+inline constexpr uint32_t kInodeSwapfile = 1u << 9;
+// A regular file while some swap file /proc/swaps lists could not be
+// found: it may be that one, so the calls above are unknown.
+inline constexpr uint32_t kInodeSwapfileUnknown = 1u << 10;
 
 // Mount::flags (MNT_*)
 inline constexpr uint32_t kMntReadonly = 1u << 0;

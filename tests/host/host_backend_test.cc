@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@
 #include "src/api/model_impl.h"
 #include "src/kernel/host_probe.h"
 #include "src/kernel/kernel_session.h"
+#include "src/kernel/guardian.h"
 #include "src/kernel/scratch_host.h"
 #include "src/kernel/sysctl_guard.h"
 #include "src/vfs/mountinfo.h"
@@ -601,6 +603,87 @@ TEST_F(HostBackendTest, ARunningProgramIsNotWritable) {
   ASSERT_EQ(waitpid(runner, &status, 0), runner);
   EXPECT_EQ(unlink(prog.c_str()), 0);
   EXPECT_EQ(unlink(plain.c_str()), 0);
+}
+
+// An active swap file (S_SWAPFILE): no name of it is removed or renamed
+// (may_delete(): EPERM) and its size never changes (ETXTBSY: truncate,
+// O_TRUNC, fallocate), while opening it for writing and reading it are
+// allowed; seen on 6.18. swapon(2) acts on the whole machine, so the file
+// is one every process can find (else the others' host models would
+// answer unknown while it is on), in /var/tmp, and a guardian turns it
+// off and removes it however this test ends.
+TEST_F(HostBackendTest, AnActiveSwapFileIsNeitherRemovedNorResized) {
+  char dir_tmpl[] = "/var/tmp/pathwarden-swap-XXXXXX";
+  if (mkdtemp(dir_tmpl) == nullptr) GTEST_SKIP() << "no /var/tmp to swap on";
+  const std::string dir = dir_tmpl, file = dir + "/swapfile";
+  const auto remove = [&] {
+    unlink(file.c_str());
+    rmdir(dir.c_str());
+  };
+  struct statfs fs {};
+  if (statfs(dir.c_str(), &fs) != 0 || (fs.f_type != 0xEF53 && fs.f_type != 0x58465342)) {
+    remove();
+    GTEST_SKIP() << "/var/tmp is not on ext4 or xfs, which the model decides and which swap on files";
+  }
+  ASSERT_EQ(chmod(dir.c_str(), 0755), 0);
+  {
+    std::ofstream out(file);
+    const std::string mib(1 << 20, '\0');
+    for (int i = 0; i < 16; ++i) out << mib;
+  }
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  ASSERT_EQ(std::system(fmt::format("mkswap -q '{}' >/dev/null", file).c_str()), 0);
+  auto guardian = kernel_internal::Guardian::Start({}, [&]() -> int {
+    syscall(SYS_swapoff, file.c_str());
+    remove();
+    return 0;
+  });
+  ASSERT_TRUE(guardian) << guardian.error();
+  if (syscall(SYS_swapon, file.c_str(), 0) != 0) {
+    const int err = errno;
+    guardian->Finish();
+    GTEST_SKIP() << "swapon: " << ErrnoName(err);
+  }
+
+  // The kernel first; each refusal changes nothing.
+  const int k_unlink = unlink(file.c_str()) == 0 ? 0 : errno;
+  const int k_rename = rename(file.c_str(), (dir + "/moved").c_str()) == 0 ? 0 : errno;
+  const int k_truncate = truncate(file.c_str(), 4096) == 0 ? 0 : errno;
+  int fd = open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  const int k_otrunc = fd < 0 ? errno : 0;
+  if (fd >= 0) close(fd);
+  fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  const int k_write = fd < 0 ? errno : 0;
+  const int k_fallocate = fd < 0 ? -1 : fallocate(fd, 0, 0, 4096) == 0 ? 0 : errno;
+  if (fd >= 0) close(fd);
+  EXPECT_EQ(k_unlink, EPERM);
+  EXPECT_EQ(k_rename, EPERM);
+  EXPECT_EQ(k_truncate, ETXTBSY);
+  EXPECT_EQ(k_otrunc, ETXTBSY);
+  EXPECT_EQ(k_write, 0);
+  EXPECT_EQ(k_fallocate, ETXTBSY);
+
+  Model m = Host();
+  const Process root = m.Init();
+  EXPECT_EQ(m.Evaluate(root, Unlink{.path = file}).err(), k_unlink);
+  EXPECT_EQ(m.Evaluate(root, Rename{.oldpath = file, .newpath = dir + "/moved"}).err(), k_rename);
+  EXPECT_EQ(m.Evaluate(root, Truncate{.path = file}).err(), k_truncate);
+  const Decision otrunc = m.Evaluate(root, Open{.path = file, .flags = O_WRONLY | O_TRUNC});
+  EXPECT_EQ(otrunc.err(), k_otrunc) << otrunc.ToText();
+  EXPECT_NE(otrunc.ToText().find("is an active swap file"), std::string::npos) << otrunc.ToText();
+  const Decision opened = m.Apply(root, Open{.path = file, .flags = O_WRONLY});
+  EXPECT_EQ(opened.err(), k_write) << opened.ToText();
+  EXPECT_EQ(m.Evaluate(root, Fallocate{.fd = opened.fd(), .len = 4096}).err(), k_fallocate);
+  // Another file in the same directory is unaffected.
+  EXPECT_TRUE(m.Evaluate(root, Open{.path = dir + "/other", .flags = O_WRONLY | O_CREAT,
+                                    .mode = 0600})
+                  .allowed());
+
+  EXPECT_EQ(guardian->Finish(), 0);
+  std::ifstream swaps("/proc/swaps");
+  const std::string listed((std::istreambuf_iterator<char>(swaps)), {});
+  EXPECT_EQ(listed.find(file), std::string::npos) << listed;
+  EXPECT_NE(access(dir.c_str(), F_OK), 0) << "the guardian left " << dir;
 }
 
 // Whether another process holds a file open for writing (or a working
