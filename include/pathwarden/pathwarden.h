@@ -110,12 +110,23 @@ enum pathwarden_consistency {
   PATHWARDEN_REVALIDATE = 1,
 };
 
+/* pathwarden_model_from_host()'s flags. */
+enum pathwarden_host_flags {
+  /* Take the processes whose program cannot be read (/proc/PID/exe:
+   * another user's when not root, those a security module hides) to run
+   * none of the files asked about, so that writing a file with an
+   * execute bit is answered rather than unknown (the CLI's
+   * --assume-unseen-run-nothing): for trees only the caller uses. */
+  PATHWARDEN_HOST_ASSUME_UNSEEN_RUN_NOTHING = 1u << 0,
+};
+
 /* The machine this runs on, read on demand, never changed (building on it
  * changes only the model): the mount table `mountinfo` (NULL:
  * "/proc/self/mountinfo"; "/proc/PID/mountinfo" models that process's
  * mount namespace). What the model cannot see or does not model is
- * answered PATHWARDEN_UNKNOWN. Errors: -EINVAL for a bad consistency,
- * -EIO for an unreadable or malformed mount table. */
+ * answered PATHWARDEN_UNKNOWN. `flags`: 0 or PATHWARDEN_HOST_*. Errors:
+ * -EINVAL for a bad consistency or flag, -EIO for an unreadable or
+ * malformed mount table. */
 PATHWARDEN_EXPORT int pathwarden_model_from_host(pathwarden_model **out, const char *mountinfo,
                                                  int consistency, uint32_t flags);
 PATHWARDEN_EXPORT void pathwarden_model_free(pathwarden_model *m);

@@ -34,6 +34,7 @@ __all__ = ["Error", "Model", "Process", "Ruleset", "Decision", "Learner", "Op", 
 AT_FDCWD = -100
 CAPS_ALL = 0x1FFFFFFFFFF
 _SNAPSHOT, _REVALIDATE = 0, 1
+_HOST_ASSUME_UNSEEN_RUN_NOTHING = 1 << 0
 
 
 def _load():
@@ -243,10 +244,15 @@ class Model(_Handle):
         super().__init__(_handle)
 
     @classmethod
-    def from_host(cls, mountinfo=None, revalidate=False):
+    def from_host(cls, mountinfo=None, revalidate=False, assume_unseen_run_nothing=False):
+        """The machine this runs on. `assume_unseen_run_nothing`: the
+        processes whose program cannot be read run none of the files asked
+        about, so writing a file with an execute bit is answered rather
+        than unknown (for trees only the caller uses)."""
         h = ctypes.c_void_p()
+        flags = _HOST_ASSUME_UNSEEN_RUN_NOTHING if assume_unseen_run_nothing else 0
         _check(_lib.pathwarden_model_from_host(ctypes.byref(h), _b(mountinfo),
-                                               _REVALIDATE if revalidate else _SNAPSHOT, 0))
+                                               _REVALIDATE if revalidate else _SNAPSHOT, flags))
         return cls(_handle=h)
 
     # The builder: as root, umask 0, no permission checked.

@@ -122,13 +122,15 @@ int pathwarden_model_new(pathwarden_model** out, int abi, uint32_t flags) {
 int pathwarden_model_from_host(pathwarden_model** out, const char* mountinfo, int consistency,
                                uint32_t flags) {
   return Guard([&] {
-    if (int e = CheckFlags(flags)) return e;
+    if (flags & ~uint32_t{PATHWARDEN_HOST_ASSUME_UNSEEN_RUN_NOTHING})
+      return Fail(EINVAL, fmt::format("flags {:#x}: only PATHWARDEN_HOST_* are known", flags));
     if (out == nullptr) return Fail(EINVAL, "out is NULL");
     if (consistency != PATHWARDEN_SNAPSHOT && consistency != PATHWARDEN_REVALIDATE)
       return Fail(EINVAL, fmt::format("consistency {} is not PATHWARDEN_SNAPSHOT or "
                                       "PATHWARDEN_REVALIDATE", consistency));
     HostOptions o;
     if (mountinfo != nullptr) o.mountinfo = mountinfo;
+    o.assume_unseen_run_nothing = (flags & PATHWARDEN_HOST_ASSUME_UNSEEN_RUN_NOTHING) != 0;
     o.consistency = consistency == PATHWARDEN_REVALIDATE ? HostOptions::Consistency::kRevalidate
                                                          : HostOptions::Consistency::kSnapshot;
     // Any process may ask such a model: read from inside a user namespace,

@@ -710,8 +710,36 @@ TEST(CapiHost, TheLiveHostAndAPid) {
   EXPECT_EQ(pathwarden_model_from_host(&m, "/nonexistent/mountinfo", PATHWARDEN_SNAPSHOT, 0), -EIO);
   EXPECT_NE(LastError(), "");
   EXPECT_EQ(pathwarden_model_from_host(&m, nullptr, 2, 0), -EINVAL);
-  EXPECT_EQ(pathwarden_model_from_host(&m, nullptr, PATHWARDEN_SNAPSHOT, 1), -EINVAL);
+  EXPECT_EQ(pathwarden_model_from_host(&m, nullptr, PATHWARDEN_SNAPSHOT, 2), -EINVAL);
   EXPECT_EQ(pathwarden_model_from_host(nullptr, nullptr, PATHWARDEN_SNAPSHOT, 0), -EINVAL);
+}
+
+// A file with an execute bit that no process can be running (a scratch
+// directory's own): with PATHWARDEN_HOST_ASSUME_UNSEEN_RUN_NOTHING,
+// writing it is answered whatever processes this reader cannot see.
+TEST(CapiHost, WritingAFileNothingRunsIsAnsweredWhenAssumed) {
+  const pathwarden::base_testing::ScratchDir dir("pathwarden-capi-exec");
+  ASSERT_TRUE(dir.Write("tool", "#!/bin/sh\n"));
+  ASSERT_EQ(chmod(dir.Path("tool").c_str(), 0755), 0);
+  pathwarden_model* m = nullptr;
+  ASSERT_EQ(pathwarden_model_from_host(&m, nullptr, PATHWARDEN_SNAPSHOT,
+                                       PATHWARDEN_HOST_ASSUME_UNSEEN_RUN_NOTHING),
+            0)
+      << LastError();
+  pathwarden_process* self = nullptr;
+  ASSERT_EQ(pathwarden_process_from_pid(m, getpid(), &self, 0), 0) << LastError();
+  pathwarden_decision* d = nullptr;
+  ASSERT_EQ(pathwarden_ask_line(self, ("open " + dir.Path("tool") + " O_WRONLY").c_str(), &d, 0),
+            0);
+  const int fd = open(dir.Path("tool").c_str(), O_WRONLY | O_CLOEXEC);
+  const int kernel = fd < 0 ? errno : 0;
+  if (fd >= 0) close(fd);
+  EXPECT_NE(pathwarden_decision_verdict(d), PATHWARDEN_UNKNOWN)
+      << pathwarden_decision_unknown_why(d);
+  EXPECT_EQ(pathwarden_decision_errno(d), kernel) << pathwarden_decision_reason(d);
+  pathwarden_decision_free(d);
+  pathwarden_process_free(self);
+  pathwarden_model_free(m);
 }
 
 TEST(CapiHost, APidInAModelWithoutItsCwd) {

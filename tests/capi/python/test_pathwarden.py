@@ -225,6 +225,19 @@ def test_live_host_and_pid():
     assert e.value.errno == errno.EIO
 
 
+def test_host_writes_a_file_nothing_runs_when_assumed(tmp_path):
+    # A file with an execute bit in this test's own directory: no process
+    # runs it, whichever processes this reader cannot see.
+    tool = tmp_path / "tool"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    host = pathwarden.Model.from_host(assume_unseen_run_nothing=True)
+    me = host.process_from_pid(os.getpid())
+    d = me.ask_line(f"open {tool} O_WRONLY")
+    assert not d.unknown, d.unknown_why
+    assert d.allowed == os.access(tool, os.W_OK)
+
+
 def test_learner_policy_loads_back_and_allows_the_needs(model):
     model.mkdir("/srv")
     model.create("/srv/a")
