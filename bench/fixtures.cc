@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
+#include <fmt/format.h>
 
 #include "src/base/progress.h"
 
@@ -122,6 +124,14 @@ std::vector<std::pair<std::string, vfs::DentryId>> PathsBelow(const vfs::World& 
     out.push_back({std::move(p), d});
   }
   return out;
+}
+
+std::unique_ptr<UsrWorld> UsrModelOrNote(const Options& o, Reporter& r, std::string_view name,
+                                         bool progress) {
+  std::string why;
+  auto u = UsrModel(o.usr, EngineOptions{}, progress, &why);
+  if (!u) r.Note(fmt::format("{}: {}", name, why));
+  return u;
 }
 
 }  // namespace pathwarden::bench

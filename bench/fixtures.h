@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench.h"
 #include "pathwarden/model.h"
 #include "src/api/model_impl.h"
 
@@ -50,6 +51,14 @@ struct UsrWorld {
 };
 std::unique_ptr<UsrWorld> UsrModel(const std::string& usr, const EngineOptions& options,
                                    bool progress, std::string* why);
+
+// UsrModelOrNote()
+//
+// UsrModel() of `o.usr` with the default options for benchmark `name`,
+// or nullptr with the reason as a note in `r` ("lookup: ..."): the
+// benchmark is then left out.
+std::unique_ptr<UsrWorld> UsrModelOrNote(const Options& o, Reporter& r, std::string_view name,
+                                         bool progress = false);
 
 // PathsBelow()
 //

@@ -54,12 +54,8 @@ double KernelStatEach(const std::vector<std::string>& paths, int rounds) {
 }  // namespace
 
 void RunImport(const Options& o, Reporter& r) {
-  std::string why;
-  auto u = UsrModel(o.usr, EngineOptions{}, true, &why);
-  if (!u) {
-    r.Note("import: " + why);
-    return;
-  }
+  auto u = UsrModelOrNote(o, r, "import", true);
+  if (!u) return;
   const vfs::World& w = EngineOf(u->model).world();
   const vfs::HostBackend& host = *u->model.impl().host;
   // Everything the model holds, over the entries preloaded: the world's
@@ -94,12 +90,8 @@ void RunHost(const Options& o, Reporter& r) {
   // The sample, from a listing of the tree.
   std::vector<std::string> sample;
   {
-    std::string why;
-    auto u = UsrModel(o.usr, EngineOptions{}, false, &why);
-    if (!u) {
-      r.Note("host: " + why);
-      return;
-    }
+    auto u = UsrModelOrNote(o, r, "host");
+    if (!u) return;
     sample = Sample(*u, o.usr, o.smoke ? 100 : 2000);
   }
   if (sample.empty()) {

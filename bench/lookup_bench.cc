@@ -25,12 +25,8 @@ std::vector<std::string> AllPaths(const vfs::World& w, vfs::PathPos top, const s
 }  // namespace
 
 void RunLookup(const Options& o, Reporter& r) {
-  std::string why;
-  auto u = UsrModel(o.usr, EngineOptions{}, false, &why);
-  if (!u) {
-    r.Note("lookup: " + why);
-    return;
-  }
+  auto u = UsrModelOrNote(o, r, "lookup");
+  if (!u) return;
   Engine& e = EngineOf(u->model);
   constexpr Model::Detail kQuiet = Model::Detail::kVerdictOnly;
   std::string target = "/usr/include/linux/fs.h";
@@ -53,6 +49,7 @@ void RunLookup(const Options& o, Reporter& r) {
     // The model's paths are the host's.
     const std::string& host = target;
     const int iterations = o.smoke ? 1000 : o.quick ? 100000 : 1000000;
+    std::string why;
     kernel_stat = KernelStatNs(host, iterations, false, &why);
     if (kernel_stat > 0) {
       r.Add({{"bench", "lookup"}, {"variant", "kernel-stat"}, {"path", host},

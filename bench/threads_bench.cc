@@ -30,12 +30,8 @@ std::vector<std::string> SomeFiles(const vfs::World& w, const Node& top, const s
 }  // namespace
 
 void RunThreads(const Options& o, Reporter& r) {
-  std::string why;
-  auto u = UsrModel(o.usr, EngineOptions{}, false, &why);
-  if (!u) {
-    r.Note("threads: " + why);
-    return;
-  }
+  auto u = UsrModelOrNote(o, r, "threads");
+  if (!u) return;
   Model& m = u->model;
   const Process root = m.Init();
   constexpr Model::Detail kQuiet = Model::Detail::kVerdictOnly;

@@ -13,8 +13,11 @@
 #define PATHWARDEN_SRC_API_LINEARIZABILITY_TEST_UTIL_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pathwarden/decision.h"
@@ -52,6 +55,59 @@ struct Outcome {
   uint64_t answered = 0;  // replayed questions
   std::vector<std::string> failures;  // the first ten mismatches
 };
+
+// LiveRun()
+//
+// The live run: `kReaders` threads each ask random questions (`ask(proc,
+// question)` of `procs` processes and `questions` questions; reader r's
+// generator seeded `seed + r`), recording each answer with the states it
+// may have seen, while this thread applies `write(i)` for i = 0..ops-1
+// once every reader has asked once, yielding between writes (two cores,
+// three readers). With `pace`, a reader waits while it has asked more
+// than `pace` questions per write done, so that its questions spread over
+// the writer's run. Each reader asks at most `max_asked`. Returns the
+// answers, a vector a reader.
+inline constexpr int kReaders = 3;
+template <class Ask, class Write>
+std::vector<std::vector<Asked>> LiveRun(uint32_t seed, size_t max_asked, size_t pace,
+                                        uint32_t procs, uint32_t questions, size_t ops, Ask ask,
+                                        Write write) {
+  std::atomic<uint32_t> started{0}, done{0};
+  std::atomic<bool> stop{false};
+  std::atomic<int> ready{0};  // readers that asked once
+  std::vector<std::vector<Asked>> asked(kReaders);
+  std::vector<std::thread> readers;
+  for (int r = 0; r < kReaders; ++r) {
+    readers.emplace_back([&, r] {
+      std::mt19937 rng(seed + static_cast<uint32_t>(r));
+      std::vector<Asked>& out = asked[static_cast<size_t>(r)];
+      out.reserve(max_asked);
+      while (!stop.load() && out.size() < max_asked) {
+        if (pace != 0 && out.size() > pace * (size_t{done.load()} + 1)) {
+          std::this_thread::yield();
+          continue;
+        }
+        const uint32_t qi = static_cast<uint32_t>(rng() % questions);
+        const uint32_t pi = static_cast<uint32_t>(rng() % procs);
+        const uint32_t from = done.load();
+        const Decision d = ask(pi, qi);
+        const uint32_t to = started.load();
+        out.push_back({qi, pi, from, to, d.err(), d.verdict()});
+        if (out.size() == 1) ready.fetch_add(1);
+      }
+    });
+  }
+  while (ready.load() < kReaders) std::this_thread::yield();
+  for (size_t i = 0; i < ops; ++i) {
+    started.store(static_cast<uint32_t>(i + 1));
+    write(i);
+    done.store(static_cast<uint32_t>(i + 1));
+    std::this_thread::yield();
+  }
+  stop.store(true);
+  for (std::thread& t : readers) t.join();
+  return asked;
+}
 
 // Replay()
 //

@@ -203,41 +203,12 @@ TEST(Concurrency, ReadersLinearizableUnderEveryWrite) {
   const std::vector<Request> questions = Questions();
 
   Start live;
-  std::atomic<uint32_t> started{0}, done{0};
-  std::atomic<bool> stop{false};
-  std::atomic<int> ready{0};  // readers that asked once
   std::vector<int> live_results(ops.size());
-  constexpr int kReaders = 3;
-  std::vector<std::vector<Asked>> asked(kReaders);
-  std::vector<std::thread> readers;
-  for (int r = 0; r < kReaders; ++r) {
-    readers.emplace_back([&, r] {
-      std::mt19937 rng(static_cast<uint32_t>(r) + 1);
-      std::vector<Asked>& out = asked[static_cast<size_t>(r)];
-      out.reserve(kMaxAsked);
-      bool first = true;
-      while (!stop.load() && out.size() < kMaxAsked) {
-        const uint32_t qi = static_cast<uint32_t>(rng() % questions.size());
-        const uint32_t pi = static_cast<uint32_t>(rng() % live.procs.size());
-        const uint32_t from = done.load();
-        const Decision d = live.m.Evaluate(live.procs[pi], questions[qi], kQuiet);
-        const uint32_t to = started.load();
-        out.push_back({qi, pi, from, to, d.err(), d.verdict()});
-        if (first) ready.fetch_add(1);
-        first = false;
-      }
-    });
-  }
-  while (ready.load() < kReaders) std::this_thread::yield();
-  for (size_t i = 0; i < ops.size(); ++i) {
-    started.store(static_cast<uint32_t>(i + 1));
-    live_results[i] = Apply(live.m, ops[i]);
-    done.store(static_cast<uint32_t>(i + 1));
-    // The readers' turn (two cores, three readers).
-    std::this_thread::yield();
-  }
-  stop.store(true);
-  for (std::thread& t : readers) t.join();
+  const std::vector<std::vector<Asked>> asked = linearizability::LiveRun(
+      1, kMaxAsked, 0, static_cast<uint32_t>(live.procs.size()),
+      static_cast<uint32_t>(questions.size()), ops.size(),
+      [&](uint32_t pi, uint32_t qi) { return live.m.Evaluate(live.procs[pi], questions[qi], kQuiet); },
+      [&](size_t i) { live_results[i] = Apply(live.m, ops[i]); });
   std::string bad = live.m.impl().engine.world().Verify();
   ASSERT_EQ(bad, "") << "after the live run";
 

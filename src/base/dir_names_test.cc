@@ -18,11 +18,7 @@
 namespace pathwarden::internal {
 namespace {
 
-class DirNamesTest : public ::testing::Test {
- protected:
-  base_testing::ScratchDir scratch_{"pathwarden-dir-names"};
-  const std::string& dir_ = scratch_.path();
-};
+using DirNamesTest = base_testing::ScratchDirTest;
 
 // More names than one getdents64() of the 8 KiB buffer returns: every one
 // read, once, and neither "." nor "..".

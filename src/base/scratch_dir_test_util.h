@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <gtest/gtest.h>
+
 namespace pathwarden::base_testing {
 
 // ScratchDir
@@ -48,6 +50,15 @@ class ScratchDir {
 
  private:
   std::string path_;
+};
+
+// ScratchDirTest
+//
+// A fixture whose every test has a ScratchDir of its own, `dir_`.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  ScratchDir scratch_;
+  const std::string& dir_ = scratch_.path();
 };
 
 }  // namespace pathwarden::base_testing

@@ -451,13 +451,11 @@ TEST(PolicyVariables, ExpansionIsBounded) {
 
 // ---- Directories: composition ----
 
-class PolicyDir : public ::testing::Test {
+class PolicyDir : public base_testing::ScratchDirTest {
  protected:
   void Write(const std::string& name, std::string_view text) {
     ASSERT_TRUE(scratch_.Write(name, text)) << name;
   }
-  base_testing::ScratchDir scratch_{"pw-policy"};
-  const std::string& dir_ = scratch_.path();
 };
 
 TEST_F(PolicyDir, ComposesAsLandlockconfig) {

@@ -18,11 +18,7 @@ namespace {
 
 // A scratch directory of this test's own, removed after (with trees
 // deeper than PATH_MAX).
-class DirWalkTest : public ::testing::Test {
- protected:
-  base_testing::ScratchDir scratch_{"pathwarden-dirwalk"};
-  const std::string& dir_ = scratch_.path();
-};
+using DirWalkTest = base_testing::ScratchDirTest;
 
 // A chain of `levels` directories named `name` below `top`, made relative
 // to each.

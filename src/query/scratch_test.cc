@@ -170,6 +170,17 @@ class ScratchGuardTest : public ::testing::Test {
     if (!top_.empty()) std::filesystem::remove_all(top_);
   }
 
+  // ChangeGuarded() of a change that only notes it ran (*ran).
+  Result<int, std::string> NoteRun(bool* ran) {
+    return ChangeGuarded(
+        root_,
+        [ran]() -> Result<int, std::string> {
+          *ran = true;
+          return 0;
+        },
+        state_);
+  }
+
   // How the process that changes the tree ends.
   enum class End { kSigkill, kCtrlC };
 
@@ -379,13 +390,7 @@ TEST_F(ScratchGuardTest, ADamagedJournalStopsEveryChange) {
   bytes.resize(bytes.size() - 3);
   ASSERT_TRUE(Write(journal, bytes, 0600, 0, 0));
   bool ran = false;
-  auto r = ChangeGuarded(
-      root_,
-      [&]() -> Result<int, std::string> {
-        ran = true;
-        return 0;
-      },
-      state_);
+  auto r = NoteRun(&ran);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().find("damaged"), std::string::npos) << r.error();
   EXPECT_FALSE(ran);
@@ -400,13 +405,7 @@ TEST_F(ScratchGuardTest, AnOversizedJournalIsNotRead) {
   ASSERT_TRUE(Write(journal, "", 0600, 0, 0));
   ASSERT_EQ(truncate(journal.c_str(), off_t{129} << 20), 0);
   bool ran = false;
-  auto r = ChangeGuarded(
-      root_,
-      [&]() -> Result<int, std::string> {
-        ran = true;
-        return 0;
-      },
-      state_);
+  auto r = NoteRun(&ran);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().find("larger than a scratch journal can be"), std::string::npos)
       << r.error();

@@ -23,6 +23,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 py=/usr/bin/python3
+# ops.py and probe.py import as_user.py: no __pycache__ in the source tree.
+export PYTHONDONTWRITEBYTECODE=1
 if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
   echo "skipped: needs root, /dev/fuse and fusermount3" >&2
   exit 77

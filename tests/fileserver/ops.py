@@ -9,6 +9,8 @@ import os
 import stat
 import sys
 
+from as_user import Shown, as_user
+
 D = sys.argv[1]
 USERS = {
     "root": (0, 0, []),
@@ -31,37 +33,9 @@ def describe(rel):
                               st.st_uid, st.st_gid)
 
 
-class Shown(str):
-    """What an operation returns to be printed after its "ok"."""
-
-
 def run(user, what, fn, shows=(), mask=0o022):
     uid, gid, groups = USERS[user]
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        try:
-            os.umask(mask)
-            os.setgroups(groups)
-            os.setresgid(gid, gid, gid)
-            os.setresuid(uid, uid, uid)
-            out = fn()
-            res = "ok" + (" " + out if isinstance(out, Shown) else "")
-        except OSError as e:
-            res = errno.errorcode.get(e.errno, str(e.errno))
-        os.write(w, res.encode())
-        os._exit(0)
-    os.close(w)
-    res = b""
-    while True:
-        chunk = os.read(r, 4096)
-        if not chunk:
-            break
-        res += chunk
-    res = res.decode()
-    os.close(r)
-    os.waitpid(pid, 0)
+    res = as_user(uid, gid, groups, fn, mask)
     after = " ".join("%s=%s" % (s or "/", describe(s)) for s in shows)
     print("%-5s %-40s %-8s %s" % (user, what, res, after))
 

@@ -9,31 +9,15 @@ import json
 import os
 import sys
 
+from as_user import as_user
+
 backing, mount = sys.argv[1], sys.argv[2]
 uid, gid = int(sys.argv[3]), int(sys.argv[4])
 groups = [int(g) for g in sys.argv[5].split(",") if g]
 
 
 def attempt(fn):
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        try:
-            os.setgroups(groups)
-            os.setresgid(gid, gid, gid)
-            os.setresuid(uid, uid, uid)
-            fn()
-            res = "ok"
-        except OSError as e:
-            res = errno.errorcode.get(e.errno, str(e.errno))
-        os.write(w, res.encode())
-        os._exit(0)
-    os.close(w)
-    res = os.read(r, 100).decode()
-    os.close(r)
-    os.waitpid(pid, 0)
-    return res
+    return as_user(uid, gid, groups, fn)
 
 
 def opener(path, flags):

@@ -1020,44 +1020,14 @@ TEST_F(HostBackendTest, ReadersLinearizableUnderHostWrites) {
   World live = make(root_);
   using linearizability::Asked;
 
-  std::atomic<uint32_t> started{0}, done{0};
-  std::atomic<bool> stop{false};
-  std::atomic<int> ready{0};
-  constexpr int kReaders = 3;
-  std::vector<std::vector<Asked>> asked(kReaders);
-  std::vector<std::thread> readers;
-  for (int r = 0; r < kReaders; ++r) {
-    readers.emplace_back([&, r] {
-      std::mt19937 rr(static_cast<uint32_t>(r) + 7);
-      std::vector<Asked>& out = asked[static_cast<size_t>(r)];
-      out.reserve(kMaxAsked);
-      while (!stop.load() && out.size() < kMaxAsked) {
-        // Paced by the writer, so that the questions spread over its run.
-        if (out.size() > 40 * (size_t{done.load()} + 1)) {
-          std::this_thread::yield();
-          continue;
-        }
-        const uint32_t qi = static_cast<uint32_t>(rr() % live.questions.size());
-        const uint32_t pi = static_cast<uint32_t>(rr() % live.procs.size());
-        const uint32_t from = done.load();
-        const Decision d = live.m.Evaluate(live.procs[pi], live.questions[qi],
-                                           Model::Detail::kVerdictOnly);
-        const uint32_t to = started.load();
-        out.push_back({qi, pi, from, to, d.err(), d.verdict()});
-        if (out.size() == 1) ready.fetch_add(1);
-      }
-    });
-  }
-  while (ready.load() < kReaders) std::this_thread::yield();
   std::vector<int> live_results(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) {
-    started.store(static_cast<uint32_t>(i + 1));
-    live_results[i] = apply(live.m, live.writer, root_, ops[i]);
-    done.store(static_cast<uint32_t>(i + 1));
-    std::this_thread::yield();
-  }
-  stop.store(true);
-  for (std::thread& t : readers) t.join();
+  const std::vector<std::vector<Asked>> asked = linearizability::LiveRun(
+      7, kMaxAsked, 40, static_cast<uint32_t>(live.procs.size()),
+      static_cast<uint32_t>(live.questions.size()), ops.size(),
+      [&](uint32_t pi, uint32_t qi) {
+        return live.m.Evaluate(live.procs[pi], live.questions[qi], Model::Detail::kVerdictOnly);
+      },
+      [&](size_t i) { live_results[i] = apply(live.m, live.writer, root_, ops[i]); });
   ASSERT_EQ(EngineOf(live.m).world().Verify(), "") << "after the live run";
 
   // The replay, one thread, on the second tree.

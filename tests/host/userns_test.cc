@@ -225,6 +225,28 @@ struct Outcome {
 
 std::string Name(int err) { return err == 0 ? "ok" : ErrnoName(err); }
 
+// Each of the engine's `decisions` against the kernel's errno for the same
+// line, counted into `o`.
+void Tally(const std::vector<std::string>& lines, const std::vector<Decision>& decisions,
+           const std::vector<int>& kernel, Outcome& o) {
+  for (size_t i = 0; i < decisions.size(); ++i) {
+    const Decision& d = decisions[i];
+    const int k = kernel[i];
+    ++o.queries;
+    if (d.unknown()) {
+      ++o.unknown;
+    } else if (d.allowed() && k != 0) {
+      o.false_ok.push_back(fmt::format("{}: engine ok, kernel {}: {}", lines[i], Name(k), d.ToText()));
+    } else if (d.err() == k) {
+      ++o.agree;
+    } else {
+      ++o.denied_other_errno;
+      o.wrong.push_back(fmt::format("{}: engine {}, kernel {}: {}", lines[i], Name(d.err()), Name(k),
+                                    d.ToText()));
+    }
+  }
+}
+
 // Each query asked of `session` first, then made on the kernel here.
 Outcome AskAndProbe(Session& session, const std::vector<std::string>& lines) {
   Outcome o;
@@ -246,22 +268,7 @@ Outcome AskAndProbe(Session& session, const std::vector<std::string>& lines) {
     o.failure = kernel.error();
     return o;
   }
-  for (size_t i = 0; i < queries.size(); ++i) {
-    const Decision& d = decisions[i];
-    const int k = (*kernel)[i];
-    ++o.queries;
-    if (d.unknown()) {
-      ++o.unknown;
-    } else if (d.allowed() && k != 0) {
-      o.false_ok.push_back(fmt::format("{}: engine ok, kernel {}: {}", lines[i], Name(k), d.ToText()));
-    } else if (d.err() == k) {
-      ++o.agree;
-    } else {
-      ++o.denied_other_errno;
-      o.wrong.push_back(fmt::format("{}: engine {}, kernel {}: {}", lines[i], Name(d.err()), Name(k),
-                                    d.ToText()));
-    }
-  }
+  Tally(lines, decisions, *kernel, o);
   return o;
 }
 
@@ -398,23 +405,7 @@ Outcome RunInUserNs(const NsCase& c, const std::vector<std::string>& lines) {
           if (!kernel) {
             o.failure = kernel.error();
           } else if (o.failure.empty()) {
-            for (size_t i = 0; i < decisions.size(); ++i) {
-              const Decision& d = decisions[i];
-              const int k = (*kernel)[i];
-              ++o.queries;
-              if (d.unknown()) {
-                ++o.unknown;
-              } else if (d.allowed() && k != 0) {
-                o.false_ok.push_back(
-                    fmt::format("{}: engine ok, kernel {}: {}", lines[i], Name(k), d.ToText()));
-              } else if (d.err() == k) {
-                ++o.agree;
-              } else {
-                ++o.denied_other_errno;
-                o.wrong.push_back(fmt::format("{}: engine {}, kernel {}: {}", lines[i],
-                                              Name(d.err()), Name(k), d.ToText()));
-              }
-            }
+            Tally(lines, decisions, *kernel, o);
           }
         } else {
           o = AskAndProbe(**session, lines);
