@@ -3,7 +3,9 @@
 #ifndef PATHWARDEN_SRC_BASE_LEXICAL_PATH_H_
 #define PATHWARDEN_SRC_BASE_LEXICAL_PATH_H_
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace pathwarden::internal {
 
@@ -25,6 +27,33 @@ inline bool IsNormalisedAbsolute(std::string_view p) {
     i = j + 1;
   }
   return true;
+}
+
+// LexicallyNormal()
+//
+// `p` as an absolute, normalised path, without asking any filesystem:
+// empty and "." components dropped, ".." removing the one before it
+// (none above "/"). "/a/./b//c/../d" is "/a/b/d"; "a/../.." is "/".
+inline std::string LexicallyNormal(std::string_view p) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i <= p.size()) {
+    size_t j = p.find('/', i);
+    if (j == std::string_view::npos) j = p.size();
+    const std::string_view c = p.substr(i, j - i);
+    if (c == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!c.empty() && c != ".") {
+      parts.push_back(c);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (std::string_view c : parts) {
+    out += '/';
+    out += c;
+  }
+  return out.empty() ? "/" : out;
 }
 
 }  // namespace pathwarden::internal

@@ -39,20 +39,54 @@ struct World {
   int restricted = -1;
 };
 
-// Reader threads count themselves in `running` before their first read;
-// the writer waits for all of them, so that its writes overlap their
-// reads however a busy machine schedules the threads (a writer done in
-// 10 ms could otherwise finish before a reader ever ran).
-void WaitForReaders(const std::atomic<int>& running, int n) {
-  while (running.load() < n) std::this_thread::yield();
-}
+// Two reader threads, each calling `read()` (it asks `per_read`
+// questions, and returns false for an answer no consistent state gives)
+// until Stop(). They count themselves before their first read, and
+// Start() waits for both, so that the writes overlap their reads however
+// a busy machine schedules the threads (a writer done in 10 ms could
+// otherwise finish before a reader ever ran).
+class Readers {
+ public:
+  template <class Read>
+  Readers(uint64_t per_read, Read read) {
+    for (std::thread& t : threads_)
+      t = std::thread([this, per_read, read] {
+        running_.fetch_add(1);
+        while (!stop_.load(std::memory_order_relaxed)) {
+          if (!read()) bad_.fetch_add(1);
+          reads_.fetch_add(per_read, std::memory_order_relaxed);
+        }
+      });
+    while (running_.load() < 2) std::this_thread::yield();
+    before_ = reads_.load();
+  }
+  ~Readers() { Stop(); }
 
-// Whether the writer does round `i`: its `rounds`, and more (up to a
-// thousand times as many) until `reads` has grown past `before`, a read
-// overlapping the writes.
-bool MoreRounds(int i, int rounds, const std::atomic<uint64_t>& reads, uint64_t before) {
-  return i < rounds || (reads.load() == before && i < 1000 * rounds);
-}
+  // Whether the writer does round `i`: its `rounds`, and more (up to a
+  // thousand times as many) until a read has overlapped the writes.
+  bool MoreRounds(int i, int rounds) const {
+    return i < rounds || (reads_.load() == before_ && i < 1000 * rounds);
+  }
+  // The reads made since the readers started (while the writer wrote,
+  // when it calls this as soon as it is done); then joins them, before
+  // anything is reported.
+  uint64_t Stop() {
+    if (!stop_.load()) {
+      during_ = reads_.load() - before_;
+      stop_.store(true);
+      for (std::thread& t : threads_) t.join();
+    }
+    return during_;
+  }
+  uint64_t bad() const { return bad_.load(); }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> running_{0};
+  std::atomic<uint64_t> bad_{0}, reads_{0};
+  uint64_t before_ = 0, during_ = 0;
+  std::thread threads_[2];
+};
 
 TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   World w;
@@ -61,48 +95,33 @@ TEST(Concurrency, ReadersSeeOnlyConsistentStates) {
   const Process u = w.u;
   const Process root = e.Init();
 
-  std::atomic<bool> stop{false};
-  std::atomic<int> running{0};
-  std::atomic<uint64_t> bad{0}, reads{0};
-  auto reader = [&] {
-    running.fetch_add(1);
-    const Request stat_a = Stat{.path = "/a/f"};
-    const Request stat_x = Stat{.path = "/x/f"};
-    const Request open_granted = Open{.path = "/granted/f"};
-    const Request open_a = Open{.path = "/a/f"};
-    while (!stop.load(std::memory_order_relaxed)) {
-      const int a = e.Evaluate(u, stat_a, kQuiet).err();
-      const int x = e.Evaluate(u, stat_x, kQuiet).err();
-      const int g = e.Evaluate(u, open_granted, kQuiet).err();
-      const int o = e.Evaluate(u, open_a, kQuiet).err();
-      // /a moves between /a and /b: ok or ENOENT. /x flips 0755/0700:
-      // ok or EACCES. /granted is never touched. /a/f is outside the
-      // rule: EACCES, or ENOENT while /a is away.
-      if ((a != 0 && a != ENOENT) || (x != 0 && x != EACCES) || g != 0 ||
-          (o != EACCES && o != ENOENT))
-        bad.fetch_add(1);
-      reads.fetch_add(4, std::memory_order_relaxed);
-    }
-  };
-  std::thread r1(reader), r2(reader);
+  const Request stat_a = Stat{.path = "/a/f"};
+  const Request stat_x = Stat{.path = "/x/f"};
+  const Request open_granted = Open{.path = "/granted/f"};
+  const Request open_a = Open{.path = "/a/f"};
+  Readers readers(4, [&] {
+    const int a = e.Evaluate(u, stat_a, kQuiet).err();
+    const int x = e.Evaluate(u, stat_x, kQuiet).err();
+    const int g = e.Evaluate(u, open_granted, kQuiet).err();
+    const int o = e.Evaluate(u, open_a, kQuiet).err();
+    // /a moves between /a and /b: ok or ENOENT. /x flips 0755/0700:
+    // ok or EACCES. /granted is never touched. /a/f is outside the
+    // rule: EACCES, or ENOENT while /a is away.
+    return !((a != 0 && a != ENOENT) || (x != 0 && x != EACCES) || g != 0 ||
+             (o != EACCES && o != ENOENT));
+  });
   const Request to_b = Rename{.oldpath = "/a", .newpath = "/b"};
   const Request to_a = Rename{.oldpath = "/b", .newpath = "/a"};
   const Request close_x = Chmod{.path = "/x", .mode = 0700};
   const Request open_x = Chmod{.path = "/x", .mode = 0755};
   int write_failures = 0;
-  WaitForReaders(running, 2);
-  const uint64_t before = reads.load();
-  for (int i = 0; MoreRounds(i, 20000, reads, before) && write_failures == 0; ++i) {
+  for (int i = 0; readers.MoreRounds(i, 20000) && write_failures == 0; ++i) {
     write_failures += e.Apply(root, (i & 1) ? to_a : to_b, kQuiet).err() != 0;
     write_failures += e.Apply(root, (i & 1) ? open_x : close_x, kQuiet).err() != 0;
   }
-  const uint64_t during = reads.load() - before;
-  // The readers are joined before anything is reported.
-  stop = true;
-  r1.join();
-  r2.join();
+  const uint64_t during = readers.Stop();
   EXPECT_EQ(write_failures, 0);
-  EXPECT_EQ(bad.load(), 0u);
+  EXPECT_EQ(readers.bad(), 0u);
   EXPECT_GT(during, 0u) << "no read overlapped the writes";
 }
 
@@ -122,30 +141,21 @@ TEST(Concurrency, CreationsAndRemovalsUnderLandlock) {
   const int move_out_err = e.Evaluate(u, move_out, kQuiet).err();
   EXPECT_NE(move_out_err, 0);
 
-  std::atomic<bool> stop{false};
-  std::atomic<int> running{0};
-  std::atomic<uint64_t> bad{0}, reads{0};
-  auto reader = [&] {
-    running.fetch_add(1);
-    const Request open_granted = Open{.path = "/granted/f"};
-    const Request open_new = Open{.path = "/granted/new"};
-    const Request open_deep = Open{.path = "/granted/d/e/g"};
-    const Request open_outside = Open{.path = "/x/d/g"};
-    while (!stop.load(std::memory_order_relaxed)) {
-      const int g = e.Evaluate(u, open_granted, kQuiet).err();
-      const int n = e.Evaluate(u, open_new, kQuiet).err();
-      const int d = e.Evaluate(u, open_deep, kQuiet).err();
-      const int o = e.Evaluate(u, open_outside, kQuiet).err();
-      const int m = e.Evaluate(u, move_out, kQuiet).err();
-      // /granted/f is never touched; what comes and goes under /granted
-      // opens or is missing; under /x it is refused, or missing.
-      if (g != 0 || (n != 0 && n != ENOENT) || (d != 0 && d != ENOENT) ||
-          (o != EACCES && o != ENOENT) || m != move_out_err)
-        bad.fetch_add(1);
-      reads.fetch_add(5, std::memory_order_relaxed);
-    }
+  const Request open_granted = Open{.path = "/granted/f"};
+  const Request open_new = Open{.path = "/granted/new"};
+  const Request open_deep = Open{.path = "/granted/d/e/g"};
+  const Request open_outside = Open{.path = "/x/d/g"};
+  auto read = [&] {
+    const int g = e.Evaluate(u, open_granted, kQuiet).err();
+    const int n = e.Evaluate(u, open_new, kQuiet).err();
+    const int d = e.Evaluate(u, open_deep, kQuiet).err();
+    const int o = e.Evaluate(u, open_outside, kQuiet).err();
+    const int m = e.Evaluate(u, move_out, kQuiet).err();
+    // /granted/f is never touched; what comes and goes under /granted
+    // opens or is missing; under /x it is refused, or missing.
+    return !(g != 0 || (n != 0 && n != ENOENT) || (d != 0 && d != ENOENT) ||
+             (o != EACCES && o != ENOENT) || m != move_out_err);
   };
-  std::thread r1(reader), r2(reader);
   auto mknod = [](std::string path) -> Request {
     return Mknod{.path = std::move(path), .mode = 0644};
   };
@@ -173,9 +183,8 @@ TEST(Concurrency, CreationsAndRemovalsUnderLandlock) {
   const Request there = Rename{.oldpath = "/x/r", .newpath = "/x/s"};
   const Request back = Rename{.oldpath = "/x/s", .newpath = "/x/r"};
   int write_failures = e.Apply(root, mkdir("/x/r"), kQuiet).err() != 0;
-  WaitForReaders(running, 2);
-  const uint64_t before = reads.load();
-  for (int i = 0; MoreRounds(i, 2000, reads, before) && write_failures == 0; ++i) {
+  Readers readers(5, read);
+  for (int i = 0; readers.MoreRounds(i, 2000) && write_failures == 0; ++i) {
     for (size_t k = 0; k < 6; ++k) write_failures += e.Apply(root, writes[k], kQuiet).err() != 0;
     for (int j = 0; j < 4; ++j) {
       write_failures += e.Apply(root, j % 2 ? back : there, kQuiet).err() != 0;
@@ -184,12 +193,9 @@ TEST(Concurrency, CreationsAndRemovalsUnderLandlock) {
     for (size_t k = 6; k < std::size(writes); ++k)
       write_failures += e.Apply(root, writes[k], kQuiet).err() != 0;
   }
-  const uint64_t during = reads.load() - before;
-  stop = true;
-  r1.join();
-  r2.join();
+  const uint64_t during = readers.Stop();
   EXPECT_EQ(write_failures, 0);
-  EXPECT_EQ(bad.load(), 0u);
+  EXPECT_EQ(readers.bad(), 0u);
   EXPECT_GT(during, 0u) << "no read overlapped the writes";
 }
 

@@ -83,7 +83,6 @@ void GenerateProcesses(GenState& g);
 LayerSpec RandomLayer(GenState& g, const ProcInfo& actor, bool odd);
 
 // gen_paths.cc
-std::string Normalize(std::string_view path);
 std::string Dirname(std::string_view path);
 bool IsUnder(std::string_view path, std::string_view dir);  // or equal
 // `to` relative to the directory `from` (both absolute, normalised).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "src/base/lexical_path.h"
 #include "src/fuzz/gen_internal.h"
 
 namespace pathwarden::fuzz::gen_internal {
@@ -30,7 +31,7 @@ bool Matches(const Known& k, Want want) {
 std::string LinkDestination(const Known& link) {
   if (link.target.empty()) return "";
   std::string joined = link.target[0] == '/' ? link.target : Dirname(link.path) + "/" + link.target;
-  return Normalize(joined);
+  return internal::LexicallyNormal(joined);
 }
 
 // Inserts a detour at a random component boundary of an absolute path:
@@ -47,7 +48,7 @@ std::string Detour(GenState& g, const std::string& path) {
     case 1: insert = "/"; break;
     case 2: {
       // A directory that exists at that point, then back up.
-      std::string prefix = Normalize(path.substr(0, at + 1));
+      std::string prefix = internal::LexicallyNormal(path.substr(0, at + 1));
       std::vector<const Known*> dirs;
       for (const Known& k : g.tree)
         if (k.type == "dir" && Dirname(k.path) == prefix && k.path != prefix) dirs.push_back(&k);
@@ -65,28 +66,6 @@ std::string Detour(GenState& g, const std::string& path) {
 }
 
 }  // namespace
-
-std::string Normalize(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    std::string_view c = path.substr(i, j - i);
-    if (c == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!c.empty() && c != ".") {
-      parts.push_back(c);
-    }
-    i = j + 1;
-  }
-  std::string out;
-  for (std::string_view c : parts) {
-    out += '/';
-    out += c;
-  }
-  return out.empty() ? "/" : out;
-}
 
 std::string Dirname(std::string_view path) {
   size_t slash = path.rfind('/');

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "src/base/dir_names.h"
+#include "src/base/lexical_path.h"
 #include "src/kernel/guardian.h"
 #include "src/scenario/op_codec.h"
 
@@ -154,27 +155,6 @@ Result<void, std::string> RemoveAll(const std::string& path) {
   }
   if (unlink(path.c_str()) != 0) return Unexpected(Err("unlink", path));
   return {};
-}
-
-// Lexically: "/a/./b//c/../d" to "/a/b/d".
-std::string Normalise(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i < path.size()) {
-    size_t end = path.find('/', i);
-    if (end == std::string::npos) end = path.size();
-    std::string part = path.substr(i, end - i);
-    i = end + 1;
-    if (part.empty() || part == ".") continue;
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-      continue;
-    }
-    parts.push_back(std::move(part));
-  }
-  std::string out;
-  for (const std::string& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
 }
 
 bool StrictlyBelow(const std::string& path, const std::string& root) {
@@ -707,8 +687,8 @@ std::string Contained(const Query& q, const std::string& root, const std::string
   std::free(real_root);
   for (size_t k = 0; k < paths.size(); ++k) {
     const std::string& p = paths[k];
-    const std::string abs = Normalise(p.starts_with('/') ? p : cwd + "/" + p);
-    if (!StrictlyBelow(abs, Normalise(root)) && !StrictlyBelow(abs, rroot))
+    const std::string abs = internal::LexicallyNormal(p.starts_with('/') ? p : cwd + "/" + p);
+    if (!StrictlyBelow(abs, internal::LexicallyNormal(root)) && !StrictlyBelow(abs, rroot))
       return fmt::format("{} is not inside --scratch {}", p, root);
     const std::string parent = abs.substr(0, abs.rfind('/'));
     char* rp = realpath(parent.empty() ? "/" : parent.c_str(), nullptr);

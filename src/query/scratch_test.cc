@@ -184,6 +184,19 @@ class ScratchGuardTest : public ::testing::Test {
   // How the process that changes the tree ends.
   enum class End { kSigkill, kCtrlC };
 
+  // In the forked process that changes the tree: a process group of its
+  // own, and once a change is made, the guardian's pid written to
+  // ready[1] and the process stopped there for the test to end it.
+  static void BecomeHolder(const int ready[2]) {
+    close(ready[0]);
+    setpgid(0, 0);
+    const int fd = ready[1];
+    SetAfterChangeHookForTesting([fd](pid_t guardian) {
+      (void)!write(fd, &guardian, sizeof guardian);
+      for (;;) pause();
+    });
+  }
+
   // Forks the process that changes the tree through ChangeGuarded() with
   // its own process group (as a shell runs a command), and ends it once
   // the change is made: while the kernel's child (a child tied to it, as
@@ -196,12 +209,7 @@ class ScratchGuardTest : public ::testing::Test {
     const pid_t holder = fork();
     if (holder < 0) return "fork";
     if (holder == 0) {
-      close(ready[0]);
-      setpgid(0, 0);
-      SetAfterChangeHookForTesting([&](pid_t guardian) {
-        (void)!write(ready[1], &guardian, sizeof guardian);
-        for (;;) pause();
-      });
+      BecomeHolder(ready);
       const std::string r = root_;
       auto result = ChangeGuarded(
           r,
@@ -451,12 +459,7 @@ TEST_F(ScratchGuardTest, ExplainKilledAfterTheKernelsChange) {
     const pid_t holder = fork();
     ASSERT_GE(holder, 0);
     if (holder == 0) {
-      close(ready[0]);
-      setpgid(0, 0);
-      SetAfterChangeHookForTesting([&](pid_t guardian) {
-        (void)!write(ready[1], &guardian, sizeof guardian);
-        for (;;) pause();
-      });
+      BecomeHolder(ready);
       (void)(*session)->Ask(*q, true, root_);
       _exit(1);
     }
