@@ -1,5 +1,8 @@
 #include "src/base/lexical_path.h"
 
+#include <string_view>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 namespace pathwarden::internal {
@@ -13,12 +16,16 @@ TEST(LexicalPath, NormalisedAbsolute) {
 }
 
 TEST(LexicalPath, LexicallyNormal) {
-  EXPECT_EQ(LexicallyNormal("/a/./b//c/../d"), "/a/b/d");
-  EXPECT_EQ(LexicallyNormal("a/../.."), "/");
-  EXPECT_EQ(LexicallyNormal(""), "/");
-  EXPECT_EQ(LexicallyNormal("/../x/"), "/x");
-  EXPECT_EQ(LexicallyNormal("/a/..b/.c"), "/a/..b/.c");
-  for (const char* p : {"/", "/a/b/d", "/x"}) EXPECT_EQ(LexicallyNormal(p), p);
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {"/a/./b//c/../d", "/a/b/d"},
+      {"a/../..", "/"},
+      {"", "/"},
+      {"/../x/", "/x"},
+      {"/a/..b/.c", "/a/..b/.c"},
+      {"/", "/"},
+      {"/a/b/d", "/a/b/d"},
+  };
+  for (const auto& [path, normal] : cases) EXPECT_EQ(LexicallyNormal(path), normal) << path;
 }
 
 }  // namespace
