@@ -110,6 +110,15 @@ read_sysctls() {
   done
 }
 if [ -z "${PATHWARDEN_FS_TEST_TRY:-}" ]; then
+  # ctest's lock orders only this ctest's tests; the kernel executor of
+  # another pathwarden (another ctest, a fuzz run) sets the sysctls while
+  # it holds /run/pathwarden/sysctl.lock (src/kernel/sysctl_guard.cc), as
+  # conformance/tmpfs_test.sh does: this shell holds it for the runs
+  # (which do not inherit it: a server left behind must not keep it), and
+  # the watcher stays for anything that changes them without it.
+  mkdir -p /run/pathwarden
+  exec {sysctl_lock}>>/run/pathwarden/sysctl.lock
+  flock "$sysctl_lock"
   for try in 1 2 3 4 5; do
     read_sysctls
     before=$sysctls_now
@@ -122,10 +131,10 @@ if [ -z "${PATHWARDEN_FS_TEST_TRY:-}" ]; then
         read_sysctls
         [ "$sysctls_now" = "$before" ] || { echo "$sysctls_now" >"$changed"; exit 0; }
         read -r -t 0.01 -u "$nap" _ || true
-      done ) &
+      done ) {sysctl_lock}>&- &
     watcher=$!
     set +e
-    PATHWARDEN_FS_TEST_TRY=$try "$0" "$@"
+    PATHWARDEN_FS_TEST_TRY=$try "$0" "$@" {sysctl_lock}>&-
     rc=$?
     set -e
     kill "$watcher" 2>/dev/null || true
