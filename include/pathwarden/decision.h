@@ -84,6 +84,7 @@ enum class PermClass : uint8_t {
   kReadonly,
   kImmutable,
   kFastSearch,
+  kUnknown,  // outside the model (Decision::unknown()): neither granted nor refused
 };
 std::string_view PermClassName(PermClass c);
 

@@ -407,7 +407,8 @@ PATHWARDEN_EXPORT const char *pathwarden_decision_json(const pathwarden_decision
 
 /* One inode permission check: a directory the walk searched (a
  * component) or the object's own check (the DAC check): the path, what
- * was asked (MAY_*: 4 read, 2 write, 1 exec), whether granted, what
+ * was asked (MAY_*: 4 read, 2 write, 1 exec), whether granted (1, 0, or
+ * -1 when the check is outside the model: PATHWARDEN_UNKNOWN), what
  * decided it in words ("owner 1000", "ACL entry user:33", "other",
  * "CAP_DAC_OVERRIDE", "anyone may search (fast path)"), the capability
  * that granted it (-1: none), the inode's mode (type and bits), owner,

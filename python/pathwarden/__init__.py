@@ -456,7 +456,8 @@ class Check:
     def __init__(self, c):
         self.path = _s(c.path)
         self.want = c.want
-        self.granted = bool(c.granted)
+        # None: the check is outside the model (the decision is unknown).
+        self.granted = None if c.granted < 0 else bool(c.granted)
         self.fast = bool(c.fast)
         self.decided_by = _s(c.decided_by)
         self.capability = c.capability

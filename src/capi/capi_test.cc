@@ -684,6 +684,13 @@ TEST(CapiHost, TheLiveHostAndAPid) {
   EXPECT_EQ(pathwarden_decision_errno(d), -ENODATA);
   EXPECT_STREQ(pathwarden_decision_result(d), "unknown");
   EXPECT_STRNE(pathwarden_decision_unknown_why(d), "");
+  // The walk's check of /proc is neither granted nor refused.
+  const int n = pathwarden_decision_component_count(d);
+  ASSERT_GE(n, 2);
+  pathwarden_check proc{};
+  ASSERT_EQ(pathwarden_decision_component(d, static_cast<size_t>(n - 1), &proc, 0), 0);
+  EXPECT_STREQ(proc.path, "/proc");
+  EXPECT_EQ(proc.granted, -1) << proc.decided_by;
   pathwarden_decision_free(d);
   // Credentials given, on the host: a user may not read /etc/shadow when
   // it is not world-readable (Debian: 0640 root:shadow).

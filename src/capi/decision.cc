@@ -62,7 +62,7 @@ namespace {
 void FillCheck(const PermVerdict& v, bool fast, const std::string& by, pathwarden_check* out) {
   out->path = v.path.c_str();
   out->want = v.want;
-  out->granted = v.granted ? 1 : 0;
+  out->granted = v.decided_by == PermClass::kUnknown ? -1 : v.granted ? 1 : 0;
   out->fast = fast ? 1 : 0;
   out->decided_by = by.c_str();
   out->capability = v.capability;

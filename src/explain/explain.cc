@@ -71,6 +71,7 @@ std::string_view PermClassName(PermClass c) {
     case PermClass::kReadonly: return "read-only";
     case PermClass::kImmutable: return "immutable";
     case PermClass::kFastSearch: return "fast-search";
+    case PermClass::kUnknown: return "unknown";
   }
   return "?";
 }
@@ -166,6 +167,8 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
       return "the inode is immutable";
     case Via::kInternal:
       return "the check failed closed (internal error)";
+    case Via::kUnknown:
+      return "not known: its filesystem decides, or it could not be read";
   }
   return "?";
 }
@@ -205,6 +208,7 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
     case Via::kReadonlySb: v.decided_by = PermClass::kReadonly; break;
     case Via::kImmutable: v.decided_by = PermClass::kImmutable; break;
     case Via::kInternal: v.decided_by = PermClass::kNone; break;
+    case Via::kUnknown: v.decided_by = PermClass::kUnknown; break;
   }
   if (pc.via == Via::kAclUser || pc.via == Via::kAclGroup) v.acl_id = pc.entry_id;
   const vfs::Inode& i = w.inode(ino);

@@ -137,6 +137,7 @@ PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
     PermCheck r;
     r.want = mask & 7;
     r.err = vfs::UnknownAt(ino);
+    r.via = Via::kUnknown;
     return r;
   }
   PermCheck r = AclPermissionCheck(w, cred, inode, mask);

@@ -40,6 +40,8 @@ struct PermCheck {
     kImmutable,      // EPERM: immutable inode
     kInternal,       // the check failed closed (internal::FailClosed()):
                      // nothing, no capability either, overrides it
+    kUnknown,        // vfs::kErrUnknown: its filesystem decides, or the
+                     // backend could not see it; neither granted nor refused
   };
   int err = 0;
   Via via = Via::kOwner;

@@ -149,6 +149,7 @@ std::string DecidedBy(const PermVerdict& v, bool fast) {
     case PermClass::kReadonly: return "read-only filesystem";
     case PermClass::kImmutable: return "immutable";
     case PermClass::kFastSearch: return "anyone may search (fast path)";
+    case PermClass::kUnknown: return "not known (above: why)";
     case PermClass::kNone: break;
   }
   return "";
@@ -414,7 +415,8 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
   auto row = [&](const PermVerdict& v, bool fast) {
     rows.push_back({input::QuoteName(v.path), std::string(TypeName(v.mode)), ModeText(v),
                     std::to_string(v.uid), std::to_string(v.gid), WantString(v.want),
-                    DecidedBy(v, fast) + (v.granted ? "" : " — refused")});
+                    DecidedBy(v, fast) +
+                        (v.granted || v.decided_by == PermClass::kUnknown ? "" : " — refused")});
   };
   for (const ComponentVerdict& cv : r.components) row(cv.check, cv.fast);
   if (r.dac) row(*r.dac, false);
@@ -516,7 +518,12 @@ nlohmann::json RenderJson(const LayerOrigins& s, const Answer& a) {
     p["gid"] = v.gid;
     p["acl"] = v.has_acl;
     p["check"] = WantString(v.want);
-    p["granted"] = v.granted;
+    // null: the check is outside the model, neither granted nor refused.
+    if (v.decided_by == PermClass::kUnknown) {
+      p["granted"] = nullptr;
+    } else {
+      p["granted"] = v.granted;
+    }
     p["decided_by"] = DecidedBy(v, fast);
     p["fast"] = fast;
     return p;

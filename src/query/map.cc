@@ -240,7 +240,8 @@ std::string Source(Session& s, const PathRights& p, Right r) {
     if (parts.empty() && !d.ToText().empty()) parts.push_back(d.ToText());
     return Joined(parts, "; ");
   }
-  switch (d.stage()) {
+  // An unknown answer refuses nothing: its reason alone (below).
+  switch (d.unknown() ? Stage::kNone : d.stage()) {
     case Stage::kLandlock:
       for (const LayerVerdict* v : AllLayers(why)) {
         if (v->missing == 0) continue;
