@@ -88,7 +88,7 @@ int WithReason(const pathwarden_decision* d, uint32_t flags, Out* out, Fill fill
   });
 }
 
-// Index `i` of a part holding `n` (`what`: "component 3", `of`: "the
+// Index `i` of a part holding `n` (`what`: "component", `of`: "the
 // walk"): 0, or ERANGE.
 int InRange(size_t i, size_t n, std::string_view what, std::string_view of) {
   if (i < n) return 0;
