@@ -243,7 +243,7 @@ int Do<pathwarden::Truncate>(OpCtx& ctx) {
   }
   if (int err = GetWriteAccess(ctx, at)) return err;
   if (int err = security::PathTruncate(ctx, at)) return err;
-  if (int err = SwapfileSize(ctx, at, "truncate")) return err;
+  if (int err = SizeMayChange(ctx, at, "truncate")) return err;
   if (ctx.apply) Truncate(ctx, ino);
   return 0;
 }
@@ -368,7 +368,7 @@ int Do<pathwarden::Fallocate>(OpCtx& ctx) {
     FailAt(ctx, Stage::kVfs, "{} is immutable", f->path);
     return EPERM;
   }
-  if (int err = SwapfileSize(ctx, f->path, "fallocate")) return err;
+  if (int err = SizeMayChange(ctx, f->path, "fallocate")) return err;
   if (S_ISFIFO(i.mode)) {
     FailAt(ctx, Stage::kVfs, "{} is a fifo", f->path);
     return ESPIPE;

@@ -54,7 +54,7 @@ int SwapfileUnknown(const OpCtx& ctx, PathPos at) {
       ctx.PathOf(at)));
 }
 
-int SwapfileSize(const OpCtx& ctx, PathPos at, std::string_view what) {
+int SizeMayChange(const OpCtx& ctx, PathPos at, std::string_view what) {
   const uint32_t flags = ctx.w.inode_at(at.dentry).flags;
   if (flags & vfs::kInodeSwapfile) {
     ctx.Fail(Stage::kVfs, [&] {
@@ -64,7 +64,15 @@ int SwapfileSize(const OpCtx& ctx, PathPos at, std::string_view what) {
     return ETXTBSY;
   }
   if (flags & vfs::kInodeSwapfileUnknown) return SwapfileUnknown(ctx, at);
+  if (flags & vfs::kInodeVerity) return VerityWriteUnknown(ctx, at, what);
   return 0;
+}
+
+int VerityWriteUnknown(const OpCtx& ctx, PathPos at, std::string_view what) {
+  return vfs::Unknown(fmt::format(
+      "{} is an fs-verity file: its filesystem refuses {} (EPERM, after every check above), "
+      "which the kernel this was built against cannot show",
+      ctx.PathOf(at), what));
 }
 
 int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what) {

@@ -45,12 +45,20 @@ int MntWantWrite(const OpCtx& ctx, vfs::PathPos at);
 // one might (kInodeDenyWriteUnknown).
 int GetWriteAccess(const OpCtx& ctx, vfs::PathPos at);
 
-// SwapfileSize()
+// SizeMayChange()
 //
-// ETXTBSY when the file at `at` is an active swap file, whose size no
-// call changes (vfs::kInodeSwapfile); unknown when it may be one
-// (kInodeSwapfileUnknown). `what`: the call, for the reason.
-int SwapfileSize(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
+// notify_change()'s refusals of a new size, after the LSM's truncate
+// check: ETXTBSY when the file at `at` is an active swap file
+// (vfs::kInodeSwapfile), unknown when it may be one
+// (kInodeSwapfileUnknown) or is an fs-verity file (kInodeVerity, its
+// filesystem's EPERM). `what`: the call, for the reason.
+int SizeMayChange(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
+
+// VerityWriteUnknown()
+//
+// For a write (`what`) to an fs-verity file: the reason, as
+// vfs::Unknown(), that its filesystem's refusal is not modelled.
+int VerityWriteUnknown(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
 
 // SwapfileUnknown()
 //

@@ -303,6 +303,9 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags, Open
     return ENFILE;
   }
   if (int err = security::FileOpen(ctx, *file)) return err;
+  // The filesystem's ->open(): fsverity_file_open().
+  if ((f_mode & kFmodeWrite) && (i.flags & vfs::kInodeVerity))
+    return VerityWriteUnknown(ctx, path, "opening it for writing");
   switch (mode & S_IFMT) {
     case S_IFIFO:
       if (int err = FifoOpen(ctx, path, f_mode)) return err;
@@ -387,7 +390,7 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   if (do_truncate) {
     // handle_truncate(): the LSM's frozen truncate right, then the size.
     if (int err = security::FileTruncate(ctx, *file)) return err;
-    if (int err = SwapfileSize(ctx, path, "O_TRUNC")) return err;
+    if (int err = SizeMayChange(ctx, path, "O_TRUNC")) return err;
     if (ctx.apply) Truncate(ctx, ino);
   }
   *out = std::move(file);
@@ -533,7 +536,7 @@ int Do<pathwarden::Ftruncate>(OpCtx& ctx) {
     return EPERM;
   }
   if (int err = security::FileTruncate(ctx, *f)) return err;
-  if (int err = SwapfileSize(ctx, f->path, "ftruncate")) return err;
+  if (int err = SizeMayChange(ctx, f->path, "ftruncate")) return err;
   if (ctx.apply) Truncate(ctx, f->inode);
   ctx.Ok(Stage::kFd, [&] { return fmt::format("{} is open for writing", ctx.FdText(ctx.a.fd)); });
   return 0;

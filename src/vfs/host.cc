@@ -186,6 +186,7 @@ std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string
   if (stx.stx_attributes & stx.stx_attributes_mask & STATX_ATTR_IMMUTABLE)
     f.attrs |= kInodeImmutable;
   if (stx.stx_attributes & stx.stx_attributes_mask & STATX_ATTR_APPEND) f.attrs |= kInodeAppend;
+  if (stx.stx_attributes & stx.stx_attributes_mask & STATX_ATTR_VERITY) f.attrs |= kInodeVerity;
   if (S_ISLNK(f.mode)) {
     // Symlinks have no ACLs; their body is all there is to read.
     std::string buf(static_cast<size_t>(stx.stx_size) + 1, '\0');
@@ -257,7 +258,7 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     w.SetNlink(ino, f.nlink);
     changed = true;
   }
-  constexpr uint32_t kAttrs = kInodeImmutable | kInodeAppend;
+  constexpr uint32_t kAttrs = kInodeImmutable | kInodeAppend | kInodeVerity;
   if ((i.flags & kAttrs) != f.attrs) {
     w.SetFlags(ino, f.attrs, kAttrs & ~f.attrs);
     changed = true;

@@ -74,6 +74,13 @@ inline constexpr uint32_t kInodeSwapfile = 1u << 9;
 // A regular file while some swap file /proc/swaps lists could not be
 // found: it may be that one, so the calls above are unknown.
 inline constexpr uint32_t kInodeSwapfileUnknown = 1u << 10;
+// An fs-verity file (STATX_ATTR_VERITY; ext4, f2fs, btrfs): its
+// filesystem refuses to open it for writing and to change its size
+// (EPERM: fsverity_file_open(), fsverity_prepare_setattr(), after the
+// LSM hooks). The kernel this was built against has no CONFIG_FS_VERITY,
+// so neither could be confirmed: such writes are unknown. Set by the host
+// backend from statx.
+inline constexpr uint32_t kInodeVerity = 1u << 11;
 
 // Mount::flags (MNT_*)
 inline constexpr uint32_t kMntReadonly = 1u << 0;
