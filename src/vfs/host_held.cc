@@ -8,10 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -54,32 +57,60 @@ bool HostBackend::Executing(uint64_t dev, uint64_t ino) {
   return executing_.files.contains({dev, ino});
 }
 
+namespace {
+
+// /proc/swaps' text, or nullopt when it cannot be read; "" without swap
+// (CONFIG_SWAP=n: no /proc/swaps).
+std::optional<std::string> ReadSwaps() {
+  const int fd = open("/proc/swaps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT ? std::optional<std::string>("") : std::nullopt;
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  close(fd);
+  if (n < 0) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
 bool HostBackend::Swapping(uint64_t dev, uint64_t ino) {
   if (!swaps_.read) {
     swaps_.read = true;
     // Readable by anyone, and global (not per namespace); names as this
     // process's root sees them (ParseSwaps()).
-    const int fd = open("/proc/swaps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      // No /proc/swaps: a kernel without swap (CONFIG_SWAP=n).
-      if (errno != ENOENT) swaps_.unseen = SIZE_MAX;
-      return false;
-    }
-    std::string text;
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
-    close(fd);
-    if (n < 0) {
+    auto text = ReadSwaps();
+    if (!text) {
       swaps_.unseen = SIZE_MAX;
       return false;
     }
-    for (const SwapFile& sf : ParseSwaps(text)) {
+    std::vector<std::string> missing;
+    for (const SwapFile& sf : ParseSwaps(*text)) {
       struct stat st {};
       if (!sf.path.empty() && stat(sf.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
         swaps_.files.emplace(st.st_dev, st.st_ino);
       } else {
-        ++swaps_.unseen;
+        missing.push_back(sf.path);
+      }
+    }
+    // A file turned off and removed between the read and the stat
+    // (swapoff(2) comes before the unlink) is listed no more: read again,
+    // and only what is still listed and still not found is unseen.
+    if (!missing.empty()) {
+      auto again = ReadSwaps();
+      if (!again) {
+        swaps_.unseen = SIZE_MAX;
+        return false;
+      }
+      for (const SwapFile& sf : ParseSwaps(*again)) {
+        if (std::find(missing.begin(), missing.end(), sf.path) == missing.end()) continue;
+        struct stat st {};
+        if (!sf.path.empty() && stat(sf.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+          swaps_.files.emplace(st.st_dev, st.st_ino);
+        } else {
+          ++swaps_.unseen;
+        }
       }
     }
   }
