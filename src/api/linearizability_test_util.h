@@ -56,6 +56,9 @@ struct Outcome {
   std::vector<std::string> failures;  // the first ten mismatches
 };
 
+// The readers of a live run.
+inline constexpr int kReaders = 3;
+
 // LiveRun()
 //
 // The live run: `kReaders` threads each ask random questions (`ask(proc,
@@ -67,7 +70,6 @@ struct Outcome {
 // than `pace` questions per write done, so that its questions spread over
 // the writer's run. Each reader asks at most `max_asked`. Returns the
 // answers, a vector a reader.
-inline constexpr int kReaders = 3;
 template <class Ask, class Write>
 std::vector<std::vector<Asked>> LiveRun(uint32_t seed, size_t max_asked, size_t pace,
                                         uint32_t procs, uint32_t questions, size_t ops, Ask ask,

@@ -243,9 +243,7 @@ int Do<pathwarden::Truncate>(OpCtx& ctx) {
   }
   if (int err = GetWriteAccess(ctx, at)) return err;
   if (int err = security::PathTruncate(ctx, at)) return err;
-  if (int err = SizeMayChange(ctx, at, "truncate")) return err;
-  if (ctx.apply) Truncate(ctx, ino);
-  return 0;
+  return DoTruncate(ctx, at, ino, "truncate");
 }
 
 template <>
@@ -368,7 +366,7 @@ int Do<pathwarden::Fallocate>(OpCtx& ctx) {
     FailAt(ctx, Stage::kVfs, "{} is immutable", f->path);
     return EPERM;
   }
-  if (int err = SizeMayChange(ctx, f->path, "fallocate")) return err;
+  if (int err = SizeMayChange(ctx, f->path, ino, "fallocate")) return err;
   if (S_ISFIFO(i.mode)) {
     FailAt(ctx, Stage::kVfs, "{} is a fifo", f->path);
     return ESPIPE;

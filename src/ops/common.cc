@@ -54,8 +54,8 @@ int SwapfileUnknown(const OpCtx& ctx, PathPos at) {
       ctx.PathOf(at)));
 }
 
-int SizeMayChange(const OpCtx& ctx, PathPos at, std::string_view what) {
-  const uint32_t flags = ctx.w.inode_at(at.dentry).flags;
+int SizeMayChange(const OpCtx& ctx, PathPos at, InodeId ino, std::string_view what) {
+  const uint32_t flags = ctx.w.inode(ino).flags;
   if (flags & vfs::kInodeSwapfile) {
     ctx.Fail(Stage::kVfs, [&] {
       return fmt::format("{} is an active swap file: {} cannot change its size",
@@ -305,12 +305,15 @@ void KillPriv(OpCtx& ctx, InodeId ino) {
   ctx.w.SetXattrs(ino, vfs::EncodeXattrs(m));
 }
 
-void Truncate(OpCtx& ctx, InodeId ino) {
+int DoTruncate(OpCtx& ctx, PathPos at, InodeId ino, std::string_view what) {
+  if (int err = SizeMayChange(ctx, at, ino, what)) return err;
+  if (!ctx.apply) return 0;
   const vfs::Inode& i = ctx.w.inode(ino);
   ctx.w.SetData(ino, 0);
   KillPriv(ctx, ino);
   const uint32_t m = perm::KillSuidMode(ctx.cred(), i.mode, i.gid);
   if (m != i.mode) SetMode(ctx, ino, m);
+  return 0;
 }
 
 void SetMode(OpCtx& ctx, InodeId ino, uint32_t mode) {

@@ -48,11 +48,11 @@ int GetWriteAccess(const OpCtx& ctx, vfs::PathPos at);
 // SizeMayChange()
 //
 // notify_change()'s refusals of a new size, after the LSM's truncate
-// check: ETXTBSY when the file at `at` is an active swap file
+// check: ETXTBSY when inode `ino` (at `at`) is an active swap file
 // (vfs::kInodeSwapfile), unknown when it may be one
 // (kInodeSwapfileUnknown) or is an fs-verity file (kInodeVerity, its
 // filesystem's EPERM). `what`: the call, for the reason.
-int SizeMayChange(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
+int SizeMayChange(const OpCtx& ctx, vfs::PathPos at, vfs::InodeId ino, std::string_view what);
 
 // VerityWriteUnknown()
 //
@@ -181,11 +181,13 @@ vfs::DentryId CreateObject(OpCtx& ctx, vfs::PathPos dir, std::string_view name,
 // directory dies: nlink 0, IS_DEADDIR, parent loses its ".." link).
 void DropLink(OpCtx& ctx, vfs::DentryId d);
 
-// Truncate()
+// DoTruncate()
 //
-// do_truncate() to size 0, once every check passed: the content goes,
-// and setuid/setgid as perm::KillSuidMode() says.
-void Truncate(OpCtx& ctx, vfs::InodeId ino);
+// do_truncate() to size 0 of inode `ino` at `at`, once the call's own
+// checks passed (`what`: truncate, O_TRUNC, ftruncate): notify_change()'s
+// refusals of a new size (SizeMayChange()), then, when applying, the
+// content goes and setuid/setgid as perm::KillSuidMode() says.
+int DoTruncate(OpCtx& ctx, vfs::PathPos at, vfs::InodeId ino, std::string_view what);
 
 // KillPriv()
 //

@@ -390,8 +390,7 @@ int DoOpenLast(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   if (do_truncate) {
     // handle_truncate(): the LSM's frozen truncate right, then the size.
     if (int err = security::FileTruncate(ctx, *file)) return err;
-    if (int err = SizeMayChange(ctx, path, "O_TRUNC")) return err;
-    if (ctx.apply) Truncate(ctx, ino);
+    if (int err = DoTruncate(ctx, path, ino, "O_TRUNC")) return err;
   }
   *out = std::move(file);
   return 0;
@@ -536,8 +535,7 @@ int Do<pathwarden::Ftruncate>(OpCtx& ctx) {
     return EPERM;
   }
   if (int err = security::FileTruncate(ctx, *f)) return err;
-  if (int err = SizeMayChange(ctx, f->path, "ftruncate")) return err;
-  if (ctx.apply) Truncate(ctx, f->inode);
+  if (int err = DoTruncate(ctx, f->path, f->inode, "ftruncate")) return err;
   ctx.Ok(Stage::kFd, [&] { return fmt::format("{} is open for writing", ctx.FdText(ctx.a.fd)); });
   return 0;
 }

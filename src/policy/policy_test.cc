@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include "src/base/scratch_dir_test_util.h"
-
 #include "src/policy/config.h"
 
 namespace pathwarden::policy {

@@ -85,15 +85,16 @@ bool HostBackend::Swapping(uint64_t dev, uint64_t ino) {
       swaps_.unseen = SIZE_MAX;
       return false;
     }
-    std::vector<std::string> missing;
-    for (const SwapFile& sf : ParseSwaps(*text)) {
+    // Records a listed file found by its name.
+    auto found = [&](const std::string& path) {
       struct stat st {};
-      if (!sf.path.empty() && stat(sf.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-        swaps_.files.emplace(st.st_dev, st.st_ino);
-      } else {
-        missing.push_back(sf.path);
-      }
-    }
+      if (path.empty() || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+      swaps_.files.emplace(st.st_dev, st.st_ino);
+      return true;
+    };
+    std::vector<std::string> missing;
+    for (const SwapFile& sf : ParseSwaps(*text))
+      if (!found(sf.path)) missing.push_back(sf.path);
     // A file turned off and removed between the read and the stat
     // (swapoff(2) comes before the unlink) is listed no more: read again,
     // and only what is still listed and still not found is unseen.
@@ -103,15 +104,9 @@ bool HostBackend::Swapping(uint64_t dev, uint64_t ino) {
         swaps_.unseen = SIZE_MAX;
         return false;
       }
-      for (const SwapFile& sf : ParseSwaps(*again)) {
-        if (std::find(missing.begin(), missing.end(), sf.path) == missing.end()) continue;
-        struct stat st {};
-        if (!sf.path.empty() && stat(sf.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-          swaps_.files.emplace(st.st_dev, st.st_ino);
-        } else {
+      for (const SwapFile& sf : ParseSwaps(*again))
+        if (std::find(missing.begin(), missing.end(), sf.path) != missing.end() && !found(sf.path))
           ++swaps_.unseen;
-        }
-      }
     }
   }
   return swaps_.files.contains({dev, ino});
