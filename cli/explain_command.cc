@@ -43,6 +43,11 @@ void IdentityFlags::Add(CLI::App* cmd) {
   cmd->add_option("--umask", umask, "the umask, octal");
   cmd->add_option("--cwd", cwd, "the working directory (absolute)");
   cmd->add_option("--pid", pid, "take a running process's credentials, cwd, root and mounts");
+  cmd->add_option("--userns", userns,
+                  "ask as a process in a new user namespace with this uid map, "
+                  "INSIDE:OUTSIDE:COUNT[,...] (unshare -r is 0:UID:1); --uid (default 0), --gid "
+                  "and --groups are then the namespace's ids");
+  cmd->add_option("--userns-gids", userns_gids, "its gid map (default: the --userns map)");
   cmd->add_flag("--assume-unseen-run-nothing", assume_unseen_run_nothing, kAssumeUnseenHelp);
 }
 
@@ -74,6 +79,17 @@ Result<identity::Identity, std::string> IdentityFlags::Resolve() const {
     o.umask = *v;
   }
   if (cwd) o.cwd = *cwd;
+  if (userns_gids && !userns) return Unexpected(std::string("--userns-gids needs --userns"));
+  if (userns) {
+    auto v = identity::ParseIdMap(*userns, "--userns");
+    if (!v) return Unexpected(v.error());
+    o.userns_uids = *v;
+  }
+  if (userns_gids) {
+    auto v = identity::ParseIdMap(*userns_gids, "--userns-gids");
+    if (!v) return Unexpected(v.error());
+    o.userns_gids = *v;
+  }
   if (pid) {
     if (*pid <= 0) return Unexpected(fmt::format("--pid {} is not a process id", *pid));
     o.pid = *pid;

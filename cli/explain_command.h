@@ -21,7 +21,7 @@ namespace pathwarden::cli {
 // resolved (so that each bad value gets its own message); and how the host
 // is read for them, --assume-unseen-run-nothing.
 struct IdentityFlags {
-  std::optional<std::string> uid, gid, groups, caps, umask, cwd;
+  std::optional<std::string> uid, gid, groups, caps, umask, cwd, userns, userns_gids;
   std::optional<int> pid;
   bool assume_unseen_run_nothing = false;
   void Add(CLI::App* cmd);

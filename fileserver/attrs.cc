@@ -133,7 +133,7 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
       return (void)fuse_reply_err(req, errno);
     // setattr_should_drop_sgid() for the caller, on the old group: root
     // keeps a setgid without group exec that the caller loses.
-    if (!lnk && perm::ChownKillsSgid(c->cred, st.st_mode, st.st_gid)) {
+    if (!lnk && perm::ChownKillsSgid(c->cred, st.st_mode, {st.st_uid, st.st_gid})) {
       struct stat now;
       if (Fstatat(w->rel, &now) == 0 && (now.st_mode & S_ISGID))
         (void)fchmodat(bfd_, rel, now.st_mode & 07777 & ~S_ISGID, 0);
@@ -144,7 +144,7 @@ void Server::Setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_s
     if (int err = Fstatat(w->rel, &now)) return (void)fuse_reply_err(req, err);
     uint32_t mode = attr->st_mode & 07777;
     // setattr_prepare(): a caller outside the group loses setgid.
-    if (!killpriv) mode = perm::ModeSetBy(c->cred, mode, now.st_gid);
+    if (!killpriv) mode = perm::ModeSetBy(c->cred, mode, now.st_gid, {st.st_uid, st.st_gid});
     if (fchmodat(bfd_, rel, mode, 0) != 0) return (void)fuse_reply_err(req, errno);
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -256,7 +256,7 @@ void Server::SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, str
     const uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : uid_t(-1);
     const gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : gid_t(-1);
     if (fchown(f->fd, uid, gid) != 0) return (void)fuse_reply_err(req, errno);
-    if (perm::ChownKillsSgid(c.cred, st.st_mode, st.st_gid)) {
+    if (perm::ChownKillsSgid(c.cred, st.st_mode, {st.st_uid, st.st_gid})) {
       struct stat now;
       if (fstat(f->fd, &now) == 0 && (now.st_mode & S_ISGID))
         (void)fchmod(f->fd, now.st_mode & 07777 & ~S_ISGID);
@@ -266,7 +266,7 @@ void Server::SetattrRemoved(fuse_req_t req, fuse_ino_t ino, const Caller& c, str
     struct stat now;
     if (fstat(f->fd, &now) != 0) return (void)fuse_reply_err(req, errno);
     uint32_t mode = attr->st_mode & 07777;
-    if (!killpriv) mode = perm::ModeSetBy(c.cred, mode, now.st_gid);
+    if (!killpriv) mode = perm::ModeSetBy(c.cred, mode, now.st_gid, {st.st_uid, st.st_gid});
     if (fchmod(f->fd, mode) != 0) return (void)fuse_reply_err(req, errno);
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -322,7 +322,7 @@ void Server::Setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const ch
   // which root setting the ACL kept.
   struct stat st;
   if (std::strcmp(name, "system.posix_acl_access") == 0 && Fstatat(t->w.rel, &st) == 0) {
-    const uint32_t mode = perm::ModeSetBy(t->c.cred, st.st_mode & 07777, st.st_gid);
+    const uint32_t mode = perm::ModeSetBy(t->c.cred, st.st_mode & 07777, st.st_gid, {st.st_uid, st.st_gid});
     if (mode != (st.st_mode & 07777)) (void)fchmodat(bfd_, t->w.rel.c_str(), mode, 0);
   }
   Changed(t->w.rel);

@@ -247,7 +247,7 @@ void Server::ReplyEntry(fuse_req_t req, uint64_t parent, const std::string& name
 // (Never a directory's mode: mkdir makes its own, and the kernel adds a
 // setgid parent's S_ISGID to it.)
 uint32_t Server::CreateMode(const Cred& c, uint32_t mode, const struct stat& parent_st) {
-  return perm::InitOwner(c, mode, parent_st.st_mode, parent_st.st_gid).mode;
+  return perm::InitOwner(c, mode, parent_st.st_mode, {parent_st.st_uid, parent_st.st_gid}).mode;
 }
 
 int Server::NewObject(const Caller& c, const std::string& rel, const struct stat& parent_st,
@@ -255,7 +255,7 @@ int Server::NewObject(const Caller& c, const std::string& rel, const struct stat
   struct stat st;
   if (int err = Fstatat(rel, &st)) return err;
   const perm::NewOwner owner =
-      perm::InitOwner(c.cred, st.st_mode, parent_st.st_mode, parent_st.st_gid);
+      perm::InitOwner(c.cred, st.st_mode, parent_st.st_mode, {parent_st.st_uid, parent_st.st_gid});
   const uid_t uid = owner.uid;
   const gid_t gid = owner.gid;
   if (st.st_uid != uid || st.st_gid != gid) {
@@ -270,7 +270,7 @@ int Server::NewObject(const Caller& c, const std::string& rel, const struct stat
 }
 
 std::optional<uint32_t> Server::KillPrivMode(const Cred& c, const struct stat& st) {
-  const uint32_t m = perm::KillSuidMode(c, st.st_mode, st.st_gid) & 07777;
+  const uint32_t m = perm::KillSuidMode(c, st.st_mode, {st.st_uid, st.st_gid}) & 07777;
   if (m == (st.st_mode & 07777)) return std::nullopt;
   return m;
 }

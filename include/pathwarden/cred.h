@@ -67,14 +67,23 @@ struct IdRange {
 // UserNamespace
 //
 // The user namespace credentials live in, when it is not the initial one
-// (rootless containers, bubblewrap, Flatpak, `unshare -r`). There the
-// kernel applies a capability to an inode only when the inode's owner and
-// group map into the namespace (capable_wrt_inode_uidgid()), refuses
-// ids that do not map (chown: EINVAL), and shows such ids as the
-// overflow ids. The model does not model this yet: a model answers
-// unknown wherever the namespace could change the answer (Model: a
-// decision is taken only when it holds with the capabilities and without
-// them; a chown's ids must map), never allowed.
+// (rootless containers, bubblewrap, Flatpak, `unshare -r`). There a
+// capability counts in the namespace and its descendants only
+// (ns_capable()); on an inode only when the inode's owner and group map
+// into the namespace (capable_wrt_inode_uidgid()); capable() (the initial
+// namespace's) never. Ids that do not map are refused where a call names
+// them (chown: EINVAL) and shown as the overflow ids.
+//
+// The ids of a model are the reader's (the host as this process sees
+// it). Whether an inode's ids map is then known exactly when the reader
+// is inside the namespace (an id shown as itself maps; one shown as the
+// overflow id does not, unless the namespace maps the overflow id too)
+// or in the initial one (the maps' outside ids are the kernel's). What
+// the model cannot know -- such an overflow id, a reader in a third
+// namespace, a capability over a namespace the model does not hold (a
+// mount's, a network's) -- is decided by `lenient`: the model answers
+// with it false and true, and the answer stands only when both agree
+// (capabilities only grant), else it is unknown.
 struct UserNamespace {
   std::vector<IdRange> uid_map, gid_map;
   // Whether the ids a request names (chown's) and the ids read on the
@@ -87,10 +96,25 @@ struct UserNamespace {
   // unmapped.
   bool overflow_shown = false;
   uint32_t overflow_uid = 65534, overflow_gid = 65534;
+  // How what the model cannot know is taken (above): as granting.
+  bool lenient = false;
 
   // MapsUid(), MapsGid(): `id` (the namespace's own) has a mapping.
   bool MapsUid(uint32_t id) const noexcept;
   bool MapsGid(uint32_t id) const noexcept;
+  // ShownUidMaps(), ShownGidMaps(): `id`, as the reader sees it (an
+  // inode's owner, an id a request names), maps into the namespace; where
+  // that cannot be known, `lenient`.
+  bool ShownUidMaps(uint32_t id) const noexcept;
+  bool ShownGidMaps(uint32_t id) const noexcept;
+  // NamedUidMaps(), NamedGidMaps(): `id`, as a request names it (the
+  // namespace's own when the reader is inside, else the reader's), maps
+  // into the namespace; where that cannot be known, `lenient`.
+  bool NamedUidMaps(uint32_t id) const noexcept;
+  bool NamedGidMaps(uint32_t id) const noexcept;
+  // ShownIsRoot(): `uid`, as the reader sees it, is the namespace's uid
+  // 0; where that cannot be known, `lenient`.
+  bool ShownIsRoot(uint32_t uid) const noexcept;
   // "uid_map 0 1000 1; gid_map 0 1000 1"
   std::string Describe() const;
 };
@@ -132,11 +156,46 @@ struct Cred {
 
   // Capable()
   //
-  // The capability is in the effective set. (The model has one user
-  // namespace, so capable_wrt_inode_uidgid() reduces to this; credentials
-  // of another, `userns`, are decided around it: see UserNamespace.)
+  // The capability is in the effective set: ns_capable() in the
+  // process's own user namespace (chroot, Landlock's restrict_self).
   bool Capable(int cap) const noexcept {
     return (cap_effective & CapBit(cap)) != 0;
+  }
+
+  // CapableInitial()
+  //
+  // capable(): the capability in the initial user namespace (CAP_MKNOD
+  // for device nodes, CAP_SYS_ADMIN for trusted.* attributes, CAP_FSETID
+  // keeping setuid on a write).
+  bool CapableInitial(int cap) const noexcept { return Capable(cap) && userns == nullptr; }
+
+  // CapableWrtInode()
+  //
+  // capable_wrt_inode_uidgid(): the capability, and the inode's owner
+  // `uid` and group `gid` map into the process's user namespace.
+  // Linux: kernel/capability.c privileged_wrt_inode_uidgid()
+  bool CapableWrtInode(int cap, uint32_t uid, uint32_t gid) const noexcept {
+    return Capable(cap) &&
+           (userns == nullptr || (userns->ShownUidMaps(uid) && userns->ShownGidMaps(gid)));
+  }
+
+  // CapableOver()
+  //
+  // ns_capable() over a namespace the model does not hold (a mount
+  // namespace's owner, a network namespace's, another process's): from the
+  // initial namespace, the capability; from another, unknown to the
+  // model (UserNamespace::lenient).
+  bool CapableOver(int cap) const noexcept {
+    return Capable(cap) && (userns == nullptr || userns->lenient);
+  }
+
+  // IsRootOfItsNs()
+  //
+  // `uid` (one of these credentials' ids) is root in their user
+  // namespace (make_kuid(user_ns, 0)): what access() and exec give
+  // capabilities to.
+  bool IsRootOfItsNs(uint32_t uid) const noexcept {
+    return userns == nullptr ? uid == 0 : userns->ShownIsRoot(uid);
   }
 
   // InGroup()

@@ -615,37 +615,22 @@ std::optional<std::pair<int64_t, int64_t>> ChownIds(const Request& r) {
   return std::nullopt;
 }
 
-// A process in a user namespace other than the initial one. The kernel
-// applies its capabilities only to inodes whose owner and group map into
-// that namespace (capable_wrt_inode_uidgid()), and to what the namespace
-// owns; the model holds one namespace. So an answer stands only when it
-// is the same with every capability the process holds and with none
-// (capabilities only ever grant: every subset, and so whatever the kernel
-// applies, lies between); otherwise it is unknown. A chown's ids must map
-// into the namespace, in its own terms (the reader inside it).
-// Linux: kernel/capability.c capable_wrt_inode_uidgid(), fs/open.c
-// chown_common() (make_kuid(current_user_ns(), ...): EINVAL).
+// A process in a user namespace other than the initial one. The ops apply
+// the namespace's rules (Cred::CapableWrtInode(), CapableInitial(),
+// CapableOver(), chown's unmapped ids); what the model cannot know about
+// it (UserNamespace::lenient: an overflow id that may stand for a mapped
+// owner, a capability over a namespace the model does not hold) is asked
+// both ways, and the answer stands only when both agree -- capabilities
+// only grant, so what the kernel decides lies between. A chown to the
+// overflow gid is unknown when the process's unmapped groups show as it
+// too (the reader inside).
+// Linux: kernel/capability.c capable_wrt_inode_uidgid(), ns_capable()
 [[gnu::noinline]] Decision EvaluateInUserNs(const Model& m, Model::Impl& impl, Process p,
                                             const Request& request, Model::Detail detail) {
   const Cred& cred = m.cred(p);
   const UserNamespace& ns = *cred.userns;
   if (auto ids = ChownIds(request)) {
-    if (!ns.reader_inside)
-      return UnknownInUserNs(fmt::format(
-          "the ids a chown names are the namespace's own ({}), which this reader, outside it, "
-          "does not share; not modelled",
-          ns.Describe()));
-    const auto [uid, gid] = *ids;
-    if (uid != -1 && !ns.MapsUid(static_cast<uint32_t>(uid)))
-      return UnknownInUserNs(fmt::format(
-          "uid {} has no mapping in the process's user namespace ({}): the kernel refuses such "
-          "an id; not modelled",
-          uid, ns.Describe()));
-    if (gid != -1 && !ns.MapsGid(static_cast<uint32_t>(gid)))
-      return UnknownInUserNs(fmt::format(
-          "gid {} has no mapping in the process's user namespace ({}): the kernel refuses such "
-          "an id; not modelled",
-          gid, ns.Describe()));
+    const int64_t gid = ids->second;
     if (gid != -1 && static_cast<uint32_t>(gid) == ns.overflow_gid && ns.reader_inside &&
         cred.InGroup(ns.overflow_gid))
       return UnknownInUserNs(fmt::format(
@@ -653,33 +638,26 @@ std::optional<std::pair<int64_t, int64_t>> ChownIds(const Request& r) {
           "it is in that group is not known",
           gid));
   }
-  const Decision with = EvaluateSpecialPlain(m, impl, p, request, detail);
-  if (with.unknown() || (cred.cap_effective == 0 && cred.cap_permitted == 0)) return with;
-  Cred none = cred;
-  none.cap_effective = none.cap_permitted = 0;
+  const Decision strict = EvaluateSpecialPlain(m, impl, p, request, detail);
+  if (strict.unknown()) return strict;
+  Cred lenient = cred;
+  auto lenient_ns = std::make_shared<UserNamespace>(ns);
+  lenient_ns->lenient = true;
+  lenient.userns = std::move(lenient_ns);
   Engine& e = impl.engine;
   OpArgs args;
   ArgsOf(request, &args);
   Explainer ex;
   const int err = e.EvaluateAs(p.index, args, detail == Model::Detail::kVerdictOnly ? nullptr : &ex,
-                               none);
-  const Decision without = Decide(e, err, ex, -1);
-  if (without.unknown()) return without;
-  if (with.verdict() == without.verdict() && with.err() == without.err()) {
-    if (detail == Model::Detail::kVerdictOnly || with.reason().text == without.reason().text)
-      return with;
-    // Denied either way, by checks that may differ: both are said.
-    Reason reason = with.reason();
-    reason.text += fmt::format(
-        " (in a user namespace, where capabilities apply only to inodes whose owner and group "
-        "map into it; without them: {})",
-        without.ToText());
-    return Decision(with.verdict(), with.err(), std::move(reason));
-  }
+                               lenient);
+  const Decision other = Decide(e, err, ex, -1);
+  if (other.unknown()) return other;
+  if (strict.verdict() == other.verdict() && strict.err() == other.err()) return strict;
   return UnknownInUserNs(fmt::format(
-      "capabilities apply only to inodes whose owner and group map into it ({}); not modelled. "
-      "With all of the process's capabilities: {}; with none: {}",
-      ns.Describe(), with.ToText(), without.ToText()));
+      "the answer depends on what the model cannot see from here ({}): an owner shown as the "
+      "overflow id, or a capability over a namespace it does not hold. Where that grants: {}; "
+      "where not: {}",
+      ns.Describe(), other.ToText(), strict.ToText()));
 }
 
 // A model that revalidates, uses the prefix memo, or holds a process of

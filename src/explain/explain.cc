@@ -2,6 +2,8 @@
 
 #include "src/explain/explain.h"
 
+#include <cerrno>
+
 #include <fmt/format.h>
 
 namespace pathwarden {
@@ -180,6 +182,16 @@ std::string DescribeCheck(const vfs::World& w, const Cred& cred,
   std::string s = fmt::format("{} ({}; {}", w.DisplayPathOf(at, root),
                               DescribeInode(w, ino), DescribePerm(w, cred, ino, pc));
   if (pc.exec_lacks_x) s += "; CAP_DAC_OVERRIDE needs some x bit to execute";
+  // Held, but in a user namespace the inode's ids do not map into.
+  if (pc.err == EACCES && !cred.InInitialUserNs() &&
+      (cred.Capable(kCapDacOverride) || cred.Capable(kCapDacReadSearch))) {
+    const vfs::Inode& i = w.inode(ino);
+    const bool uid_maps = cred.userns->ShownUidMaps(i.uid);
+    if (!uid_maps || !cred.userns->ShownGidMaps(i.gid))
+      s += fmt::format(
+          "; its user namespace's CAP_DAC_* do not apply: {} {} does not map into it",
+          uid_maps ? "group" : "owner", uid_maps ? i.gid.get() : i.uid.get());
+  }
   return s + ")";
 }
 

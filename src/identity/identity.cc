@@ -103,6 +103,45 @@ Result<uint32_t, std::string> ParseId(std::string_view text, std::string_view wh
   return static_cast<uint32_t>(v);
 }
 
+Result<std::vector<IdRange>, std::string> ParseIdMap(std::string_view text,
+                                                    std::string_view what) {
+  // Linux: kernel/user_namespace.c UID_GID_MAP_MAX_EXTENTS
+  constexpr size_t kMaxRanges = 340;
+  std::vector<IdRange> map;
+  size_t col = 1;  // where the range starts in `text`, from 1
+  for (std::string_view range : Split(text, ',')) {
+    auto bad = [&](std::string_view why) {
+      return Unexpected(fmt::format("{}: range {} \"{}\" at character {}: {}", what,
+                                    map.size() + 1, range, col, why));
+    };
+    const std::vector<std::string_view> f = Split(range, ':');
+    uint64_t v[3] = {0, 0, 0};
+    bool ok = f.size() == 3;
+    for (size_t i = 0; ok && i < 3; ++i) {
+      auto [p, ec] = std::from_chars(f[i].data(), f[i].data() + f[i].size(), v[i]);
+      ok = !f[i].empty() && ec == std::errc() && p == f[i].data() + f[i].size();
+    }
+    if (!ok) return bad("not INSIDE:OUTSIDE:COUNT (three ids)");
+    if (v[2] == 0) return bad("the count must be at least 1");
+    // The last id a range covers is 4294967294: (uid_t)-1 is never one.
+    if (v[0] + v[2] > 0xffffffffu || v[1] + v[2] > 0xffffffffu)
+      return bad("the range goes past id 4294967294");
+    const IdRange r{static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]),
+                    static_cast<uint32_t>(v[2])};
+    for (const IdRange& o : map) {
+      const bool in = r.inside < o.inside + o.count && o.inside < r.inside + r.count;
+      const bool out = r.outside < o.outside + o.count && o.outside < r.outside + r.count;
+      if (in || out)
+        return bad(fmt::format("it overlaps {}:{}:{} {}", o.inside, o.outside, o.count,
+                               in ? "inside" : "outside"));
+    }
+    if (map.size() == kMaxRanges) return bad("a map holds at most 340 ranges");
+    map.push_back(r);
+    col += range.size() + 1;
+  }
+  return map;
+}
+
 Result<uint32_t, std::string> ParseUmask(std::string_view text) {
   uint32_t v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 8);
@@ -155,12 +194,26 @@ std::string CapNames(uint64_t caps) {
 
 std::string Identity::Describe() const {
   std::string user;
-  if (const passwd* pw = getpwuid(cred.euid)) user = fmt::format(" ({})", pw->pw_name);
+  if (const passwd* pw = getpwuid(cred.euid)) user = pw->pw_name;
+  // Read from the initial namespace, ids are the host's: the namespace's
+  // own beside them ("1000 (0 in the namespace)").
+  auto inside = [&](const std::vector<IdRange>* map, uint32_t id) -> std::string {
+    if (map == nullptr) return "";
+    for (const IdRange& r : *map)
+      if (id >= r.outside && id - r.outside < r.count)
+        return fmt::format("{} in the namespace", r.inside + (id - r.outside));
+    return "unmapped in the namespace";
+  };
+  const bool outside = cred.userns && !cred.userns->reader_inside && !cred.userns->overflow_shown;
+  const std::string uid_in = inside(outside ? &cred.userns->uid_map : nullptr, cred.euid);
+  const std::string gid_in = inside(outside ? &cred.userns->gid_map : nullptr, cred.egid);
+  if (!uid_in.empty()) user += (user.empty() ? "" : "; ") + uid_in;
   std::string groups;
   for (uint32_t g : cred.groups()) groups += (groups.empty() ? "" : ",") + std::to_string(g);
-  std::string out = fmt::format("uid {}{}, gid {}, groups {}, capabilities {}", cred.euid, user,
-                                cred.egid, groups.empty() ? "none" : groups,
-                                CapNames(cred.cap_effective));
+  std::string out = fmt::format("uid {}{}, gid {}{}, groups {}, capabilities {}", cred.euid,
+                                user.empty() ? "" : " (" + user + ")", cred.egid,
+                                gid_in.empty() ? "" : " (" + gid_in + ")",
+                                groups.empty() ? "none" : groups, CapNames(cred.cap_effective));
   if (cred.ruid != cred.euid || cred.fsuid != cred.euid)
     out += fmt::format(" (real uid {}, fs uid {})", cred.ruid, cred.fsuid);
   if (cred.userns)
@@ -212,6 +265,72 @@ Result<Cred, std::string> ReadCred(const std::string& status) {
   return c;
 }
 
+namespace {
+
+// The namespace's own `id` in the terms of its parent (the reader's),
+// through `map`; none when it does not map.
+std::optional<uint32_t> Outside(const std::vector<IdRange>& map, uint32_t id) {
+  for (const IdRange& r : map)
+    if (id >= r.inside && id - r.inside < r.count) return r.outside + (id - r.inside);
+  return std::nullopt;
+}
+
+// ResolveIdentity() with --userns: `caller` (this process's own
+// credentials) entered a new user namespace with the options' maps, as a
+// child of this process's.
+Result<Cred, std::string> InNewUserNs(const IdentityOptions& o, const Cred& caller) {
+  if (o.pid)
+    return Unexpected(std::string(
+        "--userns and --pid: a process's user namespace is its own (read with --pid alone)"));
+  auto ns = std::make_shared<UserNamespace>();
+  ns->uid_map = *o.userns_uids;
+  ns->gid_map = o.userns_gids ? *o.userns_gids : *o.userns_uids;
+  ns->reader_inside = false;
+  // A reader in a user namespace itself sees the new one's outside ids in
+  // its own terms, and unmapped owners as the overflow ids.
+  if (caller.userns) {
+    ns->overflow_shown = true;
+    ns->overflow_uid = caller.userns->overflow_uid;
+    ns->overflow_gid = caller.userns->overflow_gid;
+  }
+  const uint32_t uid = o.uid.value_or(0);
+  uint32_t gid;
+  if (o.gid) {
+    gid = *o.gid;
+  } else if (const passwd* pw = getpwuid(uid)) {
+    gid = pw->pw_gid;
+  } else {
+    return Unexpected(fmt::format("uid {} is not in the user database: give --gid", uid));
+  }
+  const auto out_uid = Outside(ns->uid_map, uid);
+  if (!out_uid)
+    return Unexpected(fmt::format("uid {} has no mapping in --userns ({})", uid, ns->Describe()));
+  const auto out_gid = Outside(ns->gid_map, gid);
+  if (!out_gid)
+    return Unexpected(fmt::format("gid {} has no mapping in --userns ({})", gid, ns->Describe()));
+  Cred c = Cred::ForUser(*out_uid, *out_gid);
+  // Capabilities after exec in the namespace: all of its for its root.
+  c.cap_effective = c.cap_permitted = uid == 0 ? kCapAll : 0;
+  c.umask = caller.umask;
+  if (o.groups) {
+    std::vector<uint32_t> groups;
+    for (uint32_t g : *o.groups) {
+      const auto out = Outside(ns->gid_map, g);
+      if (!out)
+        return Unexpected(
+            fmt::format("group {} has no mapping in --userns ({})", g, ns->Describe()));
+      groups.push_back(*out);
+    }
+    c.SetGroups(std::move(groups));
+  } else {
+    c.SetGroups(std::vector<uint32_t>(caller.groups().begin(), caller.groups().end()));
+  }
+  c.userns = std::move(ns);
+  return c;
+}
+
+}  // namespace
+
 Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   Identity id;
   if (o.cwd && (o.cwd->empty() || (*o.cwd)[0] != '/'))
@@ -246,7 +365,11 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
           std::strerror(errno)));
     }
   }
-  if (o.uid) {
+  if (o.userns_uids) {
+    auto c = InNewUserNs(o, id.cred);
+    if (!c) return Unexpected(c.error());
+    id.cred = std::move(*c);
+  } else if (o.uid) {
     const passwd* pw = getpwuid(*o.uid);
     uint32_t gid;
     if (o.gid) {
@@ -276,7 +399,7 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   } else if (o.gid) {
     id.cred.rgid = id.cred.egid = id.cred.sgid = id.cred.fsgid = *o.gid;
   }
-  if (o.groups && !o.uid) id.cred.SetGroups(*o.groups);
+  if (o.groups && !o.uid && !o.userns_uids) id.cred.SetGroups(*o.groups);
   if (o.caps) id.cred.cap_effective = id.cred.cap_permitted = *o.caps;
   if (o.umask) id.cred.umask = *o.umask;
   if (o.cwd) id.cwd = *o.cwd;

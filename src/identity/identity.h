@@ -30,6 +30,9 @@ struct IdentityOptions {
   std::optional<uint32_t> umask;
   std::optional<std::string> cwd;
   std::optional<pid_t> pid;
+  // --userns, --userns-gids: a new user namespace with these maps (the
+  // gid map defaults to the uid map); the ids above are then its own.
+  std::optional<std::vector<IdRange>> userns_uids, userns_gids;
 };
 
 // Identity
@@ -61,8 +64,15 @@ struct Identity {
 // sudo -u keeps them). --pid takes that process's credentials, capabilities,
 // cwd, root and mount table (its Landlock domain cannot be read from
 // userspace: a note says so). Options given override what --pid or the
-// caller's own give. Errors: an unknown uid without --gid, an unreadable
-// /proc/PID, a --cwd that is not absolute.
+// caller's own give. With --userns, a process that entered a new user
+// namespace with that map (unshare -r, bwrap --unshare-user): --uid
+// (default 0, the namespace's root), --gid and --groups are the
+// namespace's ids, and must map; without --groups it keeps the caller's
+// supplementary groups, as unshare(CLONE_NEWUSER) keeps them (unmapped
+// ones included); capabilities default to all in the namespace for its
+// root, none otherwise. Errors: an unknown uid without --gid, an
+// unreadable /proc/PID, a --cwd that is not absolute, --userns with
+// --pid, an id the namespace does not map.
 Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o);
 
 // ReadCred()
@@ -91,6 +101,15 @@ Result<uint64_t, std::string> ParseCaps(std::string_view text);
 //
 // "1000,27" or "none". Errors: not a gid (0 to 2^32-2).
 Result<std::vector<uint32_t>, std::string> ParseGroups(std::string_view text);
+
+// ParseIdMap()
+//
+// A --userns map: "INSIDE:OUTSIDE:COUNT" ranges joined by commas, as
+// uid_map takes them. Errors, with the range's position: not three ids,
+// a count of 0, a range past 4294967294, ranges that overlap inside or
+// outside, more than 340 ranges (the kernel refuses each).
+// Linux: kernel/user_namespace.c map_write(), mappings_overlap()
+Result<std::vector<IdRange>, std::string> ParseIdMap(std::string_view text, std::string_view what);
 
 // ParseId() / ParseUmask()
 //

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace pathwarden::identity {
@@ -109,6 +110,69 @@ TEST(Identity, TheCallersOwnAndAProcesss) {
   IdentityOptions none;
   none.pid = 999999999;
   EXPECT_FALSE(ResolveIdentity(none));
+}
+
+TEST(Identity, UserNamespaceMapsAsUidMapTakesThem) {
+  auto m = ParseIdMap("0:1000:1,1:100000:65536", "--userns");
+  ASSERT_TRUE(m.has_value()) << m.error();
+  EXPECT_EQ(*m, (std::vector<IdRange>{{0, 1000, 1}, {1, 100000, 65536}}));
+  // What map_write() refuses, each with the range and where it starts.
+  EXPECT_EQ(ParseIdMap("0:1000:1,5:6", "--userns").error(),
+            "--userns: range 2 \"5:6\" at character 10: not INSIDE:OUTSIDE:COUNT (three ids)");
+  EXPECT_EQ(ParseIdMap("0:1000:0", "--userns").error(),
+            "--userns: range 1 \"0:1000:0\" at character 1: the count must be at least 1");
+  EXPECT_EQ(ParseIdMap("0:4294967290:10", "--userns").error(),
+            "--userns: range 1 \"0:4294967290:10\" at character 1: the range goes past id "
+            "4294967294");
+  EXPECT_EQ(ParseIdMap("0:1000:10,5:2000:1", "--userns").error(),
+            "--userns: range 2 \"5:2000:1\" at character 11: it overlaps 0:1000:10 inside");
+  EXPECT_EQ(ParseIdMap("0:1000:10,20:1005:1", "--userns").error(),
+            "--userns: range 2 \"20:1005:1\" at character 11: it overlaps 0:1000:10 outside");
+  EXPECT_FALSE(ParseIdMap("", "--userns").has_value());
+  EXPECT_FALSE(ParseIdMap("a:1:1", "--userns").has_value());
+  std::string many;
+  for (int i = 0; i < 341; ++i) many += fmt::format("{}{}:{}:1", i ? "," : "", i, i);
+  EXPECT_NE(ParseIdMap(many, "--userns").error().find("at most 340 ranges"), std::string::npos);
+  many.resize(many.rfind(','));
+  EXPECT_TRUE(ParseIdMap(many, "--userns").has_value());
+}
+
+TEST(Identity, InANewUserNamespace) {
+  // unshare -r: the namespace's root, mapped onto uid 1000.
+  IdentityOptions o;
+  o.userns_uids = std::vector<IdRange>{{0, 1000, 1}};
+  o.gid = 0;
+  auto id = ResolveIdentity(o);
+  ASSERT_TRUE(id.has_value()) << id.error();
+  EXPECT_EQ(id->cred.euid, 1000u);
+  EXPECT_EQ(id->cred.fsgid, 1000u);
+  EXPECT_EQ(id->cred.cap_effective, kCapAll);
+  ASSERT_NE(id->cred.userns, nullptr);
+  EXPECT_FALSE(id->cred.userns->reader_inside);
+  EXPECT_EQ(id->cred.userns->gid_map, id->cred.userns->uid_map);
+  // A user of the namespace: its ids and groups through the maps, no
+  // capabilities.
+  o.uid = 5;
+  o.gid = 5;
+  o.groups = std::vector<uint32_t>{6};
+  o.userns_uids = std::vector<IdRange>{{0, 100000, 65536}};
+  id = ResolveIdentity(o);
+  ASSERT_TRUE(id.has_value()) << id.error();
+  EXPECT_EQ(id->cred.fsuid, 100005u);
+  EXPECT_EQ(std::vector<uint32_t>(id->cred.groups().begin(), id->cred.groups().end()),
+            std::vector<uint32_t>{100006});
+  EXPECT_EQ(id->cred.cap_effective, 0u);
+  // Ids it does not map, and a process's own namespace, are refused.
+  o.groups = std::vector<uint32_t>{70000};
+  EXPECT_EQ(ResolveIdentity(o).error(),
+            "group 70000 has no mapping in --userns (uid_map 0 100000 65536; gid_map 0 100000 "
+            "65536)");
+  o.groups.reset();
+  o.uid = 70000;
+  EXPECT_NE(ResolveIdentity(o).error().find("uid 70000 has no mapping"), std::string::npos);
+  o.uid = 5;
+  o.pid = getpid();
+  EXPECT_NE(ResolveIdentity(o).error().find("--userns and --pid"), std::string::npos);
 }
 
 }  // namespace

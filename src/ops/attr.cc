@@ -36,7 +36,7 @@ struct Iattr {
 // chown_ok(): the owner may "change" the owner to itself; else CAP_CHOWN.
 bool ChownOk(const OpCtx& ctx, const vfs::Inode& i, uint32_t uid) {
   if (i.uid == ctx.cred().fsuid && uid == i.uid) return true;
-  return ctx.cred().Capable(kCapChown);
+  return perm::CapableWrt(ctx.cred(), kCapChown, i);
 }
 
 // chgrp_ok(): the owner may pick its own group or one it is in; else
@@ -46,7 +46,7 @@ bool ChgrpOk(const OpCtx& ctx, const vfs::Inode& i, uint32_t gid) {
     if (gid == i.gid) return true;
     if (ctx.cred().InGroup(gid)) return true;
   }
-  return ctx.cred().Capable(kCapChown);
+  return perm::CapableWrt(ctx.cred(), kCapChown, i);
 }
 
 // notify_change() with the parts of may_setattr() and setattr_prepare()
@@ -125,7 +125,7 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
       });
       return EPERM;
     }
-    a.mode = perm::ModeSetBy(c, a.mode, a.set_gid ? a.gid : i.gid.get());
+    a.mode = perm::ModeSetBy(c, a.mode, a.set_gid ? a.gid : i.gid.get(), perm::Ids(i));
   }
   if (a.times_set && !perm::OwnerOrCapable(w, c, ino)) {
     ctx.Fail(Stage::kDac, [&] {
@@ -163,6 +163,18 @@ int ChmodCommon(OpCtx& ctx, PathPos at) {
 // chown_common(), after the mount's write access.
 int ChownCommon(OpCtx& ctx, PathPos at) {
   const OpArgs& st = ctx.a;
+  // make_kuid(current_user_ns(), ...): ids that do not map into the
+  // caller's user namespace are refused before any permission.
+  if (const UserNamespace* ns = ctx.cred().userns.get()) {
+    const bool uid_bad = st.uid != -1 && !ns->NamedUidMaps(static_cast<uint32_t>(st.uid));
+    if (uid_bad || (st.gid != -1 && !ns->NamedGidMaps(static_cast<uint32_t>(st.gid)))) {
+      ctx.Fail(Stage::kArgs, [&] {
+        return fmt::format("{} {} has no mapping in the caller's user namespace ({})",
+                           uid_bad ? "uid" : "gid", uid_bad ? st.uid : st.gid, ns->Describe());
+      });
+      return EINVAL;
+    }
+  }
   const InodeId ino = ctx.w.inode_of(at.dentry);
   const vfs::Inode& i = ctx.w.inode(ino);
   Iattr a;
@@ -177,7 +189,7 @@ int ChownCommon(OpCtx& ctx, PathPos at) {
   if (!S_ISDIR(i.mode)) {
     a.kill_suid = true;
     a.kill_priv = true;
-    a.kill_sgid = perm::ChownKillsSgid(ctx.cred(), i.mode, i.gid);
+    a.kill_sgid = perm::ChownKillsSgid(ctx.cred(), i.mode, perm::Ids(i));
   }
   if (int err = NotifyChange(ctx, at, a)) return err;
   OkAt(ctx, Stage::kDac, "ownership of {} may change", at);
@@ -406,7 +418,7 @@ int Do<pathwarden::Fallocate>(OpCtx& ctx) {
   // file_modified(): setuid and setgid as a write drops them, and a file
   // capability.
   KillPriv(ctx, ino);
-  const uint32_t m = perm::KillSuidMode(ctx.cred(), i.mode, i.gid);
+  const uint32_t m = perm::KillSuidMode(ctx.cred(), i.mode, perm::Ids(i));
   if (m != i.mode) SetMode(ctx, ino, m);
   return 0;
 }

@@ -103,7 +103,7 @@ bool CheckSticky(const OpCtx& ctx, InodeId dir, InodeId victim) {
   const Cred& c = ctx.cred();
   if (ctx.w.inode(victim).uid == c.fsuid) return false;
   if (d.uid == c.fsuid) return false;
-  return !c.Capable(kCapFowner);
+  return !perm::CapableWrt(c, kCapFowner, ctx.w.inode(victim));
 }
 
 bool IsLocalMountpoint(const vfs::World& w, DentryId d) {
@@ -239,7 +239,7 @@ NewInodeAttrs NewAttrs(OpCtx& ctx, InodeId dir, uint32_t mode) {
   const vfs::Inode& d = ctx.w.inode(dir);
   const Cred& c = ctx.cred();
   NewInodeAttrs a;
-  const perm::NewOwner owner = perm::InitOwner(c, mode, d.mode, d.gid);
+  const perm::NewOwner owner = perm::InitOwner(c, mode, d.mode, perm::Ids(d));
   a.uid = owner.uid;
   a.gid = owner.gid;
   mode = owner.mode;
@@ -311,7 +311,7 @@ int DoTruncate(OpCtx& ctx, PathPos at, InodeId ino, std::string_view what) {
   const vfs::Inode& i = ctx.w.inode(ino);
   ctx.w.SetData(ino, 0);
   KillPriv(ctx, ino);
-  const uint32_t m = perm::KillSuidMode(ctx.cred(), i.mode, i.gid);
+  const uint32_t m = perm::KillSuidMode(ctx.cred(), i.mode, perm::Ids(i));
   if (m != i.mode) SetMode(ctx, ino, m);
   return 0;
 }

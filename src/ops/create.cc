@@ -76,7 +76,7 @@ int Do<pathwarden::Mknod>(OpCtx& ctx) {
   if (int err = MayCreate(ctx, c.parent)) return err;
   const bool whiteout = type == S_IFCHR && rdev == 0;
   if ((type == S_IFCHR || type == S_IFBLK) && !whiteout &&
-      !ctx.cred().Capable(kCapMknod)) {
+      !ctx.cred().CapableInitial(kCapMknod)) {
     ctx.Fail(Stage::kCapability, "creating a device node needs CAP_MKNOD");
     return EPERM;
   }
@@ -117,7 +117,7 @@ int Do<pathwarden::Link>(OpCtx& ctx) {
     if (int err = walk::CheckName(ctx.env, st.path, true)) return err;
     const OpenFile* f = ctx.File(st.dirfd);
     if (f && (f->opener != ctx.p.index || f->cred_epoch != ctx.p.cred_epoch) &&
-        !ctx.cred().Capable(kCapDacReadSearch)) {
+        !ctx.cred().CapableOver(kCapDacReadSearch)) {
       ctx.Fail(Stage::kCapability,
                "linkat(AT_EMPTY_PATH) through an fd opened with other "
                "credentials needs CAP_DAC_READ_SEARCH");

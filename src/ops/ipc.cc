@@ -23,6 +23,15 @@ const Task* Target(const OpCtx& ctx) {
   return t < 0 || t >= ctx.t.count() ? nullptr : &ctx.t.task(t);
 }
 
+// ns_capable(target's user namespace, CAP_KILL): from the initial
+// namespace, or from the target's own, the capability; from another, the
+// model cannot tell whether it is an ancestor of the target's.
+// Linux: kernel/signal.c kill_ok_by_cred()
+bool KillCapable(const Cred& c, const Cred& target) {
+  if (c.userns == target.userns) return c.Capable(kCapKill);
+  return c.CapableOver(kCapKill);
+}
+
 }  // namespace
 
 template <>
@@ -42,7 +51,7 @@ int Do<pathwarden::Signal>(OpCtx& ctx) {
   const Cred& tc = t->cred;
   if (t != &ctx.p) {
     const bool ok = c.euid == tc.suid || c.euid == tc.ruid || c.ruid == tc.suid ||
-                    c.ruid == tc.ruid || c.Capable(kCapKill);
+                    c.ruid == tc.ruid || KillCapable(c, tc);
     if (!ok) {
       ctx.Fail(Stage::kUnix, [&] {
         return fmt::format("uid {} may not signal {} (uid {}) without CAP_KILL", c.euid, t->name,
@@ -71,7 +80,7 @@ template <>
 int Do<pathwarden::BindTcp>(OpCtx& ctx) {
   const uint16_t port = static_cast<uint16_t>(ctx.a.port);
   if (int err = security::SocketBind(ctx, port)) return err;
-  if (port != 0 && port < kUnprivilegedPortStart && !ctx.cred().Capable(kCapNetBindService)) {
+  if (port != 0 && port < kUnprivilegedPortStart && !ctx.cred().CapableOver(kCapNetBindService)) {
     ctx.Fail(Stage::kCapability, [&] {
       return fmt::format("port {} is below 1024: binding needs CAP_NET_BIND_SERVICE", port);
     });

@@ -62,7 +62,7 @@ int Do<pathwarden::Access>(OpCtx& ctx) {
   if (!(flags & AT_EACCESS)) {
     cred.fsuid = cred.ruid;
     cred.fsgid = cred.rgid;
-    cred.cap_effective = cred.ruid == 0 ? cred.cap_permitted : 0;
+    cred.cap_effective = cred.IsRootOfItsNs(cred.ruid) ? cred.cap_permitted : 0;
   }
   OpCtx actx{ctx.t, ctx.w, ctx.p, ctx.a, ctx.ex, ctx.env, ctx.apply, &cred};
   actx.env.cred = &cred;

@@ -53,7 +53,7 @@ int MountHead(OpCtx& ctx, std::string_view target, PathPos* at) {
   if (int err = walk::FilenameLookup(ctx.env, walk::Start{}, target, walk::kLookupFollow, at))
     return err;
   if (int err = security::SbMount(ctx)) return err;
-  if (!ctx.cred().Capable(kCapSysAdmin)) {
+  if (!ctx.cred().CapableOver(kCapSysAdmin)) {
     ctx.Fail(Stage::kCapability, "mounting needs CAP_SYS_ADMIN");
     return EPERM;
   }
@@ -224,7 +224,7 @@ int Do<pathwarden::MountSetattr>(OpCtx& ctx) {
     return EINVAL;
   }
   // may_mount(), before the attributes are read or the path looked up.
-  if (!ctx.cred().Capable(kCapSysAdmin)) {
+  if (!ctx.cred().CapableOver(kCapSysAdmin)) {
     ctx.Fail(Stage::kCapability, "mount_setattr needs CAP_SYS_ADMIN");
     return EPERM;
   }
@@ -357,7 +357,7 @@ int Do<pathwarden::Umount>(OpCtx& ctx) {
   // the walk did not step into them ("/", ".").
   walk::TraverseMounts(w, &at);
   // can_umount()
-  if (!ctx.cred().Capable(kCapSysAdmin)) {
+  if (!ctx.cred().CapableOver(kCapSysAdmin)) {
     ctx.Fail(Stage::kCapability, "unmounting needs CAP_SYS_ADMIN");
     return EPERM;
   }

@@ -119,8 +119,9 @@ int XattrPermission(const OpCtx& ctx, PathPos at, std::string_view name, uint32_
   const XattrNs ns = NamespaceOf(name);
   if (ns == XattrNs::kSecurity || ns == XattrNs::kSystem) return 0;
   if (ns == XattrNs::kTrusted) {
-    if (!ctx.cred().Capable(kCapSysAdmin)) {
-      ctx.Fail(Stage::kCapability, "trusted.* attributes need CAP_SYS_ADMIN");
+    if (!ctx.cred().CapableInitial(kCapSysAdmin)) {
+      ctx.Fail(Stage::kCapability,
+               "trusted.* attributes need CAP_SYS_ADMIN in the initial user namespace");
       return write ? EPERM : ENODATA;
     }
     return 0;
@@ -188,6 +189,14 @@ int SetAcl(OpCtx& ctx, PathPos at, bool is_default, const std::vector<AclEntry>*
   }
   std::optional<PosixAcl> acl;
   if (entries != nullptr) {
+    // posix_acl_from_xattr(current_user_ns()): a named entry's id is the
+    // namespace's own, refused (EINVAL) when it does not map.
+    if (!ctx.cred().InInitialUserNs())
+      for (const AclEntry& e : *entries)
+        if (e.tag == AclTag::kUser || e.tag == AclTag::kGroup)
+          return vfs::Unknown(
+              "the ids of an ACL set from a user namespace are the namespace's own "
+              "(posix_acl_from_xattr()); not modelled");
     auto valid = AclFromValidEntries(*entries);
     if (!valid) {
       if (valid.error() == kAclOutsideModel)
@@ -207,7 +216,7 @@ int SetAcl(OpCtx& ctx, PathPos at, bool is_default, const std::vector<AclEntry>*
   uint32_t mode = i.mode;
   vfs::AclId id = vfs::kNone;
   if (acl && !acl->EquivMode(&mode)) id = w.InternAcl(*acl);
-  mode = perm::ModeSetBy(ctx.cred(), mode, i.gid);
+  mode = perm::ModeSetBy(ctx.cred(), mode, i.gid, perm::Ids(i));
   w.SetModeAndAcl(ino, mode, id);
   return 0;
 }
@@ -252,6 +261,12 @@ int Do<pathwarden::Getxattr>(OpCtx& ctx) {
     ctx.Fail(Stage::kCapability, "the stored security.capability has no valid header");
     return EINVAL;
   }
+  // In another user namespace it is shown in the namespace's terms, or
+  // refused when its root id does not own the namespace.
+  if (name == kXattrNameCaps && !ctx.cred().InInitialUserNs())
+    return vfs::Unknown(
+        "in a user namespace a file capability is shown in the namespace's terms "
+        "(cap_inode_getsecurity()); not modelled");
   ctx.Ok(Stage::kVfs, [&] { return fmt::format("{} has {}", ctx.PathOf(at), name); });
   return 0;
 }
@@ -322,15 +337,23 @@ int Do<pathwarden::Setxattr>(OpCtx& ctx) {
                                             : "the value is not a file capability (v2 or v3)");
       return EINVAL;
     }
-    if (!ctx.cred().Capable(kCapSetfcap)) {
-      ctx.Fail(Stage::kCapability, "setting a file capability needs CAP_SETFCAP");
+    if (!perm::CapableWrt(ctx.cred(), kCapSetfcap, ctx.w.inode_at(at.dentry))) {
+      ctx.Fail(Stage::kCapability, "setting a file capability needs CAP_SETFCAP over the file");
       return EPERM;
     }
+    // In another user namespace the value is rewritten to a v3 one whose
+    // root id is the namespace's root, or refused when that does not map.
+    if (!ctx.cred().InInitialUserNs())
+      return vfs::Unknown(
+          "in a user namespace a file capability is converted to the namespace's root "
+          "(cap_convert_nscap()); not modelled");
   }
   if (int err = XattrPermission(ctx, at, name, perm::kMayWrite)) return err;
-  // cap_inode_setxattr()
+  // cap_inode_setxattr(): CAP_SYS_ADMIN over the superblock's user
+  // namespace (one mounted inside a user namespace belongs to it), which
+  // the model does not hold: CapableOver().
   if (NamespaceOf(name) == XattrNs::kSecurity && name != kXattrNameCaps &&
-      !ctx.cred().Capable(kCapSysAdmin)) {
+      !ctx.cred().CapableOver(kCapSysAdmin)) {
     ctx.Fail(Stage::kCapability, "security.* attributes other than security.capability need CAP_SYS_ADMIN");
     return EPERM;
   }
@@ -366,7 +389,7 @@ int Do<pathwarden::Listxattr>(OpCtx& ctx) {
   if (ctx.w.inode(ino).flags & vfs::kInodeOpaque) return vfs::UnknownAt(ino);
   // simple_xattr_list(): no permission; trusted.* names are left out
   // without CAP_SYS_ADMIN.
-  ctx.Ok(Stage::kVfs, ctx.cred().Capable(kCapSysAdmin)
+  ctx.Ok(Stage::kVfs, ctx.cred().CapableInitial(kCapSysAdmin)
                           ? "listing attributes needs no permission"
                           : "listing attributes needs no permission (trusted.* left out without "
                             "CAP_SYS_ADMIN)");
@@ -391,11 +414,11 @@ int Do<pathwarden::Removexattr>(OpCtx& ctx) {
   if (int err = XattrPermission(ctx, at, name, perm::kMayWrite)) return err;
   // cap_inode_removexattr()
   if (name == kXattrNameCaps) {
-    if (!ctx.cred().Capable(kCapSetfcap)) {
-      ctx.Fail(Stage::kCapability, "removing a file capability needs CAP_SETFCAP");
+    if (!perm::CapableWrt(ctx.cred(), kCapSetfcap, ctx.w.inode(ino))) {
+      ctx.Fail(Stage::kCapability, "removing a file capability needs CAP_SETFCAP over the file");
       return EPERM;
     }
-  } else if (NamespaceOf(name) == XattrNs::kSecurity && !ctx.cred().Capable(kCapSysAdmin)) {
+  } else if (NamespaceOf(name) == XattrNs::kSecurity && !ctx.cred().CapableOver(kCapSysAdmin)) {
     ctx.Fail(Stage::kCapability, "security.* attributes other than security.capability need CAP_SYS_ADMIN");
     return EPERM;
   }

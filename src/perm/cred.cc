@@ -56,6 +56,36 @@ bool Maps(const std::vector<IdRange>& map, uint32_t id) {
   return false;
 }
 
+// Whether `id`, as a request names it, maps into `ns` through `map`
+// (UserNamespace::NamedUidMaps()): inside, the namespace's own; from the
+// initial namespace, a kernel id, in the maps' outside ids; from a third,
+// not known.
+bool NamedMaps(const UserNamespace& ns, const std::vector<IdRange>& map, uint32_t id) {
+  if (ns.reader_inside) return Maps(map, id);
+  if (ns.overflow_shown) return ns.lenient;
+  for (const IdRange& r : map)
+    if (id >= r.outside && id - r.outside < r.count) return true;
+  return false;
+}
+
+// Whether `id`, as the reader sees it, maps into `ns` through `map`
+// (UserNamespace::ShownUidMaps()). Inside, an id shown as itself maps (the
+// kernel shows only mapped ids so); the overflow id stands for every
+// unmapped one too, so it is known unmapped only when the namespace does
+// not map it. From the initial namespace, the maps' outside ids are the
+// kernel's, which is what the reader sees. From a third namespace, the
+// maps show outside ids in the reader's terms, which need not be
+// contiguous: not known.
+// Linux: kernel/user_namespace.c map_id_up(), proc_id_map_show()
+bool ShownMaps(const UserNamespace& ns, const std::vector<IdRange>& map, uint32_t id,
+               uint32_t overflow) {
+  if (ns.reader_inside) {
+    if (ns.overflow_shown && id == overflow) return Maps(map, id) && ns.lenient;
+    return true;
+  }
+  return NamedMaps(ns, map, id);
+}
+
 std::string MapText(const std::vector<IdRange>& map) {
   std::string out;
   for (const IdRange& r : map)
@@ -67,6 +97,26 @@ std::string MapText(const std::vector<IdRange>& map) {
 
 bool UserNamespace::MapsUid(uint32_t id) const noexcept { return Maps(uid_map, id); }
 bool UserNamespace::MapsGid(uint32_t id) const noexcept { return Maps(gid_map, id); }
+bool UserNamespace::ShownUidMaps(uint32_t id) const noexcept {
+  return ShownMaps(*this, uid_map, id, overflow_uid);
+}
+bool UserNamespace::ShownGidMaps(uint32_t id) const noexcept {
+  return ShownMaps(*this, gid_map, id, overflow_gid);
+}
+
+bool UserNamespace::NamedUidMaps(uint32_t id) const noexcept {
+  return NamedMaps(*this, uid_map, id);
+}
+bool UserNamespace::NamedGidMaps(uint32_t id) const noexcept {
+  return NamedMaps(*this, gid_map, id);
+}
+bool UserNamespace::ShownIsRoot(uint32_t uid) const noexcept {
+  if (reader_inside) return uid == 0 && Maps(uid_map, 0);
+  if (overflow_shown) return lenient;
+  for (const IdRange& r : uid_map)
+    if (r.inside == 0 && r.count > 0) return uid == r.outside;
+  return false;
+}
 
 std::string UserNamespace::Describe() const {
   return fmt::format("uid_map {}; gid_map {}", MapText(uid_map), MapText(gid_map));

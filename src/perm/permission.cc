@@ -148,30 +148,30 @@ PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
   if (S_ISDIR(mode)) {
     // Read and search of directories: CAP_DAC_READ_SEARCH; anything:
     // CAP_DAC_OVERRIDE.
-    if (!(mask & kMayWrite) && cred.Capable(kCapDacReadSearch)) {
+    if (!(mask & kMayWrite) && CapableWrt(cred, kCapDacReadSearch, inode)) {
       r.err = 0;
       r.via = Via::kCapReadSearch;
       return r;
     }
-    if (cred.Capable(kCapDacOverride)) {
+    if (CapableWrt(cred, kCapDacOverride, inode)) {
       r.err = 0;
       r.via = Via::kCapOverride;
     }
     return r;
   }
   const uint32_t rwx = mask & (kMayRead | kMayWrite | kMayExec);
-  if (rwx == kMayRead && cred.Capable(kCapDacReadSearch)) {
+  if (rwx == kMayRead && CapableWrt(cred, kCapDacReadSearch, inode)) {
     r.err = 0;
     r.via = Via::kCapReadSearch;
     return r;
   }
   // Exec is overridable only when some class has an x bit.
   if (!(rwx & kMayExec) || (mode & 0111)) {
-    if (cred.Capable(kCapDacOverride)) {
+    if (CapableWrt(cred, kCapDacOverride, inode)) {
       r.err = 0;
       r.via = Via::kCapOverride;
     }
-  } else if (cred.Capable(kCapDacOverride)) {
+  } else if (CapableWrt(cred, kCapDacOverride, inode)) {
     r.exec_lacks_x = true;
   }
   return r;

@@ -69,14 +69,28 @@ PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
 PermCheck InodePermission(const vfs::World& w, const Cred& cred,
                           vfs::InodeId ino, uint32_t mask);
 
+// CapableWrt()
+//
+// Cred::CapableWrtInode() over `i`: its ids are read only when the
+// capability is held in a user namespace other than the initial one.
+inline bool CapableWrt(const Cred& cred, int cap, const vfs::Inode& i) {
+  return cred.Capable(cap) && (cred.InInitialUserNs() || cred.CapableWrtInode(cap, i.uid, i.gid));
+}
+
 // OwnerOrCapable()
 //
-// The caller's fsuid owns the inode, or it has CAP_FOWNER.
+// The caller's fsuid owns the inode, or it has CAP_FOWNER over it.
 // Linux: fs/inode.c inode_owner_or_capable()
 inline bool OwnerOrCapable(const vfs::World& w, const Cred& cred,
                            vfs::InodeId ino) {
-  return w.inode(ino).uid == cred.fsuid || cred.Capable(kCapFowner);
+  const vfs::Inode& i = w.inode(ino);
+  return i.uid == cred.fsuid || CapableWrt(cred, kCapFowner, i);
 }
+
+// Ids()
+//
+// The owner and group of an inode, for the rules in setid.h.
+inline InodeIds Ids(const vfs::Inode& i) { return {i.uid, i.gid}; }
 
 // OverflowUidAmbiguous()
 //
