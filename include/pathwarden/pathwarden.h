@@ -225,6 +225,18 @@ PATHWARDEN_EXPORT int pathwarden_process_from_pid(pathwarden_model *m, pid_t pid
 PATHWARDEN_EXPORT void pathwarden_process_free(pathwarden_process *p);
 /* The process's Landlock layers (0 to 16). */
 PATHWARDEN_EXPORT int pathwarden_process_layers(const pathwarden_process *p, uint32_t flags);
+/* The process is now in a user namespace of its own whose uid_map is
+ * `uid_map` and gid_map `gid_map` (NULL: the same), each written
+ * "INSIDE:OUTSIDE:COUNT[,...]" as `pathwarden explain --userns` takes it,
+ * with OUTSIDE ids in the model's terms: as after unshare(CLONE_NEWUSER)
+ * and a parent writing the maps. Its ids stay the model's and must map;
+ * its groups may not (unshare() keeps them); its capabilities are then
+ * the namespace's, counted over an inode only when the inode's owner and
+ * group map (docs/architecture.md, "User namespaces"). Errors: -EINVAL
+ * for a map the kernel would refuse or an id that does not map, with the
+ * reason in pathwarden_last_error(). */
+PATHWARDEN_EXPORT int pathwarden_process_set_userns(pathwarden_process *p, const char *uid_map,
+                                                    const char *gid_map, uint32_t flags);
 /* The working directory is now `path` (chdir() as the process: its
  * permissions are checked; -errno of the refusal). */
 PATHWARDEN_EXPORT int pathwarden_process_chdir(pathwarden_process *p, const char *path,

@@ -152,6 +152,7 @@ _SIGNATURES = {
     "pathwarden_process_free": (None, [_P]),
     "pathwarden_process_layers": (_int, [_P, _u32]),
     "pathwarden_process_chdir": (_int, [_P, _str, _u32]),
+    "pathwarden_process_set_userns": (_int, [_P, _str, _str, _u32]),
     "pathwarden_process_restrict": (_int, [_P, _P, _u32]),
     "pathwarden_ruleset_load": (_int, [_PP, _str, _u32]),
     "pathwarden_ruleset_new": (_int, [_PP, _u64, _u64, _u64, _u32]),
@@ -391,6 +392,11 @@ class Process(_Handle):
 
     def chdir(self, path):
         _check(_lib.pathwarden_process_chdir(self._h, _b(path), 0))
+
+    def set_userns(self, uid_map, gid_map=None):
+        """Into a user namespace of its own: maps "INSIDE:OUTSIDE:COUNT[,...]"
+        (gid_map: the uid map by default), OUTSIDE in the model's ids."""
+        _check(_lib.pathwarden_process_set_userns(self._h, _b(uid_map), _b(gid_map), 0))
 
     def restrict(self, ruleset):
         """One more Landlock layer; the kernel's refusal raises Error."""

@@ -371,6 +371,41 @@ int pathwarden_process_layers(const pathwarden_process* p, uint32_t flags) {
   });
 }
 
+int pathwarden_process_set_userns(pathwarden_process* p, const char* uid_map,
+                                  const char* gid_map, uint32_t flags) {
+  return Guard([&] {
+    if (int e = CheckFlags(flags)) return e;
+    if (int e = Live(p, "process")) return e;
+    if (int e = NeedString(uid_map, "uid_map")) return e;
+    auto uids = identity::ParseIdMap(uid_map, "uid_map");
+    if (!uids) return Fail(EINVAL, uids.error());
+    auto gids = gid_map ? identity::ParseIdMap(gid_map, "gid_map") : uids;
+    if (!gids) return Fail(EINVAL, gids.error());
+    Model& m = p->state->model;
+    Cred c = m.cred(p->p);
+    auto ns = std::make_shared<UserNamespace>();
+    ns->uid_map = std::move(*uids);
+    ns->gid_map = std::move(*gids);
+    ns->reader_inside = false;
+    // A model read from inside a user namespace shows unmapped owners as
+    // the overflow ids: the new namespace is a child of that one.
+    if (const auto& reader = m.impl().reader_userns) {
+      ns->overflow_shown = true;
+      ns->overflow_uid = reader->overflow_uid;
+      ns->overflow_gid = reader->overflow_gid;
+    }
+    for (uint32_t id : {c.ruid, c.euid, c.suid, c.fsuid})
+      if (!ns->NamedUidMaps(id))
+        return Fail(EINVAL, fmt::format("uid {} has no mapping in {}", id, ns->Describe()));
+    for (uint32_t id : {c.rgid, c.egid, c.sgid, c.fsgid})
+      if (!ns->NamedGidMaps(id))
+        return Fail(EINVAL, fmt::format("gid {} has no mapping in {}", id, ns->Describe()));
+    c.userns = std::move(ns);
+    if (auto r = m.SetCred(p->p, c); !r) return Fail(r.error(), "the process is gone");
+    return 0;
+  });
+}
+
 int pathwarden_process_chdir(pathwarden_process* p, const char* path, uint32_t flags) {
   return Guard([&] {
     if (int e = CheckFlags(flags)) return e;

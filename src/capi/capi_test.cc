@@ -523,6 +523,28 @@ TEST_F(CapiTest, ApplyChangesTheModel) {
   pathwarden_process_free(admin);
 }
 
+// unshare -r by alice: root of a namespace mapped onto uid 1000. Its
+// capabilities count over her own files only (their owner and group map).
+TEST_F(CapiTest, AProcessInAUserNamespace) {
+  pathwarden_cred c{1000, 1000, nullptr, 0, PATHWARDEN_CAPS_ALL, 022};
+  pathwarden_process* ns_root = nullptr;
+  ASSERT_EQ(pathwarden_process_new(m_, "ns-root", &c, &ns_root, 0), 0) << LastError();
+  EXPECT_EQ(ErrOf(ns_root, "open /etc/x O_WRONLY"), 0);  // before: CAP_DAC_OVERRIDE
+  ASSERT_EQ(pathwarden_process_set_userns(ns_root, "0:1000:1", nullptr, 0), 0) << LastError();
+  EXPECT_EQ(ErrOf(ns_root, "open /etc/x O_WRONLY"), EACCES);  // root's: unmapped
+  EXPECT_EQ(ErrOf(ns_root, "chmod /home/alice/key 0"), 0);
+  EXPECT_EQ(ErrOf(ns_root, "chown /home/alice/key 0:0"), EINVAL);  // uid 0 does not map
+  EXPECT_EQ(ErrOf(ns_root, "setxattr /home/alice/key trusted.x v"), EPERM);  // capable()
+  // Its ids must map; maps are checked as the kernel checks uid_map.
+  EXPECT_EQ(pathwarden_process_set_userns(backup_, "0:1000:1", nullptr, 0), -EINVAL);
+  EXPECT_NE(LastError().find("uid 34 has no mapping"), std::string::npos) << LastError();
+  EXPECT_EQ(pathwarden_process_set_userns(alice_, "0:1000:1,0:2000:1", nullptr, 0), -EINVAL);
+  EXPECT_NE(LastError().find("overlaps"), std::string::npos) << LastError();
+  EXPECT_EQ(pathwarden_process_set_userns(alice_, nullptr, nullptr, 0), -EINVAL);
+  EXPECT_EQ(pathwarden_process_set_userns(alice_, "1000:1000:1", nullptr, 1), -EINVAL);
+  pathwarden_process_free(ns_root);
+}
+
 TEST_F(CapiTest, AskLine) {
   pathwarden_decision* d = nullptr;
   EXPECT_EQ(pathwarden_ask_line(backup_, "open /home/alice/key O_NOPE", &d, 0), -EINVAL);
@@ -557,6 +579,7 @@ TEST_F(CapiTest, HandlesOfTheWrongKindAreEbadf) {
   EXPECT_EQ(pathwarden_process_from_pid(not_model, getpid(), &p, 0), -EBADF);
   EXPECT_EQ(pathwarden_process_layers(not_process, 0), -EBADF);
   EXPECT_EQ(pathwarden_process_chdir(not_process, "/", 0), -EBADF);
+  EXPECT_EQ(pathwarden_process_set_userns(not_process, "0:0:1", nullptr, 0), -EBADF);
   EXPECT_EQ(pathwarden_process_restrict(alice_, not_ruleset, 0), -EBADF);
   EXPECT_EQ(pathwarden_ruleset_allow_path(not_ruleset, "/", 1, 0), -EBADF);
   EXPECT_EQ(pathwarden_ruleset_allow_port(not_ruleset, 1, 1, 0), -EBADF);

@@ -211,6 +211,20 @@ def test_chdir_is_checked(model):
     assert e.value.errno == errno.EACCES
 
 
+def test_user_namespace(model):
+    # unshare -r by alice: root of a namespace mapped onto uid 1000.
+    model.create("/home/root-file", 0o600)
+    p = model.process(uid=1000, gid=1000, caps=pathwarden.CAPS_ALL)
+    assert p.ask_line("open /home/root-file O_RDONLY").allowed
+    p.set_userns("0:1000:1")
+    d = p.ask_line("open /home/root-file O_RDONLY")
+    assert d.errno == errno.EACCES and "does not map into it" in d.reason
+    assert p.ask_line("chmod /home/alice/key 0").allowed
+    with pytest.raises(pathwarden.Error) as e:
+        model.process(uid=34, gid=34).set_userns("0:1000:1")
+    assert e.value.errno == errno.EINVAL and "uid 34 has no mapping" in e.value.strerror
+
+
 def test_live_host_and_pid():
     host = pathwarden.Model.from_host()
     me = host.process_from_pid(os.getpid())
