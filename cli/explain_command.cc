@@ -81,12 +81,12 @@ Result<identity::Identity, std::string> IdentityFlags::Resolve() const {
   if (cwd) o.cwd = *cwd;
   if (userns_gids && !userns) return Unexpected(std::string("--userns-gids needs --userns"));
   if (userns) {
-    auto v = identity::ParseIdMap(*userns, "--userns");
+    auto v = ParseIdMap(*userns, "--userns");
     if (!v) return Unexpected(v.error());
     o.userns_uids = *v;
   }
   if (userns_gids) {
-    auto v = identity::ParseIdMap(*userns_gids, "--userns-gids");
+    auto v = ParseIdMap(*userns_gids, "--userns-gids");
     if (!v) return Unexpected(v.error());
     o.userns_gids = *v;
   }

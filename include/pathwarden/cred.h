@@ -119,6 +119,15 @@ struct UserNamespace {
   std::string Describe() const;
 };
 
+// ParseIdMap()
+//
+// A --userns map: "INSIDE:OUTSIDE:COUNT" ranges joined by commas, as
+// uid_map takes them. Errors, with the range's position: not three ids,
+// a count of 0, a range past 4294967294, ranges that overlap inside or
+// outside, more than 340 ranges (the kernel refuses each).
+// Linux: kernel/user_namespace.c map_write(), mappings_overlap()
+Result<std::vector<IdRange>, std::string> ParseIdMap(std::string_view text, std::string_view what);
+
 // ReadUserNamespace()
 //
 // The user namespace of /proc/PID (`proc`, "/proc/self" for this

@@ -24,12 +24,14 @@
 #include <array>
 #include <cstdint>
 #include "pathwarden/result.h"
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pathwarden/acl.h"
+#include "pathwarden/cred.h"
 #include "pathwarden/kernel_rules.h"
 #include "pathwarden/landlock.h"
 #include "pathwarden/model.h"
@@ -118,8 +120,15 @@ struct ProcessSpec {
   std::optional<std::string> cwd;     // nullopt: "/" or the parent's
   std::optional<uint32_t> umask;      // nullopt: 0o022 or the parent's
   std::vector<LayerSpec> layers;
+  // A user namespace of its own (empty: the initial one), entered with
+  // these maps (outside ids: the scenario's); uid, gid and groups stay the
+  // scenario's ids, and uid and gid map.
+  std::vector<IdRange> userns_uids, userns_gids;
 
+  // All if uid 0 (in its user namespace), else none, unless `caps`.
   uint64_t EffectiveCaps() const;
+  // The user namespace its credentials live in (null: the initial one).
+  std::shared_ptr<const UserNamespace> UserNs() const;
 };
 
 std::string_view OpName(Op op);

@@ -377,9 +377,9 @@ int pathwarden_process_set_userns(pathwarden_process* p, const char* uid_map,
     if (int e = CheckFlags(flags)) return e;
     if (int e = Live(p, "process")) return e;
     if (int e = NeedString(uid_map, "uid_map")) return e;
-    auto uids = identity::ParseIdMap(uid_map, "uid_map");
+    auto uids = ParseIdMap(uid_map, "uid_map");
     if (!uids) return Fail(EINVAL, uids.error());
-    auto gids = gid_map ? identity::ParseIdMap(gid_map, "gid_map") : uids;
+    auto gids = gid_map ? ParseIdMap(gid_map, "gid_map") : uids;
     if (!gids) return Fail(EINVAL, gids.error());
     Model& m = p->state->model;
     Cred c = m.cred(p->p);

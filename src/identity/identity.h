@@ -102,15 +102,6 @@ Result<uint64_t, std::string> ParseCaps(std::string_view text);
 // "1000,27" or "none". Errors: not a gid (0 to 2^32-2).
 Result<std::vector<uint32_t>, std::string> ParseGroups(std::string_view text);
 
-// ParseIdMap()
-//
-// A --userns map: "INSIDE:OUTSIDE:COUNT" ranges joined by commas, as
-// uid_map takes them. Errors, with the range's position: not three ids,
-// a count of 0, a range past 4294967294, ranges that overlap inside or
-// outside, more than 340 ranges (the kernel refuses each).
-// Linux: kernel/user_namespace.c map_write(), mappings_overlap()
-Result<std::vector<IdRange>, std::string> ParseIdMap(std::string_view text, std::string_view what);
-
 // ParseId() / ParseUmask()
 //
 // A uid or gid (0 to 2^32-2; -1 is "no change" in chown, never an id);

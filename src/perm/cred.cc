@@ -6,6 +6,7 @@
 #include <sys/capability.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -86,6 +87,16 @@ bool ShownMaps(const UserNamespace& ns, const std::vector<IdRange>& map, uint32_
   return NamedMaps(ns, map, id);
 }
 
+std::vector<std::string_view> SplitOn(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  for (size_t i = 0;;) {
+    const size_t end = s.find(sep, i);
+    out.push_back(s.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
+    if (end == std::string_view::npos) return out;
+    i = end + 1;
+  }
+}
+
 std::string MapText(const std::vector<IdRange>& map) {
   std::string out;
   for (const IdRange& r : map)
@@ -94,6 +105,45 @@ std::string MapText(const std::vector<IdRange>& map) {
 }
 
 }  // namespace
+
+Result<std::vector<IdRange>, std::string> ParseIdMap(std::string_view text,
+                                                    std::string_view what) {
+  // Linux: kernel/user_namespace.c UID_GID_MAP_MAX_EXTENTS
+  constexpr size_t kMaxRanges = 340;
+  std::vector<IdRange> map;
+  size_t col = 1;  // where the range starts in `text`, from 1
+  for (std::string_view range : SplitOn(text, ',')) {
+    auto bad = [&](std::string_view why) {
+      return Unexpected(fmt::format("{}: range {} \"{}\" at character {}: {}", what,
+                                    map.size() + 1, range, col, why));
+    };
+    const std::vector<std::string_view> f = SplitOn(range, ':');
+    uint64_t v[3] = {0, 0, 0};
+    bool ok = f.size() == 3;
+    for (size_t i = 0; ok && i < 3; ++i) {
+      auto [p, ec] = std::from_chars(f[i].data(), f[i].data() + f[i].size(), v[i]);
+      ok = !f[i].empty() && ec == std::errc() && p == f[i].data() + f[i].size();
+    }
+    if (!ok) return bad("not INSIDE:OUTSIDE:COUNT (three ids)");
+    if (v[2] == 0) return bad("the count must be at least 1");
+    // The last id a range covers is 4294967294: (uid_t)-1 is never one.
+    if (v[0] + v[2] > 0xffffffffu || v[1] + v[2] > 0xffffffffu)
+      return bad("the range goes past id 4294967294");
+    const IdRange r{static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]),
+                    static_cast<uint32_t>(v[2])};
+    for (const IdRange& o : map) {
+      const bool in = r.inside < o.inside + o.count && o.inside < r.inside + r.count;
+      const bool out = r.outside < o.outside + o.count && o.outside < r.outside + r.count;
+      if (in || out)
+        return bad(fmt::format("it overlaps {}:{}:{} {}", o.inside, o.outside, o.count,
+                               in ? "inside" : "outside"));
+    }
+    if (map.size() == kMaxRanges) return bad("a map holds at most 340 ranges");
+    map.push_back(r);
+    col += range.size() + 1;
+  }
+  return map;
+}
 
 bool UserNamespace::MapsUid(uint32_t id) const noexcept { return Maps(uid_map, id); }
 bool UserNamespace::MapsGid(uint32_t id) const noexcept { return Maps(gid_map, id); }

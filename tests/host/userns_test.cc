@@ -420,7 +420,7 @@ Result<std::vector<Decision>, std::string> AskFromOutside(const NsCase& c, pid_t
 Result<std::vector<int>, std::string> AskAsNewUserNs(const NsCase& c,
                                                      const std::vector<std::string>& lines) {
   identity::IdentityOptions o;
-  auto map = identity::ParseIdMap(MapFlag(c.uid_map), "--userns");
+  auto map = ParseIdMap(MapFlag(c.uid_map), "--userns");
   if (!map) return Unexpected(map.error());
   o.userns_uids = *map;
   o.uid = c.who.uid.value_or(0);
