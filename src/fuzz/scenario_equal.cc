@@ -78,6 +78,8 @@ std::string FirstDifference(const Scenario& a, const Scenario& b) {
     d.Field(w, "gid", x.gid, y.gid);
     d.Field(w, "groups", x.groups, y.groups);
     d.Field(w, "caps", x.caps, y.caps);
+    d.Field(w, "userns", x.userns_uids, y.userns_uids);
+    d.Field(w, "userns_gids", x.userns_gids, y.userns_gids);
     d.Field(w, "cwd", x.cwd, y.cwd);
     d.Field(w, "umask", x.umask, y.umask);
     d.Field(w, "layer count", x.layers.size(), y.layers.size());

@@ -14,7 +14,7 @@ namespace {
 // A new field in the model must be added to its Fields() below; these
 // sizes (GCC 12, x86-64) make the compiler say so.
 static_assert(sizeof(NodeSpec) == 280, "NodeSpec changed: update Fields(NodeSpec)");
-static_assert(sizeof(ProcessSpec) == 224, "ProcessSpec changed: update Fields(ProcessSpec)");
+static_assert(sizeof(ProcessSpec) == 272, "ProcessSpec changed: update Fields(ProcessSpec)");
 static_assert(sizeof(LayerSpec) == 80, "LayerSpec changed: update Fields(LayerSpec)");
 static_assert(sizeof(RuleSpec) == 104, "RuleSpec changed: update Fields(RuleSpec)");
 static_assert(sizeof(StepSpec) == 648, "StepSpec changed: update Fields(StepSpec)");
@@ -45,6 +45,10 @@ bool Fields(IO& io, AclEntry& e) {
   return io(e.tag) && io(e.perm) && io(e.id);
 }
 template <typename IO>
+bool Fields(IO& io, IdRange& r) {
+  return io(r.inside) && io(r.outside) && io(r.count);
+}
+template <typename IO>
 bool Fields(IO& io, NodeSpec& n) {
   return io(n.loc) && io(n.path) && io(n.type) && io(n.mode) && io(n.uid) && io(n.gid) &&
          io(n.has_owner) && io(n.acl) && io(n.default_acl) && io(n.target) &&
@@ -63,7 +67,8 @@ bool Fields(IO& io, LayerSpec& l) {
 template <typename IO>
 bool Fields(IO& io, ProcessSpec& p) {
   return io(p.loc) && io(p.name) && io(p.parent) && io(p.uid) && io(p.gid) && io(p.groups) &&
-         io(p.caps) && io(p.cwd) && io(p.umask) && io(p.layers);
+         io(p.caps) && io(p.cwd) && io(p.umask) && io(p.layers) && io(p.userns_uids) &&
+         io(p.userns_gids);
 }
 template <typename IO>
 bool Fields(IO& io, StepSpec& s) {

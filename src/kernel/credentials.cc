@@ -38,10 +38,10 @@ int SetCaps(uint64_t effective, uint64_t permitted) {
   return static_cast<int>(syscall(SYS_capset, &header, data));
 }
 
-int TakeCred(const Cred& cred, const char** failed_call) {
+int TakeCred(const Cred& cred, const char** failed_call, bool set_groups) {
   std::vector<gid_t> groups(cred.groups().begin(), cred.groups().end());
   if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return Fail("PR_SET_KEEPCAPS", errno, failed_call);
-  if (syscall(SYS_setgroups, groups.size(), groups.data()) != 0)
+  if (set_groups && syscall(SYS_setgroups, groups.size(), groups.data()) != 0)
     return Fail("setgroups", errno, failed_call);
   if (syscall(SYS_setresgid, cred.rgid, cred.egid, cred.sgid) != 0)
     return Fail("setresgid", errno, failed_call);

@@ -30,7 +30,9 @@ int SetCaps(uint64_t effective, uint64_t permitted);
 //
 // The euid change also clears the death signal: ForkTied() children
 // rearm it (RearmDeathSignal()).
-int TakeCred(const Cred& cred, const char** failed_call);
+// With `set_groups` false the groups stay as they are (a process in a new
+// user namespace keeps its groups, which need not map there).
+int TakeCred(const Cred& cred, const char** failed_call, bool set_groups = true);
 
 }  // namespace pathwarden::kernel_internal
 

@@ -4,6 +4,8 @@
 #include "src/kernel/process_server.h"
 
 #include <fcntl.h>
+#include <linux/mount.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
@@ -11,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -94,9 +97,72 @@ class ProcessSetup {
     cred.SetGroups(p_.groups);
     cred.cap_effective = cred.cap_permitted = t_.CapsOf(index_);
     const char* call = "";
-    if (int err = TakeCred(cred, &call); err != 0) Internal(call, err);
+    if (!p_.userns_uids.empty()) {
+      EnterUserNs(cred);
+    } else if (int err = TakeCred(cred, &call); err != 0) {
+      Internal(call, err);
+    }
     // A change of euid cleared the death signal.
     RearmDeathSignal();
+  }
+
+  // The process in a user namespace of its own: its groups set while it
+  // is still root of the initial one (unshare() keeps them, and they need
+  // not map), then unshare(CLONE_NEWUSER), the maps written by a forked
+  // helper that stays root outside (a process cannot map other ids than
+  // its own into its namespace), then `cred` in the namespace's own ids.
+  void EnterUserNs(const Cred& cred) {
+    std::vector<gid_t> groups(cred.groups().begin(), cred.groups().end());
+    if (syscall(SYS_setgroups, groups.size(), groups.data()) != 0) Internal("setgroups", errno);
+    int go[2];
+    if (pipe2(go, O_CLOEXEC) != 0) Internal("pipe2", errno);
+    const pid_t self = getpid();
+    const pid_t helper = ForkTied();
+    if (helper < 0) Internal("fork", errno);
+    if (helper == 0) {
+      char b = 0;
+      close(go[1]);
+      if (read(go[0], &b, 1) != 1) _exit(1);
+      const std::shared_ptr<const UserNamespace> ns = p_.UserNs();
+      // The scenario's root has no /proc: a procfs of its own, detached
+      // (fsopen(), fsmount()), mounted nowhere.
+      const int fs = static_cast<int>(syscall(SYS_fsopen, "proc", FSOPEN_CLOEXEC));
+      if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+        _exit(2);
+      const int proc = static_cast<int>(syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, 0));
+      if (proc < 0) _exit(3);
+      auto write_map = [&](const char* file, const std::vector<IdRange>& map) {
+        std::string text;
+        for (const IdRange& r : map) text += fmt::format("{} {} {}\n", r.inside, r.outside, r.count);
+        const int fd =
+            openat(proc, fmt::format("{}/{}", self, file).c_str(), O_WRONLY | O_CLOEXEC);
+        const bool ok = fd >= 0 && write(fd, text.data(), text.size()) ==
+                                       static_cast<ssize_t>(text.size());
+        if (fd >= 0) close(fd);
+        return ok;
+      };
+      _exit(write_map("uid_map", ns->uid_map) && write_map("gid_map", ns->gid_map) ? 0 : 1);
+    }
+    close(go[0]);
+    if (unshare(CLONE_NEWUSER) != 0) Internal("unshare(CLONE_NEWUSER)", errno);
+    char b = 1;
+    if (write(go[1], &b, 1) != 1) Internal("write to the map helper", errno);
+    close(go[1]);
+    int status = 0;
+    if (waitpid(helper, &status, 0) != helper || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      Internal(fmt::format("writing uid_map and gid_map (helper status {})", status), EIO);
+    // Its ids in the namespace's own terms: each maps (the parser checked).
+    const std::shared_ptr<const UserNamespace> ns = p_.UserNs();
+    auto inside = [](const std::vector<IdRange>& map, uint32_t id) {
+      for (const IdRange& r : map)
+        if (id >= r.outside && id - r.outside < r.count) return r.inside + (id - r.outside);
+      return id;
+    };
+    Cred in = cred;
+    in.ruid = in.euid = in.suid = in.fsuid = inside(ns->uid_map, cred.euid);
+    in.rgid = in.egid = in.sgid = in.fsgid = inside(ns->gid_map, cred.egid);
+    const char* call = "";
+    if (int err = TakeCred(in, &call, false); err != 0) Internal(call, err);
   }
 
   [[noreturn]] void Fail(const SourceLoc& loc, std::string text) {
@@ -180,6 +246,32 @@ uint64_t ProcessTable::CapsOf(int index) const {
   // "All" is what this machine's bounding set allows; explicit sets beyond
   // it are refused before the run (KernelSession).
   return p.caps ? *p.caps : p.EffectiveCaps() & caps_available;
+}
+
+std::shared_ptr<const UserNamespace> ProcessTable::UserNsOf(int index) const {
+  // A caller outside any scenario (the host probe's) has the table's none.
+  if (index < 0 || static_cast<size_t>(index) >= procs.size()) return nullptr;
+  while (index > 0 && !procs[static_cast<size_t>(index)].parent.empty()) {
+    index = IndexOf(procs[static_cast<size_t>(index)].parent);
+    if (index < 0) return nullptr;
+  }
+  return procs[static_cast<size_t>(index)].UserNs();
+}
+
+uint32_t ProcessTable::IdAsPassed(int index, int64_t id, bool gid) const {
+  if (id == -1) return static_cast<uint32_t>(-1);
+  const auto ns = UserNsOf(index);
+  if (!ns) return static_cast<uint32_t>(id);
+  const std::vector<IdRange>& map = gid ? ns->gid_map : ns->uid_map;
+  const auto v = static_cast<uint32_t>(id);
+  for (const IdRange& r : map)
+    if (v >= r.outside && v - r.outside < r.count) return r.inside + (v - r.outside);
+  // No inside id stands for it: one that maps to nothing does the same.
+  for (uint32_t c = 0xfffffffeu;; --c) {
+    bool mapped = false;
+    for (const IdRange& r : map) mapped = mapped || (c >= r.inside && c - r.inside < r.count);
+    if (!mapped) return c;
+  }
 }
 
 std::string AbstractSocketName(pid_t supervisor, int index) {

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,6 +35,13 @@ struct ProcessTable {
   static ProcessTable For(const Scenario& s, uint64_t caps_available);
   int IndexOf(std::string_view name) const;
   uint64_t CapsOf(int index) const;
+  // The user namespace process `index` lives in, its own or the one it
+  // was forked in (null: the initial one).
+  std::shared_ptr<const UserNamespace> UserNsOf(int index) const;
+  // The id a step names (the scenario's, the initial namespace's) as
+  // process `index` passes it to the kernel: its namespace's own, or an id
+  // that namespace does not map when it has none; -1 stays -1.
+  uint32_t IdAsPassed(int index, int64_t id, bool gid) const;
 };
 
 // ForkTied()

@@ -166,6 +166,8 @@ int RunStep(const ProcessTable& table, const StepSpec& step, const Request& req,
   const char* path2 = step.path2.c_str();
   const int dirfd = Dirfd(step, *fds);
   const int flags = static_cast<int>(step.flags);
+  // The process making the call: the ids it names are its namespace's.
+  const int self = table.IndexOf(step.as);
   // Steps on a named fd that is not open fail before any syscall.
   int fd = -1;
   switch (step.op) {
@@ -216,8 +218,8 @@ int RunStep(const ProcessTable& table, const StepSpec& step, const Request& req,
       return Err(syscall(kSysFchmodat2, dirfd, path, step.mode, flags));
     case Op::kChown:
     case Op::kLchown:
-      return Err(syscall(SYS_fchownat, dirfd, path, static_cast<uid_t>(step.uid),
-                         static_cast<gid_t>(step.gid),
+      return Err(syscall(SYS_fchownat, dirfd, path, table.IdAsPassed(self, step.uid, false),
+                         table.IdAsPassed(self, step.gid, true),
                          flags | (step.op == Op::kLchown ? AT_SYMLINK_NOFOLLOW : 0)));
     case Op::kReadlink: {
       char buf[4096];
@@ -276,8 +278,8 @@ int RunStep(const ProcessTable& table, const StepSpec& step, const Request& req,
     case Op::kFchmod:
       return Err(syscall(SYS_fchmod, fds->Find(step.fd), step.mode));
     case Op::kFchown:
-      return Err(syscall(SYS_fchown, fds->Find(step.fd), static_cast<uid_t>(step.uid),
-                         static_cast<gid_t>(step.gid)));
+      return Err(syscall(SYS_fchown, fds->Find(step.fd), table.IdAsPassed(self, step.uid, false),
+                         table.IdAsPassed(self, step.gid, true)));
     case Op::kFutimens:
       return Utimens(fds->Find(step.fd), nullptr, step, 0);
     case Op::kSendFd:

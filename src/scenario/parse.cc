@@ -283,7 +283,8 @@ std::optional<LayerSpec> Parser::ParseLayer(const Doc& d) {
 
 void Parser::ParseProcess(const Doc& d, Scenario& s) {
   if (!CheckTable(d, "[[process]]",
-                  {"name", "parent", "uid", "gid", "groups", "caps", "cwd", "umask", "layer"}))
+                  {"name", "parent", "uid", "gid", "groups", "caps", "cwd", "umask", "layer",
+                   "userns", "userns_gids"}))
     return;
   ProcessSpec p;
   p.loc = ToSourceLoc(d.loc);
@@ -306,7 +307,7 @@ void Parser::ParseProcess(const Doc& d, Scenario& s) {
       Error(d.Get("parent")->loc,
             fmt::format("parent \"{}\" is not a process defined earlier", *parent));
     p.parent = *parent;
-    for (auto k : {"uid", "gid", "groups", "caps"})
+    for (auto k : {"uid", "gid", "groups", "caps", "userns", "userns_gids"})
       if (const Doc* v = d.Get(k))
         Error(v->loc,
               fmt::format(
@@ -335,6 +336,30 @@ void Parser::ParseProcess(const Doc& d, Scenario& s) {
       set |= CapBit(*cap);
     }
     p.caps = set;
+  }
+  // A user namespace of its own: the maps as uid_map takes them; its uid
+  // and gid must map (its groups need not: unshare() keeps them).
+  for (auto [key, map] : {std::pair{"userns", &p.userns_uids}, {"userns_gids", &p.userns_gids}}) {
+    const Doc* v = d.Get(key);
+    auto text = Str(v, key);
+    if (!text) continue;
+    auto m = ParseIdMap(*text, fmt::format("\"{}\"", key));
+    if (!m) {
+      Error(v->loc, m.error());
+      continue;
+    }
+    *map = std::move(*m);
+  }
+  if (!p.userns_gids.empty() && p.userns_uids.empty())
+    Error(d.Get("userns_gids")->loc, "\"userns_gids\" needs \"userns\"");
+  if (auto ns = p.UserNs()) {
+    const Doc* where = d.Get("userns");
+    if (!ns->NamedUidMaps(p.uid))
+      Error(d.Get("uid") ? d.Get("uid")->loc : where->loc,
+            fmt::format("uid {} has no mapping in \"userns\" ({})", p.uid, ns->Describe()));
+    if (!ns->NamedGidMaps(p.gid))
+      Error(d.Get("gid") ? d.Get("gid")->loc : where->loc,
+            fmt::format("gid {} has no mapping in \"userns\" ({})", p.gid, ns->Describe()));
   }
   if (auto cwd = Str(d.Get("cwd"), "cwd")) {
     if (cwd->empty()) Error(d.Get("cwd")->loc, "\"cwd\" is not empty");

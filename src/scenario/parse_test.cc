@@ -113,6 +113,36 @@ TEST(ScenarioParse, UnknownFlagIsAnError) {
       << s.error();
 }
 
+// A process's user namespace: maps as uid_map takes them, its ids mapping,
+// and a round trip through the writer.
+TEST(ScenarioParse, UserNamespaceMapsAreCheckedWhereWritten) {
+  auto ok = Toml("format = 1\n[[process]]\nname = \"p\"\nuid = 1000\ngid = 1000\n"
+                 "userns = \"0:1000:1,1:100000:65536\"\nuserns_gids = \"0:1000:1\"\n");
+  ASSERT_TRUE(ok.has_value()) << ok.error();
+  EXPECT_EQ(ok->processes[0].userns_uids,
+            (std::vector<IdRange>{{0, 1000, 1}, {1, 100000, 65536}}));
+  EXPECT_EQ(ok->processes[0].EffectiveCaps(), kCapAll);  // root in it
+  auto again = ParseScenario(ScenarioToToml(*ok), "w.toml", false);
+  ASSERT_TRUE(again.has_value()) << again.error();
+  EXPECT_EQ(again->processes[0].userns_gids, ok->processes[0].userns_gids);
+  auto bad = Toml("format = 1\n[[process]]\nname = \"p\"\nuid = 5\n"
+                  "userns = \"0:1000:1,3:1000:2\"\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error(),
+            "t.toml:5:10: \"userns\": range 2 \"3:1000:2\" at character 10: it overlaps "
+            "0:1000:1 outside");
+  auto unmapped = Toml("format = 1\n[[process]]\nname = \"p\"\nuid = 5\n"
+                       "userns = \"0:1000:1\"\n");
+  ASSERT_FALSE(unmapped.has_value());
+  EXPECT_NE(unmapped.error().find("t.toml:4:7: uid 5 has no mapping in \"userns\""),
+            std::string::npos)
+      << unmapped.error();
+  auto forked = Toml("format = 1\n[[process]]\nname = \"p\"\n[[process]]\nname = \"q\"\n"
+                     "parent = \"p\"\nuserns = \"0:0:1\"\n");
+  ASSERT_FALSE(forked.has_value());
+  EXPECT_NE(forked.error().find("inherits \"userns\""), std::string::npos) << forked.error();
+}
+
 TEST(ScenarioParse, UndefinedProcessIsAnError) {
   auto s = Toml("format = 1\n[[step]]\nas = \"ghost\"\nop = \"stat\"\n"
                 "path = \"/\"\nexpect = \"ok\"\n");

@@ -268,6 +268,7 @@ Result<void, std::string> ScenarioModel::StartProcess(const Scenario& s, const P
     cred.SetGroups(ps.groups);
     cred.cap_effective = cred.cap_permitted = ps.EffectiveCaps();
     cred.umask = 022;
+    cred.userns = ps.UserNs();
   }
   if (ps.umask) cred.umask = *ps.umask;
   if (ps.parent.empty() || ps.umask) (void)model_.SetCred(p, cred);

@@ -48,7 +48,19 @@ uint32_t NodeSpec::EffectiveMode() const {
 
 uint64_t ProcessSpec::EffectiveCaps() const {
   if (caps) return *caps;
-  return uid == 0 ? kCapAll : 0;
+  if (userns_uids.empty()) return uid == 0 ? kCapAll : 0;
+  for (const IdRange& r : userns_uids)
+    if (r.inside == 0) return uid == r.outside ? kCapAll : 0;
+  return 0;
+}
+
+std::shared_ptr<const UserNamespace> ProcessSpec::UserNs() const {
+  if (userns_uids.empty()) return nullptr;
+  auto ns = std::make_shared<UserNamespace>();
+  ns->uid_map = userns_uids;
+  ns->gid_map = userns_gids.empty() ? userns_uids : userns_gids;
+  ns->reader_inside = false;  // the scenario's ids are the initial namespace's
+  return ns;
 }
 
 std::string Scenario::Where(const SourceLoc& loc) const {

@@ -95,6 +95,14 @@ std::string ScenarioToToml(const Scenario& s) {
           if (*p.caps & CapBit(i)) c.push_back(CapName(i));
         out += "caps = " + TomlArray(c) + "\n";
       }
+      auto map = [](const std::vector<IdRange>& m) {
+        std::string t;
+        for (const IdRange& r : m)
+          t += fmt::format("{}{}:{}:{}", t.empty() ? "" : ",", r.inside, r.outside, r.count);
+        return TomlString(t);
+      };
+      if (!p.userns_uids.empty()) out += "userns = " + map(p.userns_uids) + "\n";
+      if (!p.userns_gids.empty()) out += "userns_gids = " + map(p.userns_gids) + "\n";
     }
     if (p.cwd) out += "cwd = " + TomlString(*p.cwd) + "\n";
     if (p.umask) out += fmt::format("umask = 0o{:o}\n", *p.umask);
