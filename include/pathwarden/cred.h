@@ -96,6 +96,10 @@ struct UserNamespace {
   // unmapped.
   bool overflow_shown = false;
   uint32_t overflow_uid = 65534, overflow_gid = 65534;
+  // The euid that made it (the reader's id; none: not known): a process
+  // of the parent namespace with that euid has every capability in it.
+  // Linux: security/commoncap.c cap_capable()
+  std::optional<uint32_t> owner;
   // How what the model cannot know is taken (above): as granting.
   bool lenient = false;
 

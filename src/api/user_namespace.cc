@@ -3,7 +3,10 @@
 // Linux: kernel/user_namespace.c proc_id_map_show(); Documentation/
 // admin-guide/sysctl/kernel.rst (overflowuid, overflowgid)
 
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -69,6 +72,13 @@ Result<std::shared_ptr<const UserNamespace>, std::string> ReadUserNamespace(
   // map, read from inside, is the same text for every process of it).
   const std::string target = ReadLinkText(proc + "/ns/user");
   ns->reader_inside = !target.empty() && target == ReadLinkText("/proc/self/ns/user");
+  // Its owner, in this reader's ids (NS_GET_OWNER_UID; unknown when the
+  // namespace file cannot be opened).
+  if (const int fd = open((proc + "/ns/user").c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    uid_t owner = 0;
+    if (ioctl(fd, NS_GET_OWNER_UID, &owner) == 0) ns->owner = owner;
+    close(fd);
+  }
   ns->overflow_uid = ReadOverflowId("/proc/sys/kernel/overflowuid");
   ns->overflow_gid = ReadOverflowId("/proc/sys/kernel/overflowgid");
   // Unreadable: as if shown (the cost is unknowns, never a wrong answer).

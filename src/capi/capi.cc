@@ -387,6 +387,7 @@ int pathwarden_process_set_userns(pathwarden_process* p, const char* uid_map,
     ns->uid_map = std::move(*uids);
     ns->gid_map = std::move(*gids);
     ns->reader_inside = false;
+    ns->owner = c.euid;  // the process makes it, as itself
     // A model read from inside a user namespace shows unmapped owners as
     // the overflow ids: the new namespace is a child of that one.
     if (const auto& reader = m.impl().reader_userns) {

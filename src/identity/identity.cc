@@ -247,6 +247,7 @@ Result<Cred, std::string> InNewUserNs(const IdentityOptions& o, const Cred& call
   ns->uid_map = *o.userns_uids;
   ns->gid_map = o.userns_gids ? *o.userns_gids : *o.userns_uids;
   ns->reader_inside = false;
+  ns->owner = caller.euid;  // the caller makes it
   // A reader in a user namespace itself sees the new one's outside ids in
   // its own terms, and unmapped owners as the overflow ids.
   if (caller.userns) {

@@ -106,11 +106,13 @@ class ProcessSetup {
     RearmDeathSignal();
   }
 
-  // The process in a user namespace of its own: its groups set while it
-  // is still root of the initial one (unshare() keeps them, and they need
-  // not map), then unshare(CLONE_NEWUSER), the maps written by a forked
-  // helper that stays root outside (a process cannot map other ids than
-  // its own into its namespace), then `cred` in the namespace's own ids.
+  // The process in a user namespace of its own, as a user makes one: its
+  // groups set while it is still root of the initial one (unshare() keeps
+  // them, and they need not map), its ids (the namespace's owner is the
+  // euid that creates it, and the owner has every capability in it), then
+  // unshare(CLONE_NEWUSER), the maps written by a forked helper that stays
+  // root outside (as newuidmap does: a process cannot map other ids than
+  // its own), then `cred` in the namespace's own ids.
   void EnterUserNs(const Cred& cred) {
     std::vector<gid_t> groups(cred.groups().begin(), cred.groups().end());
     if (syscall(SYS_setgroups, groups.size(), groups.data()) != 0) Internal("setgroups", errno);
@@ -144,6 +146,8 @@ class ProcessSetup {
       _exit(write_map("uid_map", ns->uid_map) && write_map("gid_map", ns->gid_map) ? 0 : 1);
     }
     close(go[0]);
+    if (syscall(SYS_setresgid, cred.rgid, cred.egid, cred.sgid) != 0) Internal("setresgid", errno);
+    if (syscall(SYS_setresuid, cred.ruid, cred.euid, cred.suid) != 0) Internal("setresuid", errno);
     if (unshare(CLONE_NEWUSER) != 0) Internal("unshare(CLONE_NEWUSER)", errno);
     char b = 1;
     if (write(go[1], &b, 1) != 1) Internal("write to the map helper", errno);

@@ -23,12 +23,18 @@ const Task* Target(const OpCtx& ctx) {
   return t < 0 || t >= ctx.t.count() ? nullptr : &ctx.t.task(t);
 }
 
-// ns_capable(target's user namespace, CAP_KILL): from the initial
-// namespace, or from the target's own, the capability; from another, the
-// model cannot tell whether it is an ancestor of the target's.
-// Linux: kernel/signal.c kill_ok_by_cred()
+// ns_capable(target's user namespace, CAP_KILL): in the target's own
+// namespace, the capability; from the initial one, the capability or the
+// target namespace's ownership (its owner has every capability in it);
+// never from a namespace below the target's. Two other namespaces may be
+// one read twice: not known.
+// Linux: kernel/signal.c kill_ok_by_cred(); security/commoncap.c
+// cap_capable()
 bool KillCapable(const Cred& c, const Cred& target) {
   if (c.userns == target.userns) return c.Capable(kCapKill);
+  if (c.InInitialUserNs())
+    return c.Capable(kCapKill) || (target.userns->owner && *target.userns->owner == c.euid);
+  if (target.InInitialUserNs()) return false;
   return c.CapableOver(kCapKill);
 }
 

@@ -60,6 +60,7 @@ std::shared_ptr<const UserNamespace> ProcessSpec::UserNs() const {
   ns->uid_map = userns_uids;
   ns->gid_map = userns_gids.empty() ? userns_uids : userns_gids;
   ns->reader_inside = false;  // the scenario's ids are the initial namespace's
+  ns->owner = uid;            // it made the namespace as itself
   return ns;
 }
 
