@@ -45,6 +45,9 @@ struct ProcInfo {
   uint32_t uid = 0;
   std::string cwd = "/";
   std::vector<FdInfo> fds;
+  // In a user namespace of its own (or its parent's): the steps it makes
+  // leave out what the engine answers unknown there (GenerateSteps()).
+  bool userns = false;
 };
 
 struct GenState {

@@ -130,10 +130,41 @@ LayerSpec RandomLayer(GenState& g, const ProcInfo& actor, bool odd) {
   return l;
 }
 
+namespace {
+
+// A user namespace for `p`, as the runtimes make them, its uid and gid
+// mapping: unshare -r (root inside), bubblewrap's --unshare-user (the same
+// ids inside), a namespace mapping root and the user, or a wide range
+// mapping every id the generator uses.
+void UserNsFor(Rng& rng, ProcessSpec* p) {
+  const uint32_t u = p->uid, gid = p->gid;
+  switch (rng.Below(4)) {
+    case 0:
+      p->userns_uids = {{0, u, 1}};
+      p->userns_gids = {{0, gid, 1}};
+      break;
+    case 1:
+      p->userns_uids = {{u, u, 1}};
+      p->userns_gids = {{gid, gid, 1}};
+      break;
+    case 2:
+      p->userns_uids = {{0, 0, 1}};
+      if (u != 0) p->userns_uids.push_back({u, u, 1});
+      p->userns_gids = {{0, 0, 1}};
+      if (gid != 0) p->userns_gids.push_back({gid, gid, 1});
+      break;
+    default:
+      p->userns_uids = p->userns_gids = {{0, 0, 4000}};
+      break;
+  }
+}
+
+}  // namespace
+
 void GenerateProcesses(GenState& g) {
   Rng& rng = g.rng;
   Scenario& s = *g.s;
-  g.procs.push_back(ProcInfo{"root", 0, "/", {}});
+  g.procs.push_back(ProcInfo{"root", 0, "/", {}, false});
   std::vector<int> caps;
   for (int c : kCaps)
     if (g.options.caps_available & CapBit(c)) caps.push_back(c);
@@ -148,6 +179,7 @@ void GenerateProcesses(GenState& g) {
       p.parent = g.procs[pi].name;
       info.uid = g.procs[pi].uid;
       info.cwd = g.procs[pi].cwd;
+      info.userns = g.procs[pi].userns;
     } else {
       p.uid = rng.Percent(20) ? 0 : rng.Pick(kUids);
       p.gid = rng.Percent(70) ? p.uid == 0 ? 0 : rng.Pick(kGids) : rng.Pick(kGids);
@@ -163,6 +195,10 @@ void GenerateProcesses(GenState& g) {
         const int n = rng.Range(p.uid == 0 ? 0 : 1, 3);
         for (int k = 0; k < n && !caps.empty(); ++k) set |= CapBit(caps[rng.Below(caps.size())]);
         p.caps = set;
+      }
+      if (rng.Percent(20)) {
+        UserNsFor(rng, &p);
+        info.userns = true;
       }
     }
     if (rng.Percent(40)) p.umask = rng.Percent(20) ? static_cast<uint32_t>(rng.Below(01000)) : rng.Pick(kUmasks);

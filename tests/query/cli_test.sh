@@ -67,6 +67,15 @@ expect 2 '--groups: group "a" is not an id' "$pw" explain --groups 1,a stat /
 expect 2 '--umask: umask "9" is not an octal mode' "$pw" explain --umask 9 stat /
 expect 2 '--cwd "rel" is not an absolute path' "$pw" explain --cwd rel stat /
 expect 2 '--pid 0 is not a process id' "$pw" explain --pid 0 stat /
+expect 2 '--userns: range 1 "0:1000" at character 1: not INSIDE:OUTSIDE:COUNT' "$pw" explain --userns 0:1000 stat /
+expect 2 '--userns: range 2 "1:1000:1" at character 10: it overlaps 0:1000:1 outside' "$pw" explain --userns 0:1000:1,1:1000:1 stat /
+expect 2 'uid 5 has no mapping in --userns' "$pw" explain --userns 0:1000:1 --uid 5 --gid 0 stat /
+expect 2 '--userns-gids needs --userns' "$pw" explain --userns-gids 0:0:1 stat /
+expect 2 '--userns and --pid' "$pw" explain --userns 0:0:1 --pid $$ stat /
+# unshare -r by uid 1000: its capabilities do not reach root's files.
+run "$pw" explain --userns 0:1000:1 --gid 0 open /etc/shadow
+[ "$rc" -eq 1 ] || fail "explain --userns open /etc/shadow: exit $rc, not 1: $stdout $stderr"
+case "$stdout" in *"owner 0 does not map into it"*) ;; *) fail "--userns: no reason: $stdout" ;; esac
 expect 2 '/proc/999999999/status' "$pw" explain --pid 999999999 stat /
 expect 2 "$out/missing.toml" "$pw" explain --policy "$out/missing.toml" stat /
 printf 'abi = 1\n[[ruleset]]\nhandled_access_fs = ["read_fil"]\n' >"$out/bad.toml"
