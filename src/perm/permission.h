@@ -79,12 +79,16 @@ inline bool CapableWrt(const Cred& cred, int cap, const vfs::Inode& i) {
 
 // OwnerOrCapable()
 //
-// The caller's fsuid owns the inode, or it has CAP_FOWNER over it.
+// The caller's fsuid owns the inode, or it has CAP_FOWNER and the owner
+// maps into its user namespace (only the owner: unlike
+// capable_wrt_inode_uidgid(), the group is not asked).
 // Linux: fs/inode.c inode_owner_or_capable()
 inline bool OwnerOrCapable(const vfs::World& w, const Cred& cred,
                            vfs::InodeId ino) {
   const vfs::Inode& i = w.inode(ino);
-  return i.uid == cred.fsuid || CapableWrt(cred, kCapFowner, i);
+  if (i.uid == cred.fsuid) return true;
+  return cred.Capable(kCapFowner) &&
+         (cred.InInitialUserNs() || cred.userns->ShownUidMaps(i.uid));
 }
 
 // Ids()
