@@ -64,6 +64,14 @@ struct IdRange {
   friend bool operator==(const IdRange&, const IdRange&) = default;
 };
 
+// IdOutside(), IdInside()
+//
+// An id through a map: the namespace's own `inside` id as its parent sees
+// it, and back; none where no range covers it.
+// Linux: kernel/user_namespace.c map_id_down(), map_id_up()
+std::optional<uint32_t> IdOutside(std::span<const IdRange> map, uint32_t inside) noexcept;
+std::optional<uint32_t> IdInside(std::span<const IdRange> map, uint32_t outside) noexcept;
+
 // UserNamespace
 //
 // The user namespace credentials live in, when it is not the initial one

@@ -607,11 +607,11 @@ Decision UnknownInUserNs(std::string why) {
   return Decision(Verdict::kUnknown, -1, std::move(reason));
 }
 
-// The ids a chown-family request names (-1: kept), or none.
-std::optional<std::pair<int64_t, int64_t>> ChownIds(const Request& r) {
-  if (const auto* c = std::get_if<Chown>(&r)) return std::pair{c->uid, c->gid};
-  if (const auto* c = std::get_if<Lchown>(&r)) return std::pair{c->uid, c->gid};
-  if (const auto* c = std::get_if<Fchown>(&r)) return std::pair{c->uid, c->gid};
+// The gid a chown-family request names (-1: kept), or none.
+std::optional<int64_t> ChownGid(const Request& r) {
+  if (const auto* c = std::get_if<Chown>(&r)) return c->gid;
+  if (const auto* c = std::get_if<Lchown>(&r)) return c->gid;
+  if (const auto* c = std::get_if<Fchown>(&r)) return c->gid;
   return std::nullopt;
 }
 
@@ -629,14 +629,13 @@ std::optional<std::pair<int64_t, int64_t>> ChownIds(const Request& r) {
                                             const Request& request, Model::Detail detail) {
   const Cred& cred = m.cred(p);
   const UserNamespace& ns = *cred.userns;
-  if (auto ids = ChownIds(request)) {
-    const int64_t gid = ids->second;
-    if (gid != -1 && static_cast<uint32_t>(gid) == ns.overflow_gid && ns.reader_inside &&
+  if (const auto gid = ChownGid(request)) {
+    if (*gid != -1 && static_cast<uint32_t>(*gid) == ns.overflow_gid && ns.reader_inside &&
         cred.InGroup(ns.overflow_gid))
       return UnknownInUserNs(fmt::format(
           "gid {} is the overflow id, which the process's unmapped groups show as too: whether "
           "it is in that group is not known",
-          gid));
+          *gid));
   }
   const Decision strict = EvaluateSpecialPlain(m, impl, p, request, detail);
   if (strict.unknown()) return strict;

@@ -160,10 +160,8 @@ std::string Identity::Describe() const {
   // own beside them ("1000 (0 in the namespace)").
   auto inside = [&](const std::vector<IdRange>* map, uint32_t id) -> std::string {
     if (map == nullptr) return "";
-    for (const IdRange& r : *map)
-      if (id >= r.outside && id - r.outside < r.count)
-        return fmt::format("{} in the namespace", r.inside + (id - r.outside));
-    return "unmapped in the namespace";
+    const auto in = IdInside(*map, id);
+    return in ? fmt::format("{} in the namespace", *in) : "unmapped in the namespace";
   };
   const bool outside = cred.userns && !cred.userns->reader_inside && !cred.userns->overflow_shown;
   const std::string uid_in = inside(outside ? &cred.userns->uid_map : nullptr, cred.euid);
@@ -228,14 +226,6 @@ Result<Cred, std::string> ReadCred(const std::string& status) {
 
 namespace {
 
-// The namespace's own `id` in the terms of its parent (the reader's),
-// through `map`; none when it does not map.
-std::optional<uint32_t> Outside(const std::vector<IdRange>& map, uint32_t id) {
-  for (const IdRange& r : map)
-    if (id >= r.inside && id - r.inside < r.count) return r.outside + (id - r.inside);
-  return std::nullopt;
-}
-
 // ResolveIdentity() with --userns: `caller` (this process's own
 // credentials) entered a new user namespace with the options' maps, as a
 // child of this process's.
@@ -264,10 +254,10 @@ Result<Cred, std::string> InNewUserNs(const IdentityOptions& o, const Cred& call
   } else {
     return Unexpected(fmt::format("uid {} is not in the user database: give --gid", uid));
   }
-  const auto out_uid = Outside(ns->uid_map, uid);
+  const auto out_uid = IdOutside(ns->uid_map, uid);
   if (!out_uid)
     return Unexpected(fmt::format("uid {} has no mapping in --userns ({})", uid, ns->Describe()));
-  const auto out_gid = Outside(ns->gid_map, gid);
+  const auto out_gid = IdOutside(ns->gid_map, gid);
   if (!out_gid)
     return Unexpected(fmt::format("gid {} has no mapping in --userns ({})", gid, ns->Describe()));
   Cred c = Cred::ForUser(*out_uid, *out_gid);
@@ -277,7 +267,7 @@ Result<Cred, std::string> InNewUserNs(const IdentityOptions& o, const Cred& call
   if (o.groups) {
     std::vector<uint32_t> groups;
     for (uint32_t g : *o.groups) {
-      const auto out = Outside(ns->gid_map, g);
+      const auto out = IdOutside(ns->gid_map, g);
       if (!out)
         return Unexpected(
             fmt::format("group {} has no mapping in --userns ({})", g, ns->Describe()));

@@ -157,14 +157,9 @@ class ProcessSetup {
       Internal(fmt::format("writing uid_map and gid_map (helper status {})", status), EIO);
     // Its ids in the namespace's own terms: each maps (the parser checked).
     const std::shared_ptr<const UserNamespace> ns = p_.UserNs();
-    auto inside = [](const std::vector<IdRange>& map, uint32_t id) {
-      for (const IdRange& r : map)
-        if (id >= r.outside && id - r.outside < r.count) return r.inside + (id - r.outside);
-      return id;
-    };
     Cred in = cred;
-    in.ruid = in.euid = in.suid = in.fsuid = inside(ns->uid_map, cred.euid);
-    in.rgid = in.egid = in.sgid = in.fsgid = inside(ns->gid_map, cred.egid);
+    in.ruid = in.euid = in.suid = in.fsuid = IdInside(ns->uid_map, cred.euid).value_or(cred.euid);
+    in.rgid = in.egid = in.sgid = in.fsgid = IdInside(ns->gid_map, cred.egid).value_or(cred.egid);
     const char* call = "";
     if (int err = TakeCred(in, &call, false); err != 0) Internal(call, err);
   }
@@ -267,15 +262,10 @@ uint32_t ProcessTable::IdAsPassed(int index, int64_t id, bool gid) const {
   const auto ns = UserNsOf(index);
   if (!ns) return static_cast<uint32_t>(id);
   const std::vector<IdRange>& map = gid ? ns->gid_map : ns->uid_map;
-  const auto v = static_cast<uint32_t>(id);
-  for (const IdRange& r : map)
-    if (v >= r.outside && v - r.outside < r.count) return r.inside + (v - r.outside);
+  if (const auto in = IdInside(map, static_cast<uint32_t>(id))) return *in;
   // No inside id stands for it: one that maps to nothing does the same.
-  for (uint32_t c = 0xfffffffeu;; --c) {
-    bool mapped = false;
-    for (const IdRange& r : map) mapped = mapped || (c >= r.inside && c - r.inside < r.count);
-    if (!mapped) return c;
-  }
+  for (uint32_t c = 0xfffffffeu;; --c)
+    if (!IdOutside(map, c)) return c;
 }
 
 std::string AbstractSocketName(pid_t supervisor, int index) {

@@ -51,11 +51,7 @@ void Cred::SetGroups(std::vector<uint32_t> groups) {
 
 namespace {
 
-bool Maps(const std::vector<IdRange>& map, uint32_t id) {
-  for (const IdRange& r : map)
-    if (id >= r.inside && id - r.inside < r.count) return true;
-  return false;
-}
+bool Maps(const std::vector<IdRange>& map, uint32_t id) { return IdOutside(map, id).has_value(); }
 
 // Whether `id`, as a request names it, maps into `ns` through `map`
 // (UserNamespace::NamedUidMaps()): inside, the namespace's own; from the
@@ -64,9 +60,7 @@ bool Maps(const std::vector<IdRange>& map, uint32_t id) {
 bool NamedMaps(const UserNamespace& ns, const std::vector<IdRange>& map, uint32_t id) {
   if (ns.reader_inside) return Maps(map, id);
   if (ns.overflow_shown) return ns.lenient;
-  for (const IdRange& r : map)
-    if (id >= r.outside && id - r.outside < r.count) return true;
-  return false;
+  return IdInside(map, id).has_value();
 }
 
 // Whether `id`, as the reader sees it, maps into `ns` through `map`
@@ -105,6 +99,18 @@ std::string MapText(const std::vector<IdRange>& map) {
 }
 
 }  // namespace
+
+std::optional<uint32_t> IdOutside(std::span<const IdRange> map, uint32_t inside) noexcept {
+  for (const IdRange& r : map)
+    if (inside >= r.inside && inside - r.inside < r.count) return r.outside + (inside - r.inside);
+  return std::nullopt;
+}
+
+std::optional<uint32_t> IdInside(std::span<const IdRange> map, uint32_t outside) noexcept {
+  for (const IdRange& r : map)
+    if (outside >= r.outside && outside - r.outside < r.count) return r.inside + (outside - r.outside);
+  return std::nullopt;
+}
 
 Result<std::vector<IdRange>, std::string> ParseIdMap(std::string_view text,
                                                     std::string_view what) {
@@ -163,9 +169,7 @@ bool UserNamespace::NamedGidMaps(uint32_t id) const noexcept {
 bool UserNamespace::ShownIsRoot(uint32_t uid) const noexcept {
   if (reader_inside) return uid == 0 && Maps(uid_map, 0);
   if (overflow_shown) return lenient;
-  for (const IdRange& r : uid_map)
-    if (r.inside == 0 && r.count > 0) return uid == r.outside;
-  return false;
+  return IdOutside(uid_map, 0) == uid;
 }
 
 std::string UserNamespace::Describe() const {

@@ -49,9 +49,7 @@ uint32_t NodeSpec::EffectiveMode() const {
 uint64_t ProcessSpec::EffectiveCaps() const {
   if (caps) return *caps;
   if (userns_uids.empty()) return uid == 0 ? kCapAll : 0;
-  for (const IdRange& r : userns_uids)
-    if (r.inside == 0) return uid == r.outside ? kCapAll : 0;
-  return 0;
+  return IdOutside(userns_uids, 0) == uid ? kCapAll : 0;
 }
 
 std::shared_ptr<const UserNamespace> ProcessSpec::UserNs() const {

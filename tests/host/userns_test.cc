@@ -389,6 +389,23 @@ std::string OutsideIds(const std::string& ids, const std::string& map) {
                      one(static_cast<uint32_t>(std::stoul(ids.substr(colon + 1)))));
 }
 
+// Each of `lines` asked of a session for `who`, read as explain reads the
+// host (the scratch tree is this test's own: no process pathwarden cannot
+// see runs a program from it).
+Result<std::vector<Decision>, std::string> AskAll(identity::Identity who,
+                                                  const std::vector<std::string>& lines) {
+  who.assume_unseen_run_nothing = true;
+  auto session = Session::Open(who, {});
+  if (!session) return Unexpected(session.error());
+  std::vector<Decision> out;
+  for (const std::string& l : lines) {
+    auto q = query::ParseQueryLine(l);
+    if (!q) return Unexpected(fmt::format("{}: {}", l, q.error()));
+    out.push_back((*session)->Ask(*q, false).decision);
+  }
+  return out;
+}
+
 // Asks `lines` as `explain --pid PID` (with the case's identity options)
 // run here, in the initial namespace, would: the host and the process read
 // from outside its namespace.
@@ -401,16 +418,7 @@ Result<std::vector<Decision>, std::string> AskFromOutside(const NsCase& c, pid_t
   if (who->cred.InInitialUserNs())
     return Unexpected(std::string("the process was read as the initial namespace's"));
   if (who->cred.userns->reader_inside) return Unexpected(std::string("read as from inside"));
-  who->assume_unseen_run_nothing = true;
-  auto session = Session::Open(*who, {});
-  if (!session) return Unexpected(session.error());
-  std::vector<Decision> out;
-  for (const std::string& l : lines) {
-    auto q = query::ParseQueryLine(l);
-    if (!q) return Unexpected(fmt::format("{}: {}", l, q.error()));
-    out.push_back((*session)->Ask(*q, false).decision);
-  }
-  return out;
+  return AskAll(*who, lines);
 }
 
 // Asks `lines` as `explain --userns MAP [--uid ...]` run by this process
@@ -429,16 +437,10 @@ Result<std::vector<int>, std::string> AskAsNewUserNs(const NsCase& c,
   o.caps = c.who.caps;
   auto who = identity::ResolveIdentity(o);
   if (!who) return Unexpected(who.error());
-  who->assume_unseen_run_nothing = true;
-  auto session = Session::Open(*who, {});
-  if (!session) return Unexpected(session.error());
+  auto decisions = AskAll(*who, lines);
+  if (!decisions) return Unexpected(decisions.error());
   std::vector<int> out;
-  for (const std::string& l : lines) {
-    auto q = query::ParseQueryLine(l);
-    if (!q) return Unexpected(fmt::format("{}: {}", l, q.error()));
-    const Decision d = (*session)->Ask(*q, false).decision;
-    out.push_back(d.unknown() ? -1 : d.err());
-  }
+  for (const Decision& d : *decisions) out.push_back(d.unknown() ? -1 : d.err());
   return out;
 }
 
