@@ -86,6 +86,60 @@ uint32_t MountFlagsOf(std::string_view options) {
   return f;
 }
 
+// The layers of an overlay's lowerdir= value (octal escapes already
+// decoded): split at ':' not escaped by '\\', each unescaped; "::"
+// starts the data-only layers (Linux: fs/overlayfs/params.c
+// ovl_parse_param_split_lowerdirs()).
+void SplitLowerDirs(std::string_view v, OverlayOptions& o) {
+  std::string cur;
+  bool data_only = false;
+  for (size_t i = 0; i <= v.size(); ++i) {
+    if (i < v.size() && v[i] == '\\' && i + 1 < v.size()) {
+      cur.push_back(v[++i]);
+      continue;
+    }
+    if (i < v.size() && v[i] != ':') {
+      cur.push_back(v[i]);
+      continue;
+    }
+    if (!cur.empty()) {
+      o.lower.push_back(std::move(cur));
+      o.data_only += data_only;
+    }
+    cur.clear();
+    if (i + 1 < v.size() && v[i + 1] == ':') {
+      data_only = true;
+      ++i;
+    }
+  }
+}
+
+// An overlay's options from the superblock options as printed (each
+// value octal-escaped, so a ',' in a path is never a separator).
+Result<OverlayOptions, size_t> ParseOverlayOptions(std::string_view raw) {
+  OverlayOptions o;
+  size_t i = 0;
+  while (i < raw.size()) {
+    size_t end = raw.find(',', i);
+    if (end == std::string_view::npos) end = raw.size();
+    const std::string_view opt = raw.substr(i, end - i);
+    const size_t eq = opt.find('=');
+    const std::string_view name = opt.substr(0, eq);
+    auto value = Unescape(eq == std::string_view::npos ? std::string_view() : opt.substr(eq + 1));
+    if (!value) return Unexpected(i + eq + 1 + value.error());
+    if (name == "lowerdir") SplitLowerDirs(*value, o);
+    else if (name == "upperdir") o.upper = std::move(*value);
+    else if (name == "workdir") o.work = std::move(*value);
+    else if (name == "redirect_dir") o.redirect_dir = std::move(*value);
+    else if (name == "metacopy") o.metacopy = *value == "on";
+    else if (name == "userxattr") o.userxattr = true;
+    else if (name == "default_permissions") o.default_permissions = true;
+    else if (name == "volatile") o.volatile_upper = true;
+    i = end + 1;
+  }
+  return o;
+}
+
 }  // namespace
 
 bool MountInfo::HasSuperOption(std::string_view name) const {
@@ -149,6 +203,11 @@ Result<std::vector<MountInfo>, std::string> ParseMountInfo(std::string_view text
     m.source = std::move(*source);
     m.super_options = std::move(*super);
     m.sb_readonly = HasOption(m.super_options, "ro");
+    if (m.fstype == "overlay") {
+      auto o = ParseOverlayOptions(f[dash + 3].text);
+      if (!o) return fail(f[dash + 3].col + o.error(), "a bad octal escape");
+      m.overlay = std::move(*o);
+    }
     out.push_back(std::move(m));
   }
   return out;
@@ -177,9 +236,9 @@ std::string WhyNotModelled(const MountInfo& m) {
   if (t == "btrfs")
     return "btrfs_permission() refuses writes in read-only subvolumes and snapshots, which "
            "neither statx nor mountinfo shows";
+  // The host backend decides the rest (HostBackend::OverlayFor()).
   if (t == "overlay")
-    return "overlayfs checks the upper and lower inodes, the lower with the mounter's "
-           "credentials (ovl_permission()), and copies up on write";
+    return m.overlay ? "" : "overlayfs whose options were not read: its layers are unknown";
   if (t == "nfs" || t == "nfs4")
     return "NFS: the server decides (nfs_permission() asks it with ACCESS)";
   if (t == "cifs" || t == "smb3") return "SMB: the server decides";

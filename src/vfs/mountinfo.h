@@ -6,6 +6,7 @@
 #define PATHWARDEN_SRC_VFS_MOUNTINFO_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,25 @@
 #include "pathwarden/result.h"
 
 namespace pathwarden::vfs {
+
+// OverlayOptions
+//
+// An overlay mount's layers and the options that change its answers, as
+// ovl_show_options() prints them (Linux: fs/overlayfs/params.c): the
+// layer paths are the strings the mounter gave, which may be relative to
+// its working directory and are as its mount namespace and root saw them.
+// An option that is not printed has the module's default
+// (/sys/module/overlay/parameters/).
+struct OverlayOptions {
+  std::vector<std::string> lower;  // topmost first, each unescaped ("\\:" is ':')
+  size_t data_only = 0;            // of which the last ones, after "::"
+  std::string upper, work;         // both "" for an overlay without an upper layer
+  std::string redirect_dir;        // "on", "follow", "nofollow", "off"; "" not printed
+  bool userxattr = false;          // its own xattrs are user.overlay.*, not trusted.overlay.*
+  bool metacopy = false;           // "metacopy=on" printed
+  bool default_permissions = false;
+  bool volatile_upper = false;     // "volatile"
+};
 
 // MountInfo
 //
@@ -31,6 +51,7 @@ struct MountInfo {
   std::string super_options;
   bool sb_readonly = false;  // "ro" among the superblock's options
   bool idmapped = false;     // "idmapped" among the mount's options
+  std::optional<OverlayOptions> overlay;  // for fstype "overlay"
 
   // The superblock's option `name` ("default_permissions"), alone or as
   // "name=value".

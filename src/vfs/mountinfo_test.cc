@@ -71,7 +71,7 @@ TEST(MountInfo, NamesWhatItDoesNotModel) {
     m.fstype = ok;
     EXPECT_EQ(WhyNotModelled(m), "") << ok;
   }
-  for (const char* no : {"proc", "sysfs", "cgroup2", "overlay", "nfs4", "btrfs", "fuse",
+  for (const char* no : {"proc", "sysfs", "cgroup2", "nfs4", "btrfs", "fuse",
                          "fuse.sshfs", "cifs", "zfs"}) {
     m.fstype = no;
     EXPECT_NE(WhyNotModelled(m), "") << no;
@@ -80,6 +80,38 @@ TEST(MountInfo, NamesWhatItDoesNotModel) {
   EXPECT_NE(WhyNotModelled(m).find("without default_permissions"), std::string::npos);
   m.super_options = "rw,default_permissions";
   EXPECT_EQ(WhyNotModelled(m).find("without default_permissions"), std::string::npos);
+}
+
+// An overlay's layers and options as 6.18 prints them: values
+// octal-escaped (a ',' in a path is \054, not a separator), ':' between
+// layers escaped by '\\' inside one, "::" before the data-only layers;
+// the host backend decides the rest.
+TEST(MountInfo, OverlayLayersAndOptions) {
+  auto r = ParseMountInfo(
+      "72 65 0:42 / /m2 rw,relatime - overlay overlay rw,lowerdir=/t/a\\134:b\\134\\054c:/l2::/d,"
+      "upperdir=/t/u,workdir=/t/w,redirect_dir=on,uuid=on,metacopy=on,userxattr\n"
+      "75 65 0:44 / /m3 rw,relatime - overlay overlay ro,lowerdir=l1:l2\n"
+      "76 65 0:45 / /m4 rw,relatime - tmpfs t rw\n",
+      "m");
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_TRUE((*r)[0].overlay.has_value());
+  const OverlayOptions& o = *(*r)[0].overlay;
+  EXPECT_EQ(o.lower, (std::vector<std::string>{"/t/a:b,c", "/l2", "/d"}));
+  EXPECT_EQ(o.data_only, 1u);
+  EXPECT_EQ(o.upper, "/t/u");
+  EXPECT_EQ(o.work, "/t/w");
+  EXPECT_EQ(o.redirect_dir, "on");
+  EXPECT_TRUE(o.metacopy);
+  EXPECT_TRUE(o.userxattr);
+  EXPECT_EQ(WhyNotModelled((*r)[0]), "");
+  const OverlayOptions& ro = *(*r)[1].overlay;
+  EXPECT_EQ(ro.lower, (std::vector<std::string>{"l1", "l2"}));
+  EXPECT_EQ(ro.upper, "");
+  EXPECT_TRUE((*r)[1].sb_readonly);
+  EXPECT_FALSE((*r)[2].overlay.has_value());
+  MountInfo unread;
+  unread.fstype = "overlay";
+  EXPECT_NE(WhyNotModelled(unread), "");
 }
 
 // /proc/swaps as 6.18 prints it: partitions left out, a file's name
