@@ -80,6 +80,12 @@ int Do<pathwarden::Mknod>(OpCtx& ctx) {
     ctx.Fail(Stage::kCapability, "creating a device node needs CAP_MKNOD");
     return EPERM;
   }
+  // ovl_mknod(): a whiteout is overlay's own, never made through it.
+  if (whiteout && (ctx.w.sb(ctx.w.inode_at(c.parent.dentry).sb).flags & vfs::kSbOverlay)) {
+    ctx.Fail(Stage::kVfs, "overlayfs does not let a whiteout (a character device 0:0) be made "
+                          "through it (ovl_mknod())");
+    return EPERM;
+  }
   CreateObject(ctx, c.parent, c.name, mode, rdev);
   CreatedOk(ctx, c.parent, c.name);
   return 0;

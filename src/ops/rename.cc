@@ -58,6 +58,42 @@ int LookupRenameSide(const OpCtx& ctx, const walk::ParentResult& pr,
   return 0;
 }
 
+// ovl_can_move(): a directory with a lower layer under it moves only with
+// redirect_dir=on (the host backend leaves kInodeOvlPinned off then).
+int OverlayCanMove(const OpCtx& ctx, PathPos at) {
+  const vfs::Inode& i = ctx.w.inode_at(at.dentry);
+  if (!S_ISDIR(i.mode)) return 0;
+  if (i.flags & vfs::kInodeOvlPinnedUnknown)
+    return vfs::Unknown(ctx.PathOf(at) +
+                        " is an overlay directory whose layers could not be read: whether it "
+                        "has a lower layer, which keeps it from moving without redirect_dir=on "
+                        "(ovl_can_move()), is not known");
+  if (i.flags & vfs::kInodeOvlPinned) {
+    FailAt(ctx, Stage::kVfs,
+           "{} is an overlay directory with a lower layer, which moves only with "
+           "redirect_dir=on: overlayfs does not copy up directory trees (ovl_rename())",
+           at);
+    return EXDEV;
+  }
+  return 0;
+}
+
+// ovl_rename()'s own refusals, first in it: no RENAME_WHITEOUT, and
+// directories that cannot move.
+int OverlayRenameChecks(const OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir,
+                        DentryId new_d, uint32_t flags) {
+  const vfs::World& w = ctx.w;
+  if (!(w.sb(w.inode_at(old_d).sb).flags & vfs::kSbOverlay)) return 0;
+  if (flags & RENAME_WHITEOUT) {
+    ctx.Fail(Stage::kVfs, "overlayfs takes no RENAME_WHITEOUT (ovl_rename())");
+    return EINVAL;
+  }
+  if (int err = OverlayCanMove(ctx, {old_dir.mnt, old_d})) return err;
+  if ((flags & RENAME_EXCHANGE) && new_d != vfs::kNone)
+    return OverlayCanMove(ctx, {new_dir.mnt, new_d});
+  return 0;
+}
+
 // vfs_rename(): the permission part.
 int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir,
                     DentryId new_d, uint32_t flags) {
@@ -96,6 +132,7 @@ int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir
     ctx.Fail(Stage::kMount, "a mount point cannot be renamed or replaced");
     return EBUSY;
   }
+  if (int err = OverlayRenameChecks(ctx, old_dir, old_d, new_dir, new_d, flags)) return err;
   if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
       w.inode(target).nchildren() == 0) {
     // Empty, unless a backend has names not filled yet.

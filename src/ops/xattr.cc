@@ -159,6 +159,22 @@ int ResolveName(const OpCtx& ctx, std::string_view name) {
   return 0;
 }
 
+// Overlay's own prefix (trusted.overlay., or user.overlay. with
+// userxattr) has a handler of its own: a name that is the prefix alone is
+// EINVAL (xattr_resolve_name()); any longer one is escaped onto the real
+// inode (trusted.overlay.overlay.*, Linux 6.7 on) like any other name.
+int OverlayOwnName(const OpCtx& ctx, PathPos at, std::string_view name) {
+  const uint32_t sb = ctx.w.sb(ctx.w.inode_at(at.dentry).sb).flags;
+  if (!(sb & vfs::kSbOverlay)) return 0;
+  const std::string_view own =
+      (sb & vfs::kSbOverlayUserXattr) ? "user.overlay." : "trusted.overlay.";
+  if (name != own) return 0;
+  ctx.Fail(Stage::kArgs, [&] {
+    return fmt::format("\"{}\" is overlayfs's own prefix alone: it names no attribute", name);
+  });
+  return EINVAL;
+}
+
 // The ACL a system.posix_acl_* name stands for (kNone: none).
 vfs::AclId AclOf(const vfs::Inode& i, bool is_default) {
   return is_default ? i.default_acl.get() : i.acl.get();
@@ -248,6 +264,7 @@ int Do<pathwarden::Getxattr>(OpCtx& ctx) {
     return 0;
   }
   if (int err = XattrPermission(ctx, at, name, perm::kMayRead)) return err;
+  if (int err = OverlayOwnName(ctx, at, name)) return err;
   if (int err = ResolveName(ctx, name)) return err;
   if (int err = HostXattrsUnknown(ctx)) return err;
   auto value = vfs::FindXattr(ctx.w.xattrs(ino), name);
@@ -357,6 +374,7 @@ int Do<pathwarden::Setxattr>(OpCtx& ctx) {
     ctx.Fail(Stage::kCapability, "security.* attributes other than security.capability need CAP_SYS_ADMIN");
     return EPERM;
   }
+  if (int err = OverlayOwnName(ctx, at, name)) return err;
   if (int err = ResolveName(ctx, name)) return err;
   if (st.xattr_flags & (kXattrCreate | kXattrReplace)) {
     if (int err = HostXattrsUnknown(ctx)) return err;
@@ -422,6 +440,7 @@ int Do<pathwarden::Removexattr>(OpCtx& ctx) {
     ctx.Fail(Stage::kCapability, "security.* attributes other than security.capability need CAP_SYS_ADMIN");
     return EPERM;
   }
+  if (int err = OverlayOwnName(ctx, at, name)) return err;
   if (int err = ResolveName(ctx, name)) return err;
   if (int err = HostXattrsUnknown(ctx)) return err;
   const std::string_view set = ctx.w.xattrs(ino);

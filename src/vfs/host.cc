@@ -390,7 +390,12 @@ Result<DentryId, std::string> HostBackend::FillName(World& w, DentryId d, const 
                                  path, f->mnt_id));
   }
   const SbId sb = w.inode(dino).sb;
-  if (!S_ISDIR(f->mode) && f->nlink > 1) {
+  // An overlay's hard links are one inode or several as it hashes them
+  // (ovl_hash_bylower(): a lower file's links are broken by copy-up):
+  // each name is its own, so a Landlock rule on one is not seen through
+  // another (a missed grant, never a false one).
+  const auto ovl = ovl_sbs_.find(sb);
+  if (!S_ISDIR(f->mode) && f->nlink > 1 && ovl == ovl_sbs_.end()) {
     const std::pair<uint64_t, uint64_t> key{f->dev, f->ino};
     if (auto it = links_.find(key); it != links_.end()) {
       const InodeId ino = it->second;
@@ -405,7 +410,15 @@ Result<DentryId, std::string> HostBackend::FillName(World& w, DentryId d, const 
     link_key_[ino] = key;
     return w.Link(d, name, ino);
   }
-  return w.Link(d, name, NewInodeFor(w, sb, *f));
+  const InodeId ino = NewInodeFor(w, sb, *f);
+  if (S_ISDIR(f->mode) && ovl != ovl_sbs_.end()) {
+    std::optional<OvlDir> layers;
+    std::string why;
+    if (auto p = ovl_dirs_.find(dino); p != ovl_dirs_.end())
+      layers = OvlChild(ovl->second, p->second, name, &why);
+    SetOvlDir(w, ino, std::move(layers));
+  }
+  return w.Link(d, name, ino);
 }
 
 Result<void, std::string> HostBackend::Lookup(World& w, PathPos dir, std::string_view name) {
@@ -523,6 +536,7 @@ std::string HostBackend::WhyOpaque(const World& w, InodeId ino) const {
 
 void HostBackend::Forgotten(InodeId ino) {
   why_.erase(ino);
+  ovl_dirs_.erase(ino);
   fingerprints_.clear(ino);
   if (auto it = link_key_.find(ino); it != link_key_.end()) {
     if (auto l = links_.find(it->second); l != links_.end() && l->second == ino) links_.erase(l);
@@ -600,6 +614,8 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
   };
   std::vector<Group> groups;
   std::unordered_map<uint32_t, MountId> model_of;  // host mount id -> model mount
+  std::optional<bool> initial_ns;  // MountNsOfInitialUserNs(), read at the first overlay
+  bool initial_ns_read = false;
   for (size_t k = 0; k < order.size(); ++k) {
     const MountInfo& m = mounts[order[k]];
     Group* g = nullptr;
@@ -613,10 +629,28 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       groups.push_back({m.major, m.minor, m.root, sb, false, m.idmapped});
       g = &groups.back();
       if (b->sbs_.size() <= sb) b->sbs_.resize(sb + 1);
-      b->sbs_[sb] = {m.major, m.minor, m.fstype, WhyNotModelled(m)};
-      if (m.sb_readonly) w.SetSbFlags(sb, kSbReadonly);
+      std::string why = WhyNotModelled(m);
+      OvlSb ovl;
+      if (m.overlay && why.empty()) {
+        if (!initial_ns_read) initial_ns = MountNsOfInitialUserNs(options.mountinfo);
+        initial_ns_read = true;
+        why = OverlayFor(m, initial_ns, mounts, &ovl);
+      }
+      b->sbs_[sb] = {m.major, m.minor, m.fstype, why};
+      uint32_t sb_flags = m.sb_readonly ? kSbReadonly : 0;
+      if (m.overlay && why.empty())
+        sb_flags |= kSbOverlay | (ovl.userxattr ? kSbOverlayUserXattr : 0);
+      w.SetSbFlags(sb, sb_flags);
       const InodeId rino = w.inode_of(w.sb(sb).root);
       w.SetFlags(rino, kInodeIncomplete, 0);
+      if (sb_flags & kSbOverlay) {
+        // The layers' roots make the overlay's root; a mount of a
+        // directory inside an overlay starts where they are not known.
+        std::optional<OvlDir> top;
+        if (m.root == "/") top = OvlDir{ovl.upper, ovl.lower};
+        b->ovl_sbs_[sb] = std::move(ovl);
+        b->SetOvlDir(w, rino, std::move(top));
+      }
     }
     const SbId sb = g->sb;
     const DentryId sb_root = w.sb(sb).root;

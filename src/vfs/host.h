@@ -43,6 +43,14 @@
 
 namespace pathwarden::vfs {
 
+// MountNsOfInitialUserNs()
+//
+// Whether the mount namespace whose table `mountinfo` is
+// (/proc/PID/mountinfo) belongs to the initial user namespace
+// (NS_GET_USERNS); nullopt when that cannot be read (another file, or
+// this process is not in the initial user namespace).
+std::optional<bool> MountNsOfInitialUserNs(const std::string& mountinfo);
+
 // HostStats
 //
 // What the backend asked the host, for the cost figures.
@@ -185,6 +193,36 @@ class HostBackend final : public Backend {
   // once (swaps_).
   bool Swapping(uint64_t dev, uint64_t ino);
 
+  // An overlay superblock the model holds (src/vfs/host_overlay.cc): its
+  // lookup layers, topmost first, as host paths.
+  struct OvlSb {
+    std::vector<std::string> lower;
+    std::string upper;             // "" without an upper layer
+    bool redirect_on = false;      // redirect_dir=on: directories move freely
+    bool redirect_unknown = false; // the module's default could not be read
+    bool userxattr = false;
+    bool sees_own_xattrs = false;  // this process reads overlay.opaque
+  };
+  // The layers' directories that make up one overlay directory.
+  struct OvlDir {
+    std::string upper;               // "" when it has no upper directory
+    std::vector<std::string> lower;  // topmost first
+  };
+  // "" and *out filled when overlay mount `m` is modelled; otherwise why
+  // not. `initial_ns`: whether the mount namespace belongs to the initial
+  // user namespace (nullopt: not known).
+  static std::string OverlayFor(const MountInfo& m, std::optional<bool> initial_ns,
+                                std::span<const MountInfo> mounts, OvlSb* out);
+  // The layers of directory `name` in the overlay directory `parent`
+  // (ovl_lookup()); nullopt with *why when they cannot be read.
+  static std::optional<OvlDir> OvlChild(const OvlSb& sb, const OvlDir& parent,
+                                        std::string_view name, std::string* why);
+  // Records overlay directory `ino`'s layers (nullopt: unknown) and sets
+  // kInodeOvlPinned / kInodeOvlPinnedUnknown from them.
+  void SetOvlDir(World& w, InodeId ino, std::optional<OvlDir> state);
+
+  std::unordered_map<SbId, OvlSb> ovl_sbs_;
+  std::unordered_map<InodeId, OvlDir> ovl_dirs_;
   std::optional<HostOptions::Overflow> overflow_;
   std::vector<SbInfo> sbs_;                          // by SbId
   std::unordered_map<DentryId, HostPath> anchors_;   // mount roots, moved directories

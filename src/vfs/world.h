@@ -81,6 +81,14 @@ inline constexpr uint32_t kInodeSwapfileUnknown = 1u << 10;
 // so neither could be confirmed: such writes are unknown. Set by the host
 // backend from statx.
 inline constexpr uint32_t kInodeVerity = 1u << 11;
+// An overlayfs directory with a lower layer under it (merged, or lower
+// only): renaming it needs redirect_dir=on, without which ovl_rename()
+// answers EXDEV ("don't copy up directory trees"; ovl_can_move()). Set by
+// the host backend, which reads the layers (src/vfs/host.cc).
+inline constexpr uint32_t kInodeOvlPinned = 1u << 12;
+// An overlayfs directory whose layers could not be read: whether a rename
+// of it is EXDEV is unknown.
+inline constexpr uint32_t kInodeOvlPinnedUnknown = 1u << 13;
 
 // Mount::flags (MNT_*)
 inline constexpr uint32_t kMntReadonly = 1u << 0;
@@ -91,6 +99,17 @@ inline constexpr uint32_t kMntNosymfollow = 1u << 4;
 
 // Superblock::flags
 inline constexpr uint32_t kSbReadonly = 1u << 0;
+// An overlayfs superblock (Linux: fs/overlayfs/), modelled where its
+// mounter is root of the initial user namespace: with every capability,
+// its own check on the real inode (ovl_permission()) refuses nothing the
+// check on the overlay inode allows (docs/architecture.md). What overlay
+// answers itself: its own xattr prefix alone (trusted.overlay., or
+// user.overlay. with kSbOverlayUserXattr) is EINVAL, a whiteout (a
+// character device 0:0) cannot be made (EPERM), a rename takes no
+// RENAME_WHITEOUT (EINVAL), and a directory with a lower layer moves only
+// with redirect_dir=on (kInodeOvlPinned).
+inline constexpr uint32_t kSbOverlay = 1u << 1;
+inline constexpr uint32_t kSbOverlayUserXattr = 1u << 2;
 
 // IsSpecialFile()
 //

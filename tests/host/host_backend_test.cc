@@ -9,6 +9,7 @@
 
 #include <acl/libacl.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <grp.h>
 #include <sys/acl.h>
 #include <sys/mount.h>
@@ -781,23 +782,37 @@ TEST_F(HostBackendTest, RevalidationSeesTheHostChange) {
 // Filesystems that decide themselves, mounted for the test: an overlay
 // (ovl_permission() checks the lower inode with the mounter's
 // credentials) answers unknown, with why.
-TEST_F(HostBackendTest, AnOverlayIsUnknown) {
+TEST_F(HostBackendTest, AnOverlayIsModelledWhereItsLayersCanBeFound) {
   changes_host_ = true;  // its own scratch tree: the overlay's directories
   const std::string o = root_ + "/ovl";
-  for (const char* d : {"", "/upper", "/work", "/merged"})
+  for (const char* d : {"", "/upper", "/work", "/merged", "/upper2", "/work2", "/rel"})
     ASSERT_EQ(mkdir((o + d).c_str(), 0755), 0) << d;
   const std::string opts =
       fmt::format("lowerdir={}/data,upperdir={}/upper,workdir={}/work", root_, o, o);
   if (mount("overlay", (o + "/merged").c_str(), "overlay", 0, opts.c_str()) != 0)
     GTEST_SKIP() << "no overlayfs here: " << std::strerror(errno);
+  // Layers named relative to the mounter's working directory, which
+  // mountinfo prints as given.
+  char cwd[PATH_MAX];
+  ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
+  ASSERT_EQ(chdir(root_.c_str()), 0);
+  const int rel = mount("overlay", (o + "/rel").c_str(), "overlay", 0,
+                        "lowerdir=data,upperdir=ovl/upper2,workdir=ovl/work2");
+  const int rel_errno = errno;
+  ASSERT_EQ(chdir(cwd), 0);
+  ASSERT_EQ(rel, 0) << std::strerror(rel_errno);
   Model m = Host();
   Process p = m.Spawn("alice", Cred::ForUser(1000, 1000));
+  // The merged file is the lower layer's, its mode and owner with it.
   const Decision d = m.Evaluate(p, Open{.path = o + "/merged/file"});
-  EXPECT_TRUE(d.unknown()) << d.ToText();
-  EXPECT_NE(d.reason().unknown_why.find("ovl_permission()"), std::string::npos)
-      << d.reason().unknown_why;
-  // Beside it, the tmpfs is still answered.
-  EXPECT_TRUE(m.Evaluate(p, Open{.path = root_ + "/data/file"}).allowed());
+  EXPECT_FALSE(d.unknown()) << d.ToText();
+  EXPECT_EQ(d.allowed(), m.Evaluate(p, Open{.path = root_ + "/data/file"}).allowed());
+  const Decision r = m.Evaluate(p, Open{.path = o + "/rel/file"});
+  EXPECT_TRUE(r.unknown()) << r.ToText();
+  EXPECT_NE(r.reason().unknown_why.find("relative to the mounter's working directory"),
+            std::string::npos)
+      << r.reason().unknown_why;
+  ASSERT_EQ(umount2((o + "/rel").c_str(), MNT_DETACH), 0);
   ASSERT_EQ(umount2((o + "/merged").c_str(), MNT_DETACH), 0);
 }
 

@@ -62,6 +62,7 @@
 #include "src/kernel/scratch_host.h"
 #include "src/query/explain.h"
 #include "src/query/query.h"
+#include "tests/host/host_tree.h"
 
 namespace pathwarden {
 namespace {
@@ -72,193 +73,7 @@ using kernel_internal::ProbeHost;
 using kernel_internal::ProbeIdentity;
 using query::Query;
 using query::Session;
-
-// A fresh tmpfs on /tmp/pathwarden-userns.XXXXXX, in this process's private
-// mount namespace (which removes it too when the process ends).
-class Scratch {
- public:
-  std::string Make() {
-    char tmpl[] = "/tmp/pathwarden-userns.XXXXXX";
-    if (mkdtemp(tmpl) == nullptr) return fmt::format("mkdtemp: {}", std::strerror(errno));
-    dir_ = tmpl;
-    if (mount("tmpfs", dir_.c_str(), "tmpfs", 0, "mode=0755") != 0)
-      return fmt::format("mount tmpfs: {}", std::strerror(errno));
-    mounted_ = true;
-    return "";
-  }
-  ~Scratch() {
-    for (auto it = extra_.rbegin(); it != extra_.rend(); ++it) umount2(it->c_str(), MNT_DETACH);
-    if (mounted_) umount2(dir_.c_str(), MNT_DETACH);
-    if (!dir_.empty()) rmdir(dir_.c_str());
-  }
-  void AddMount(std::string m) { extra_.push_back(std::move(m)); }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_;
-  bool mounted_ = false;
-  std::vector<std::string> extra_;
-};
-
-bool Node(const std::string& path, bool dir, uint32_t uid, uint32_t gid, uint32_t mode) {
-  if (dir ? mkdir(path.c_str(), 0700) != 0 : [&] {
-        const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-        if (fd < 0) return true;
-        const bool bad = write(fd, "data\n", 5) != 5;
-        close(fd);
-        return bad;
-      }())
-    return false;
-  return chown(path.c_str(), uid, gid) == 0 && chmod(path.c_str(), mode) == 0;
-}
-
-// How many copies of each file the changing queries use (ChangingLines()).
-constexpr int kCopies = 8;
-
-struct TreeSpec {
-  std::vector<std::string> dirs;   // paths below the root
-  std::vector<std::string> files;  // the originals (copies are NAME.cK)
-};
-
-// The tree below `root`: directories of several owners and modes, files
-// of several owners and modes in the root and in the directories, each
-// in kCopies copies; a sticky world-writable directory with files and a
-// symlink of other owners; a file with an ACL entry for uid 1001.
-Result<TreeSpec, std::string> BuildTree(const std::string& root) {
-  TreeSpec t;
-  struct D {
-    const char* name;
-    uint32_t uid, gid, mode;
-  };
-  const D dirs[] = {{"pub", 0, 0, 0755},     {"priv", 1000, 1000, 0700},
-                    {"grp", 1000, 1000, 0770}, {"other", 1001, 1001, 0755},
-                    {"sticky", 0, 0, 01777},  {"ro", 1001, 1001, 0555},
-                    {"open", 1001, 1001, 0777}};
-  for (const D& d : dirs) {
-    if (!Node(root + "/" + d.name, true, d.uid, d.gid, d.mode))
-      return Unexpected(fmt::format("{}: {}", d.name, std::strerror(errno)));
-    t.dirs.push_back(d.name);
-  }
-  struct F {
-    uint32_t uid, gid, mode;
-  };
-  const F files[] = {{0, 0, 0600},       {0, 0, 0644},       {1000, 1000, 0600},
-                     {1000, 1000, 0640}, {1000, 0, 0604},    {1001, 1001, 0644},
-                     {1001, 1001, 0660}, {1001, 1000, 0640}, {1000, 1000, 0755},
-                     {1001, 1001, 0606}};
-  for (const char* where : {"", "pub/", "grp/", "other/", "open/"}) {
-    for (const F& f : files) {
-      const std::string name = fmt::format("{}f{}_{}_{:o}", where, f.uid, f.gid, f.mode);
-      for (int c = 0; c <= kCopies; ++c) {
-        const std::string path = root + "/" + name + (c == 0 ? "" : fmt::format(".c{}", c));
-        if (!Node(path, false, f.uid, f.gid, f.mode))
-          return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
-      }
-      t.files.push_back(name);
-    }
-  }
-  // The sticky directory: files and a symlink of other owners
-  // (protected_regular, protected_symlinks, sticky removal).
-  for (uint32_t uid : {0u, 1000u, 1001u}) {
-    const std::string name = fmt::format("sticky/s{}", uid);
-    for (int c = 0; c <= kCopies; ++c) {
-      const std::string path = root + "/" + name + (c == 0 ? "" : fmt::format(".c{}", c));
-      if (!Node(path, false, uid, uid, 0666))
-        return Unexpected(fmt::format("{}: {}", path, std::strerror(errno)));
-    }
-    t.files.push_back(name);
-    const std::string link = fmt::format("{}/sticky/l{}", root, uid);
-    if (symlink("../pub/f0_0_644", link.c_str()) != 0 || lchown(link.c_str(), uid, uid) != 0)
-      return Unexpected(fmt::format("{}: {}", link, std::strerror(errno)));
-  }
-  const std::string acl = root + "/acl";
-  if (!Node(acl, false, 1000, 1000, 0640)) return Unexpected(std::string("acl"));
-  // u::rw-, u:1001:r--, g::r--, m::r--, o::---
-  const unsigned char v[] = {2, 0, 0, 0, 1, 0, 6, 0, 0,    0,    0, 0, 2, 0, 4, 0, 0xe9, 3, 0,
-                             0, 4, 0, 4, 0, 0, 0, 0, 0, 0x10, 0, 4, 0, 0, 0, 0,    0, 0x20,
-                             0, 0, 0, 0, 0, 0, 0};
-  if (setxattr(acl.c_str(), "system.posix_acl_access", v, sizeof v, 0) != 0)
-    return Unexpected(fmt::format("acl: {}", std::strerror(errno)));
-  t.files.push_back("acl");
-  return t;
-}
-
-std::string Q(const std::string& p) { return "\"" + p + "\""; }
-
-// The read-only queries of every object, and the changing ones, each on
-// its own copy of a file or its own new name.
-std::vector<std::string> QueryLines(const std::string& root, const TreeSpec& t,
-                                    const std::string& chown_self, const std::string& chown_other) {
-  std::vector<std::string> out;
-  for (const std::string& d : t.dirs) {
-    const std::string p = root + "/" + d;
-    for (const char* op : {"stat", "chdir", "open {} O_RDONLY|O_DIRECTORY", "access {} W_OK",
-                           "access {} X_OK|AT_EACCESS"})
-      out.push_back(std::string(op).find("{}") == std::string::npos
-                        ? fmt::format("{} {}", op, Q(p))
-                        : fmt::format(fmt::runtime(op), Q(p)));
-    out.push_back(fmt::format("mkdir {}", Q(p + "/newdir")));
-    out.push_back(fmt::format("open {} O_WRONLY|O_CREAT 0644", Q(p + "/newfile")));
-    out.push_back(fmt::format("symlink {} target", Q(p + "/newlink")));
-  }
-  for (const std::string& f : t.files) {
-    const std::string p = root + "/" + f;
-    for (const char* flags : {"O_RDONLY", "O_WRONLY", "O_RDWR|O_NOATIME"})
-      out.push_back(fmt::format("open {} {}", Q(p), flags));
-    out.push_back(fmt::format("access {} R_OK|AT_EACCESS", Q(p)));
-    out.push_back(fmt::format("exec_check {}", Q(p)));
-    auto c = [&](int k) { return Q(fmt::format("{}.c{}", p, k)); };
-    out.push_back(fmt::format("chmod {} 0600", c(1)));
-    out.push_back(fmt::format("chown {} {}", c(2), chown_self));
-    out.push_back(fmt::format("chown {} {}", c(3), chown_other));
-    out.push_back(fmt::format("unlink {}", c(4)));
-    out.push_back(fmt::format("rename {} {}", c(5), Q(p + ".renamed")));
-    out.push_back(fmt::format("truncate {}", c(6)));
-    out.push_back(fmt::format("setxattr {} user.x v", c(7)));
-    out.push_back(fmt::format("link {} {}", c(8), Q(p + ".linked")));
-    out.push_back(fmt::format("open {} O_WRONLY|O_CREAT", Q(p)));
-  }
-  for (const char* l : {"sticky/l0", "sticky/l1000", "sticky/l1001"})
-    out.push_back(fmt::format("open {} O_RDONLY", Q(root + "/" + l)));
-  return out;
-}
-
-// What one run found.
-struct Outcome {
-  size_t queries = 0, agree = 0, unknown = 0, denied_other_errno = 0;
-  std::vector<std::string> false_ok = {};  // allowed by the engine, refused by the kernel
-  std::vector<std::string> wrong = {};     // refused with another errno than the kernel's
-  std::vector<std::string> unknowns = {};  // unknown: the query and why
-  std::vector<int> kernel = {};            // the kernel's errno for each query
-  std::vector<int> as_userns = {};         // explain --userns: errno, -1 unknown
-  std::string failure = {};
-};
-
-std::string Name(int err) { return err == 0 ? "ok" : ErrnoName(err); }
-
-// Each of the engine's `decisions` against the kernel's errno for the same
-// line, counted into `o`.
-void Tally(const std::vector<std::string>& lines, const std::vector<Decision>& decisions,
-           const std::vector<int>& kernel, Outcome& o) {
-  o.kernel = kernel;
-  for (size_t i = 0; i < decisions.size(); ++i) {
-    const Decision& d = decisions[i];
-    const int k = kernel[i];
-    ++o.queries;
-    if (d.unknown()) {
-      ++o.unknown;
-      o.unknowns.push_back(fmt::format("{}: {}", lines[i], d.reason().unknown_why));
-    } else if (d.allowed() && k != 0) {
-      o.false_ok.push_back(fmt::format("{}: engine ok, kernel {}: {}", lines[i], Name(k), d.ToText()));
-    } else if (d.err() == k) {
-      ++o.agree;
-    } else {
-      ++o.denied_other_errno;
-      o.wrong.push_back(fmt::format("{}: engine {}, kernel {}: {}", lines[i], Name(d.err()), Name(k),
-                                    d.ToText()));
-    }
-  }
-}
+using namespace host_test;
 
 // Each query asked of `session` first, then made on the kernel here.
 Outcome AskAndProbe(Session& session, const std::vector<std::string>& lines) {
@@ -569,7 +384,7 @@ class UserNsTest : public ::testing::Test {
     ASSERT_TRUE(t.has_value()) << t.error();
     tree_ = std::move(*t);
   }
-  Scratch scratch_;
+  Scratch scratch_{"userns"};
   TreeSpec tree_;
 };
 
@@ -609,7 +424,7 @@ TEST_F(UserNsTest, NeverAllowedWhereTheKernelRefuses) {
     const NsCase& c = cases[i];
     // A fresh tree per case, below its own directory.
     const std::string root = fmt::format("{}/case{}", scratch_.dir(), i);
-    ASSERT_TRUE(Node(root, true, 0, 0, 0755));
+    ASSERT_TRUE(MakeNode(root, true, 0, 0, 0755));
     auto t = BuildTree(root);
     ASSERT_TRUE(t.has_value()) << t.error();
     const std::vector<std::string> lines = QueryLines(root, *t, c.chown_self, c.chown_other);
