@@ -109,6 +109,11 @@ struct HostOptions {
   // sysctls.
   std::string mountinfo = "/proc/self/mountinfo";
   std::string sysctl_dir = "/proc/sys/fs";
+  // Where the mount table's paths are read on the host: "" for this
+  // process's own root and mount namespace; "/proc/PID/root" for those of
+  // process PID (another mount namespace, a container's pivoted root, a
+  // chroot), whose mountinfo names its mounts relative to its root.
+  std::string root_dir;
   // kSnapshot: what was read once stays: every answer comes from the host
   // as it was when first read (one-shot questions). kRevalidate: before
   // each Evaluate() and Apply(), every entry the request's paths walk

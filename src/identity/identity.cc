@@ -303,6 +303,16 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
     id.cwd = *cwd;
     id.root = *root;
     id.mountinfo = proc + "/mountinfo";
+    // Another mount namespace (a container) or another root (a chroot,
+    // a pivoted root): its mountinfo names its mounts relative to its
+    // root, so the host is read through /proc/PID/root, where its paths
+    // are its own.
+    auto ns = ReadLink(proc + "/ns/mnt");
+    auto own_ns = ReadLink("/proc/self/ns/mnt");
+    if (!ns || !own_ns || *ns != *own_ns || *root != "/") {
+      id.host_root = proc + "/root";
+      id.root = "/";
+    }
     id.notes.push_back(fmt::format(
         "the Landlock domain of process {} cannot be read from userspace: only the --policy "
         "layers given apply",

@@ -45,6 +45,10 @@ struct Identity {
   std::string cwd = "/";
   std::string root = "/";
   std::string mountinfo = "/proc/self/mountinfo";
+  // HostOptions::root_dir: "/proc/PID/root" for a process in another
+  // mount namespace or under another root (then `root` is "/": the
+  // mount table and the paths are its own).
+  std::string host_root;
   // How the host is read for it: HostOptions::assume_unseen_run_nothing
   // (--assume-unseen-run-nothing).
   bool assume_unseen_run_nothing = false;

@@ -213,6 +213,7 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
                                                             std::vector<policy::Policy> layers) {
   HostOptions o;
   o.mountinfo = who.mountinfo;
+  o.root_dir = who.host_root;
   o.overflow = identity::HostOverflowFor(who.cred);
   o.assume_unseen_run_nothing = who.assume_unseen_run_nothing;
   auto m = Model::FromHost(o);
@@ -306,7 +307,7 @@ std::optional<int> Session::Verify(const Query& q, const std::string& scratch, s
   }
   // The child takes the asker's root and working directory, as the
   // session's model does: a relative path starts where the model's does.
-  id.root = who_.root;
+  id.root = who_.host_root.empty() ? who_.root : who_.host_root;
   id.cwd = who_.cwd;
   const Request reqs[] = {q.request};
   auto r = kernel_internal::ProbeHost(id, reqs);

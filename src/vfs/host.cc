@@ -634,7 +634,8 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       if (m.overlay && why.empty()) {
         if (!initial_ns_read) initial_ns = MountNsOfInitialUserNs(options.mountinfo);
         initial_ns_read = true;
-        why = OverlayFor(m, initial_ns, mounts, &ovl);
+        why = OverlayFor(m, options.root_dir + m.mountpoint, options.root_dir, initial_ns, mounts,
+                         &ovl);
       }
       b->sbs_[sb] = {m.major, m.minor, m.fstype, why};
       uint32_t sb_flags = m.sb_readonly ? kSbReadonly : 0;
@@ -654,9 +655,11 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
     }
     const SbId sb = g->sb;
     const DentryId sb_root = w.sb(sb).root;
+    // The mount point as this process reaches it (HostOptions::root_dir).
+    const std::string host_mp = options.root_dir + m.mountpoint;
     // Visible: the mount point on the host is this mount.
     struct statx stx {};
-    const bool visible = statx(AT_FDCWD, m.mountpoint.c_str(), AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW,
+    const bool visible = statx(AT_FDCWD, host_mp.c_str(), AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW,
                                STATX_BASIC_STATS | STATX_MNT_ID, &stx) == 0 &&
                          (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == m.id;
     ++b->stats_.statx_calls;
@@ -687,7 +690,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
     const InodeId rino = w.inode_of(root_dentry);
     int err = 0;
     if (root_dentry == sb_root ? !g->attrs_read : (w.inode(rino).flags & kInodeOpaque) != 0) {
-      if (std::optional<Found> f = b->Read(AT_FDCWD, m.mountpoint, m.mountpoint, &err)) {
+      if (std::optional<Found> f = b->Read(AT_FDCWD, host_mp, host_mp, &err)) {
         if (root_dentry == sb_root) g->attrs_read = true;
         // A synthetic ancestor made opaque loses it: it is seen now.
         if (b->sbs_[sb].why_not.empty()) {
@@ -697,7 +700,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
         b->SetAttrs(w, rino, *f);
       }
     }
-    if (!b->anchors_.count(root_dentry)) b->SetAnchor(w, root_dentry, {m.mountpoint, m.id});
+    if (!b->anchors_.count(root_dentry)) b->SetAnchor(w, root_dentry, {host_mp, m.id});
   }
   // A superblock whose root no visible mount shows is opaque.
   for (const Group& g : groups) {

@@ -211,7 +211,10 @@ class HostBackend final : public Backend {
   // "" and *out filled when overlay mount `m` is modelled; otherwise why
   // not. `initial_ns`: whether the mount namespace belongs to the initial
   // user namespace (nullopt: not known).
-  static std::string OverlayFor(const MountInfo& m, std::optional<bool> initial_ns,
+  // `host_mp`: its mount point as this process reaches it; `root_dir`:
+  // HostOptions::root_dir.
+  static std::string OverlayFor(const MountInfo& m, const std::string& host_mp,
+                                const std::string& root_dir, std::optional<bool> initial_ns,
                                 std::span<const MountInfo> mounts, OvlSb* out);
   // The layers of directory `name` in the overlay directory `parent`
   // (ovl_lookup()); nullopt with *why when they cannot be read.

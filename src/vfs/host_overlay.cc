@@ -93,7 +93,8 @@ std::optional<bool> MountNsOfInitialUserNs(const std::string& mountinfo) {
   return st.st_dev == self.st_dev && st.st_ino == self.st_ino;
 }
 
-std::string HostBackend::OverlayFor(const MountInfo& m, std::optional<bool> initial_ns,
+std::string HostBackend::OverlayFor(const MountInfo& m, const std::string& host_mp,
+                                    const std::string& root_dir, std::optional<bool> initial_ns,
                                     std::span<const MountInfo> mounts, OvlSb* out) {
   if (!m.overlay) return "overlayfs whose options could not be read";
   const OverlayOptions& o = *m.overlay;
@@ -107,52 +108,65 @@ std::string HostBackend::OverlayFor(const MountInfo& m, std::optional<bool> init
                  "ovl_permission() uses on the real inode, is not known";
   if (o.default_permissions) return "an overlay with default_permissions: not modelled";
   if (o.lower.empty()) return "an overlay whose lower layers mountinfo does not show";
-  // The layers as the mounter named them: absolute, and the same
-  // directories here, or the real inodes cannot be found.
+  // The layers as the mounter named them: absolute, and found here, in
+  // this process's view (a container engine mounts its containers' roots
+  // in its own namespace) or else in the one the table is of (an overlay
+  // mounted inside the container). The upper found must be this
+  // overlay's (below).
   std::vector<std::string> layers = o.lower;
   if (!o.upper.empty()) layers.push_back(o.upper);
-  for (const std::string& l : layers) {
+  for (std::string& l : layers) {
     if (l.empty() || l[0] != '/')
       return fmt::format("an overlay layer \"{}\" named relative to the mounter's working "
                          "directory, which the host does not show",
                          l);
     struct statx stx {};
-    if (statx(AT_FDCWD, l.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MNT_ID, &stx) != 0)
-      return fmt::format("the overlay layer {} cannot be read here ({})", l,
-                         std::strerror(errno));
+    int err = statx(AT_FDCWD, l.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MNT_ID, &stx)
+                  ? errno
+                  : 0;
+    if (err != 0 && !root_dir.empty() &&
+        statx(AT_FDCWD, (root_dir + l).c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MNT_ID,
+              &stx) == 0) {
+      l = root_dir + l;
+      err = 0;
+    }
+    if (err != 0)
+      return fmt::format("the overlay layer {} cannot be read here ({})", l, std::strerror(err));
     if (!S_ISDIR(stx.stx_mode))
       return fmt::format("the overlay layer {} is not a directory here", l);
     for (const MountInfo& x : mounts)
       if (x.id == stx.stx_mnt_id && x.idmapped)
         return fmt::format("the overlay layer {} is on an idmapped mount: not modelled", l);
   }
+  const std::string upper = o.upper.empty() ? std::string() : layers.back();
   if (!o.upper.empty()) {
     // The upper layer's filesystem read-only: writes fail in overlay's
     // own code (ovl_want_write()), at points the model does not hold.
     // statvfs() also says so for a read-only view of a writable one, so
     // that is unknown too.
     struct statvfs sv {};
-    if (statvfs(o.upper.c_str(), &sv) != 0)
-      return fmt::format("the overlay's upper layer {} cannot be read here ({})", o.upper,
+    if (statvfs(upper.c_str(), &sv) != 0)
+      return fmt::format("the overlay's upper layer {} cannot be read here ({})", upper,
                          std::strerror(errno));
     if (sv.f_flag & ST_RDONLY)
       return fmt::format("the overlay's upper layer {} is read-only here: whether its "
                          "filesystem is, which refuses writes in overlay's own code, is not "
                          "known",
-                         o.upper);
+                         upper);
     // The upper named is this overlay's: a merged directory shows its
     // upper directory's inode number (ovl_getattr()).
-    struct statx merged {}, upper {};
-    if (statx(AT_FDCWD, m.mountpoint.c_str(), AT_SYMLINK_NOFOLLOW, STATX_INO, &merged) == 0 &&
+    struct statx merged {}, top {};
+    if (statx(AT_FDCWD, host_mp.c_str(), AT_SYMLINK_NOFOLLOW, STATX_INO, &merged) == 0 &&
         m.root == "/" &&
-        statx(AT_FDCWD, o.upper.c_str(), AT_SYMLINK_NOFOLLOW, STATX_INO, &upper) == 0 &&
-        !m.HasSuperOption("xino") && merged.stx_ino != upper.stx_ino)
+        statx(AT_FDCWD, upper.c_str(), AT_SYMLINK_NOFOLLOW, STATX_INO, &top) == 0 &&
+        !m.HasSuperOption("xino") && merged.stx_ino != top.stx_ino)
       return fmt::format("the upper layer {} found here is not this overlay's (another "
                          "directory by that name in the mounter's view)",
-                         o.upper);
+                         upper);
   }
-  out->lower.assign(o.lower.begin(), o.lower.end() - static_cast<ptrdiff_t>(o.data_only));
-  out->upper = o.upper;
+  out->lower.assign(layers.begin(),
+                    layers.begin() + static_cast<ptrdiff_t>(o.lower.size() - o.data_only));
+  out->upper = upper;
   out->userxattr = o.userxattr;
   if (o.redirect_dir == "on") {
     out->redirect_on = true;

@@ -23,7 +23,12 @@
 // identity and made on the kernel (ProbeHostChanging()).
 
 #include <linux/fs.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -39,6 +44,7 @@
 #include <gtest/gtest.h>
 
 #include "src/identity/identity.h"
+#include "src/kernel/credentials.h"
 #include "src/kernel/host_probe.h"
 #include "src/kernel/kernel_session.h"
 #include "src/kernel/scratch_host.h"
@@ -50,6 +56,7 @@ namespace pathwarden {
 namespace {
 
 using kernel_internal::EnterPrivateMountNamespace;
+using kernel_internal::ProbeHere;
 using kernel_internal::ProbeHostChanging;
 using kernel_internal::ProbeIdentity;
 using query::Session;
@@ -197,6 +204,159 @@ TEST_F(OverlayTest, TheKernelAgreesThroughMergedAndReadOnlyOverlays) {
     EXPECT_EQ(o.agree, lines.size()) << w.name;
     std::printf("%s: %zu queries through the overlays, %zu agree with the kernel, %zu unknown\n",
                 w.name, o.queries, o.agree, o.unknown);
+  }
+  EXPECT_GE(total, 1000u);
+}
+
+// A container: a child in a mount namespace of its own whose root is
+// pivoted onto overlay `merged` (its layers stay visible here, as a
+// container engine's are), as `who`. It makes `lines` itself, in order
+// (ProbeHere()); before that, this process asks them as `explain --pid
+// CHILD` would. The engine's decisions and the kernel's errnos, or what
+// failed.
+struct Asked {
+  std::vector<Decision> decisions;
+  std::vector<int> kernel;
+  std::string failure;
+};
+Asked RunInContainer(const std::string& merged, const Cred& who,
+                     const std::vector<std::string>& lines) {
+  Asked a;
+  std::vector<Request> requests;
+  for (const std::string& l : lines) {
+    auto q = query::ParseQueryLine(l);
+    if (!q) {
+      a.failure = l + ": " + q.error();
+      return a;
+    }
+    requests.push_back(q->request);
+  }
+  int ready[2], go[2], out[2];
+  if (pipe2(ready, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
+    a.failure = "pipe2";
+    return a;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    a.failure = "fork";
+    return a;
+  }
+  if (pid == 0) {
+    close(ready[0]);
+    close(go[1]);
+    close(out[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const char* failed = nullptr;
+    char b = 1;
+    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      failed = "unshare(CLONE_NEWNS)";
+    else if (chdir(merged.c_str()) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
+             umount2(".", MNT_DETACH) != 0 || chdir("/") != 0)
+      failed = "pivot_root";
+    else if (kernel_internal::TakeCred(who, &failed) != 0 && failed == nullptr)
+      failed = "TakeCred";
+    if (failed != nullptr) b = 0;
+    if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1) _exit(1);
+    std::string report;
+    if (failed != nullptr) {
+      report = fmt::format("X {}: {}", failed, std::strerror(errno));
+    } else if (auto k = ProbeHere(requests, true); !k) {
+      report = "X " + k.error();
+    } else {
+      for (int e : *k) report += fmt::format("{} ", e);
+    }
+    for (size_t done = 0; done < report.size();) {
+      const ssize_t n = write(out[1], report.data() + done, report.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(ready[1]);
+  close(go[0]);
+  close(out[1]);
+  char b = 0;
+  if (read(ready[0], &b, 1) != 1 || b != 1) {
+    a.failure = "the container did not get ready";
+  } else {
+    identity::IdentityOptions o;
+    o.pid = pid;
+    auto id = identity::ResolveIdentity(o);
+    if (!id) {
+      a.failure = id.error();
+    } else if (id->host_root.empty()) {
+      a.failure = "the container's mount namespace was not seen as another";
+    } else {
+      id->assume_unseen_run_nothing = true;
+      auto session = Session::Open(*id, {});
+      if (!session) {
+        a.failure = session.error();
+      } else {
+        for (const std::string& l : lines)
+          a.decisions.push_back((*session)->Ask(*query::ParseQueryLine(l), false).decision);
+      }
+    }
+  }
+  b = 1;
+  if (write(go[1], &b, 1) != 1 && a.failure.empty()) a.failure = "the container went away";
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(ready[0]);
+  close(go[1]);
+  close(out[0]);
+  waitpid(pid, nullptr, 0);
+  if (!a.failure.empty()) return a;
+  if (text.starts_with("X ")) {
+    a.failure = text.substr(2);
+    return a;
+  }
+  for (size_t i = 0; i < text.size();) {
+    size_t end = text.find(' ', i);
+    if (end == std::string::npos) break;
+    a.kernel.push_back(std::stoi(text.substr(i, end - i)));
+    i = end + 1;
+  }
+  if (a.kernel.size() != lines.size())
+    a.failure = fmt::format("the container reported {} answers for {} queries", a.kernel.size(),
+                            lines.size());
+  return a;
+}
+
+// explain --pid of a process in a container whose root is an overlay: its
+// mount table and paths are its own (read through /proc/PID/root), the
+// overlay's layers are found in this namespace, and every answer is the
+// kernel's as the process itself gets it.
+TEST_F(OverlayTest, ExplainPidOfAProcessInAContainer) {
+  Cred root = Cred::ForUser(0, 0);
+  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
+  Cred u1000 = Cred::ForUser(1000, 1000);
+  u1000.SetGroups({1000});
+  const std::pair<const char*, Cred> whos[] = {{"root", root}, {"uid 1000", u1000}};
+  size_t total = 0;
+  for (size_t k = 0; k < std::size(whos); ++k) {
+    const auto& [name, cred] = whos[k];
+    const std::string base = fmt::format("{}/container{}", scratch_.dir(), k);
+    ASSERT_TRUE(MakeNode(base, true, 0, 0, 0755));
+    TreeSpec tree;
+    ASSERT_EQ(BuildOverlays(base, &tree), "") << name;
+    scratch_.AddMount(base + "/m");
+    scratch_.AddMount(base + "/mro");
+    // Paths as the container sees them: its root is the overlay.
+    std::vector<std::string> lines = QueryLines("", tree, k == 0 ? "0:0" : "1000:1000",
+                                                k == 0 ? "1000:1000" : "1001:1001");
+    for (const std::string& l : OverlayLines("")) lines.push_back(l);
+    const Asked a = RunInContainer(base + "/m", cred, lines);
+    ASSERT_EQ(a.failure, "") << name;
+    Outcome o;
+    Tally(lines, a.decisions, a.kernel, o);
+    total += o.queries;
+    for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
+      for (const std::string& l : *list) ADD_FAILURE() << name << " (explain --pid): " << l;
+    EXPECT_EQ(o.agree, lines.size()) << name;
+    std::printf("%s in a container: %zu queries by explain --pid, %zu agree with the kernel, %zu "
+                "unknown\n",
+                name, o.queries, o.agree, o.unknown);
   }
   EXPECT_GE(total, 1000u);
 }
