@@ -193,10 +193,12 @@ struct Cred {
   // CapableWrtInode()
   //
   // capable_wrt_inode_uidgid(): the capability, and the inode's owner
-  // `uid` and group `gid` map into the process's user namespace.
+  // `uid` and group `gid` map into the process's user namespace. The id
+  // 4294967295 ((uid_t)-1: an idmapped mount maps the inode's id nowhere,
+  // INVALID_VFSUID) maps into none.
   // Linux: kernel/capability.c privileged_wrt_inode_uidgid()
   bool CapableWrtInode(int cap, uint32_t uid, uint32_t gid) const noexcept {
-    return Capable(cap) &&
+    return Capable(cap) && uid != UINT32_MAX && gid != UINT32_MAX &&
            (userns == nullptr || (userns->ShownUidMaps(uid) && userns->ShownGidMaps(gid)));
   }
 

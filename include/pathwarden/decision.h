@@ -85,6 +85,7 @@ enum class PermClass : uint8_t {
   kImmutable,
   kFastSearch,
   kUnknown,  // outside the model (Decision::unknown()): neither granted nor refused
+  kUnmappedId,  // a write where an idmapped mount maps the owner or group nowhere
 };
 std::string_view PermClassName(PermClass c);
 

@@ -74,6 +74,7 @@ std::string_view PermClassName(PermClass c) {
     case PermClass::kImmutable: return "immutable";
     case PermClass::kFastSearch: return "fast-search";
     case PermClass::kUnknown: return "unknown";
+    case PermClass::kUnmappedId: return "unmapped-id";
   }
   return "?";
 }
@@ -167,6 +168,8 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
       return "the filesystem is read-only";
     case Via::kImmutable:
       return "the inode is immutable";
+    case Via::kUnmappedId:
+      return "the idmapped mount maps its owner or group nowhere: no write";
     case Via::kInternal:
       return "the check failed closed (internal error)";
     case Via::kUnknown:
@@ -219,6 +222,7 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
       break;
     case Via::kReadonlySb: v.decided_by = PermClass::kReadonly; break;
     case Via::kImmutable: v.decided_by = PermClass::kImmutable; break;
+    case Via::kUnmappedId: v.decided_by = PermClass::kUnmappedId; break;
     case Via::kInternal: v.decided_by = PermClass::kNone; break;
     case Via::kUnknown: v.decided_by = PermClass::kUnknown; break;
   }

@@ -36,7 +36,11 @@ struct Iattr {
 // chown_ok(): the owner may "change" the owner to itself; else CAP_CHOWN.
 bool ChownOk(const OpCtx& ctx, const vfs::Inode& i, uint32_t uid) {
   if (i.uid == ctx.cred().fsuid && uid == i.uid) return true;
-  return perm::CapableWrt(ctx.cred(), kCapChown, i);
+  if (perm::CapableWrt(ctx.cred(), kCapChown, i)) return true;
+  // An owner an idmapped mount maps nowhere may be given a mapped one
+  // with CAP_CHOWN over the filesystem (the model's superblocks are the
+  // initial namespace's).
+  return i.uid == vfs::kInvalidId && ctx.cred().CapableInitial(kCapChown);
 }
 
 // chgrp_ok(): the owner may pick its own group or one it is in; else
@@ -46,7 +50,8 @@ bool ChgrpOk(const OpCtx& ctx, const vfs::Inode& i, uint32_t gid) {
     if (gid == i.gid) return true;
     if (ctx.cred().InGroup(gid)) return true;
   }
-  return perm::CapableWrt(ctx.cred(), kCapChown, i);
+  if (perm::CapableWrt(ctx.cred(), kCapChown, i)) return true;
+  return i.gid == vfs::kInvalidId && ctx.cred().CapableInitial(kCapChown);
 }
 
 // notify_change() with the parts of may_setattr() and setattr_prepare()
@@ -82,6 +87,21 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   if (a.set_mode && S_ISLNK(i.mode)) {
     FailAt(ctx, Stage::kVfs, "{} is a symlink: its mode cannot change", at);
     return EOPNOTSUPP;
+  }
+  // New ids must map back through an idmapped mount; an inode whose ids
+  // it maps nowhere changes only by being given mapped ones.
+  if (w.sb(i.sb).flags & vfs::kSbIdmapped) {
+    const vfs::SbIdmap* m = w.sb_idmap(i.sb);
+    const bool uid_bad = a.set_uid && (m == nullptr || !vfs::SbIdmap::Maps(m->uids, a.uid));
+    if (uid_bad || (a.set_gid && (m == nullptr || !vfs::SbIdmap::Maps(m->gids, a.gid)))) {
+      ctx.Fail(Stage::kVfs, [&] {
+        return fmt::format("the idmapped mount of {} maps {} {} to no id of its filesystem",
+                           ctx.PathOf(at), uid_bad ? "uid" : "gid", uid_bad ? a.uid : a.gid);
+      });
+      return EOVERFLOW;
+    }
+    if (int err = IdmapUnmapped(ctx, at, a.set_uid, a.set_gid, "its attributes cannot change"))
+      return err;
   }
   // ATTR_KILL_S*ID become a mode change.
   const uint32_t old_mode = i.mode;

@@ -55,6 +55,7 @@ int SwapfileUnknown(const OpCtx& ctx, PathPos at) {
 }
 
 int SizeMayChange(const OpCtx& ctx, PathPos at, InodeId ino, std::string_view what) {
+  if (int err = IdmapUnmapped(ctx, at, false, false, "its attributes cannot change")) return err;
   const uint32_t flags = ctx.w.inode(ino).flags;
   if (flags & vfs::kInodeSwapfile) {
     ctx.Fail(Stage::kVfs, [&] {
@@ -110,11 +111,41 @@ bool IsLocalMountpoint(const vfs::World& w, DentryId d) {
   return w.dentry(d).mounts() != 0;
 }
 
+int IdmapUnmapped(const OpCtx& ctx, PathPos at, bool uid_set, bool gid_set,
+                  std::string_view what) {
+  const vfs::Inode& i = ctx.w.inode_at(at.dentry);
+  if (!(ctx.w.sb(i.sb).flags & vfs::kSbIdmapped)) return 0;
+  const bool uid = !uid_set && i.uid == vfs::kInvalidId;
+  const bool gid = !gid_set && i.gid == vfs::kInvalidId;
+  if (!uid && !gid) return 0;
+  ctx.Fail(Stage::kVfs, [&] {
+    return fmt::format("the idmapped mount maps the {} of {} nowhere: {}",
+                       uid ? "owner" : "group", ctx.PathOf(at), what);
+  });
+  return EOVERFLOW;
+}
+
+int FsIdsMap(const OpCtx& ctx, PathPos dir) {
+  const vfs::SbId sb = ctx.w.inode_at(dir.dentry).sb;
+  if (!(ctx.w.sb(sb).flags & vfs::kSbIdmapped)) return 0;
+  const vfs::SbIdmap* m = ctx.w.sb_idmap(sb);
+  const Cred& c = ctx.cred();
+  const bool uid = m == nullptr || !vfs::SbIdmap::Maps(m->uids, c.fsuid);
+  if (!uid && vfs::SbIdmap::Maps(m->gids, c.fsgid)) return 0;
+  ctx.Fail(Stage::kVfs, [&] {
+    return fmt::format("the idmapped mount of {} maps {} {} to no id of its filesystem: a new "
+                       "file could not be owned",
+                       ctx.PathOf(dir), uid ? "fsuid" : "fsgid", uid ? c.fsuid : c.fsgid);
+  });
+  return EOVERFLOW;
+}
+
 int MayCreate(const OpCtx& ctx, PathPos dir) {
   if (ctx.w.inode_at(dir.dentry).flags & vfs::kInodeDead) {
     FailAt(ctx, Stage::kVfs, "{} was removed", dir);
     return ENOENT;
   }
+  if (int err = FsIdsMap(ctx, dir)) return err;
   return DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
                   "write and search permission on");
 }
@@ -123,6 +154,9 @@ int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
   if (victim == vfs::kNone) return ENOENT;
   const InodeId dino = ctx.w.inode_of(dir.dentry);
   const InodeId vino = ctx.w.inode_of(victim);
+  // "Inode writeback is not safe when the uid or gid are invalid."
+  if (int err = IdmapUnmapped(ctx, {dir.mnt, victim}, false, false, "it cannot be removed"))
+    return err;
   if (int err = DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
                          "write and search permission on"))
     return err;

@@ -45,6 +45,24 @@ int MntWantWrite(const OpCtx& ctx, vfs::PathPos at);
 // one might (kInodeDenyWriteUnknown).
 int GetWriteAccess(const OpCtx& ctx, vfs::PathPos at);
 
+// FsIdsMap()
+//
+// fsuidgid_has_mapping(): creating in directory `dir` through an
+// idmapped mount needs the caller's fsuid and fsgid among the ids its
+// idmapping gives (the new inode's owner is them mapped back), or
+// EOVERFLOW; nothing to check on any other mount.
+int FsIdsMap(const OpCtx& ctx, vfs::PathPos dir);
+
+// IdmapUnmapped()
+//
+// EOVERFLOW where the object at `at` is reached through an idmapped mount
+// that maps its owner (unless the call sets a new one, `uid_set`) or its
+// group (`gid_set`) nowhere (vfs::kInvalidId): the kernel writes no inode
+// back with an invalid id (notify_change(), may_delete(), may_linkat()).
+// `what`: what cannot happen, for the reason.
+int IdmapUnmapped(const OpCtx& ctx, vfs::PathPos at, bool uid_set, bool gid_set,
+                  std::string_view what);
+
 // SizeMayChange()
 //
 // notify_change()'s refusals of a new size, after the LSM's truncate

@@ -143,6 +143,7 @@ int Do<pathwarden::Link>(OpCtx& ctx) {
     return EXDEV;
   }
   const InodeId ino = ctx.w.inode_of(old.dentry);
+  if (int err = IdmapUnmapped(ctx, old, false, false, "it cannot be linked")) return err;
   // may_linkat(): protected_hardlinks.
   int failed_closed = 0;
   const bool unsafe =

@@ -191,6 +191,7 @@ int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
     if (got_write) {
       // may_o_create(): the LSM hook, then write and search on the parent.
       create_error = security::PathMknod(ctx, dir, how.mode);
+      if (!create_error) create_error = FsIdsMap(ctx, dir);
       if (!create_error)
         create_error = DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
                                 "write and search permission on");

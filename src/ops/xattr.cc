@@ -106,6 +106,16 @@ int MayWriteXattr(const OpCtx& ctx, PathPos at) {
     });
     return EPERM;
   }
+  // "Updating an xattr will likely cause i_uid and i_gid to be written
+  // back improperly if their true value is unknown to the vfs."
+  if (i.uid == vfs::kInvalidId || i.gid == vfs::kInvalidId) {
+    ctx.Fail(Stage::kVfs, [&] {
+      return fmt::format("the idmapped mount maps the {} of {} nowhere: its extended attributes "
+                         "cannot change",
+                         i.uid == vfs::kInvalidId ? "owner" : "group", ctx.PathOf(at));
+    });
+    return EPERM;
+  }
   return 0;
 }
 

@@ -197,6 +197,15 @@ PermCheck InodePermission(const vfs::World& w, const Cred& cred,
       r.want = mask & 7;
       return r;
     }
+    // HAS_UNMAPPED_ID(): an idmapped mount maps its owner or group
+    // nowhere, and a write would store them back wrong.
+    if (inode.uid == vfs::kInvalidId || inode.gid == vfs::kInvalidId) [[unlikely]] {
+      PermCheck r;
+      r.err = EACCES;
+      r.via = Via::kUnmappedId;
+      r.want = mask & 7;
+      return r;
+    }
   }
   return GenericPermission(w, cred, ino, mask);
 }

@@ -38,6 +38,8 @@ struct PermCheck {
     kCapReadSearch,  // CAP_DAC_READ_SEARCH
     kReadonlySb,     // EROFS: read-only filesystem
     kImmutable,      // EPERM: immutable inode
+    kUnmappedId,     // EACCES: a write where an idmapped mount maps the
+                     // owner or group nowhere (HAS_UNMAPPED_ID())
     kInternal,       // the check failed closed (internal::FailClosed()):
                      // nothing, no capability either, overrides it
     kUnknown,        // vfs::kErrUnknown: its filesystem decides, or the
@@ -72,9 +74,9 @@ PermCheck InodePermission(const vfs::World& w, const Cred& cred,
 // CapableWrt()
 //
 // Cred::CapableWrtInode() over `i`: its ids are read only when the
-// capability is held in a user namespace other than the initial one.
+// capability is held.
 inline bool CapableWrt(const Cred& cred, int cap, const vfs::Inode& i) {
-  return cred.Capable(cap) && (cred.InInitialUserNs() || cred.CapableWrtInode(cap, i.uid, i.gid));
+  return cred.Capable(cap) && cred.CapableWrtInode(cap, i.uid, i.gid);
 }
 
 // OwnerOrCapable()
@@ -87,7 +89,7 @@ inline bool OwnerOrCapable(const vfs::World& w, const Cred& cred,
                            vfs::InodeId ino) {
   const vfs::Inode& i = w.inode(ino);
   if (i.uid == cred.fsuid) return true;
-  return cred.Capable(kCapFowner) &&
+  return cred.Capable(kCapFowner) && i.uid != vfs::kInvalidId &&
          (cred.InInitialUserNs() || cred.userns->ShownUidMaps(i.uid));
 }
 

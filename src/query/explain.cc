@@ -150,6 +150,7 @@ std::string DecidedBy(const PermVerdict& v, bool fast) {
     case PermClass::kImmutable: return "immutable";
     case PermClass::kFastSearch: return "anyone may search (fast path)";
     case PermClass::kUnknown: return "not known (above: why)";
+    case PermClass::kUnmappedId: return "owner or group unmapped by the idmapped mount";
     case PermClass::kNone: break;
   }
   return "";

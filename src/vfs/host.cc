@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <unordered_set>
 #include <utility>
 
@@ -250,8 +251,29 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     w.SetDefaultAcl(ino, def);
     changed = true;
   }
-  if (i.uid != f.uid || i.gid != f.gid) {
-    w.SetOwner(ino, f.uid, f.gid);
+  // Through an idmapped mount statx shows an id the idmapping maps
+  // nowhere as the overflow id: unless a mapped id shows as that too,
+  // it is the invalid id.
+  uint32_t uid = f.uid, gid = f.gid;
+  std::string ambiguous;
+  if (const SbIdmap* im = w.sb_idmap(i.sb)) {
+    if (uid == overflow_uid_) {
+      if (SbIdmap::Maps(im->uids, uid))
+        ambiguous = fmt::format("its owner shows as {} through the idmapped mount, which is "
+                                "both the overflow uid and an id the idmapping gives",
+                                uid);
+      uid = kInvalidId;
+    }
+    if (gid == overflow_gid_) {
+      if (SbIdmap::Maps(im->gids, gid))
+        ambiguous = fmt::format("its group shows as {} through the idmapped mount, which is "
+                                "both the overflow gid and an id the idmapping gives",
+                                gid);
+      gid = kInvalidId;
+    }
+  }
+  if (i.uid != uid || i.gid != gid) {
+    w.SetOwner(ino, uid, gid);
     changed = true;
   }
   if (i.nlink != f.nlink) {
@@ -272,6 +294,8 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   const SbInfo& sb = sbs_[i.sb];
   if (!sb.why_not.empty()) {
     if (!(i.flags & kInodeOpaque)) MarkOpaque(w, ino, kInodeOpaque | kInodeUnseen, sb.why_not);
+  } else if (!ambiguous.empty()) {
+    MarkOpaque(w, ino, kInodeOpaque, std::move(ambiguous));
   } else if (!f.bad_acl.empty()) {
     MarkOpaque(w, ino, kInodeOpaque, fmt::format("its ACL cannot be read: {}", f.bad_acl));
   } else if (!f.attrs_known && !S_ISLNK(f.mode) && !AttributesMoot(sb.fstype)) {
@@ -597,6 +621,12 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
 
   std::unique_ptr<HostBackend> b(new HostBackend());
   b->overflow_ = options.overflow;
+  for (auto [path, id] : {std::pair{"/proc/sys/kernel/overflowuid", &b->overflow_uid_},
+                          std::pair{"/proc/sys/kernel/overflowgid", &b->overflow_gid_}}) {
+    std::ifstream in(path);
+    uint64_t v = 0;
+    if (in >> v && v <= UINT32_MAX) *id = static_cast<uint32_t>(v);
+  }
   b->running_programs_ = options.running_programs;
   b->assume_unseen_run_nothing_ = options.assume_unseen_run_nothing;
   w.SetBackend(b.get());
@@ -630,6 +660,22 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       g = &groups.back();
       if (b->sbs_.size() <= sb) b->sbs_.resize(sb + 1);
       std::string why = WhyNotModelled(m);
+      // An idmapped mount of a modelled type: its idmapping, where this
+      // kernel shows it; its inodes hold the ids the mount shows.
+      std::optional<SbIdmap> idmap;
+      if (m.idmapped && !m.overlay) {
+        MountInfo plain = m;
+        plain.idmapped = false;
+        if (WhyNotModelled(plain).empty()) {
+          auto im = ReadMountIdmap(options.root_dir + m.mountpoint, m.id);
+          if (im) {
+            idmap = std::move(*im);
+            why.clear();
+          } else {
+            why += fmt::format(" (its idmapping cannot be read: {})", im.error());
+          }
+        }
+      }
       OvlSb ovl;
       if (m.overlay && why.empty()) {
         if (!initial_ns_read) initial_ns = MountNsOfInitialUserNs(options.mountinfo);
@@ -641,6 +687,10 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       uint32_t sb_flags = m.sb_readonly ? kSbReadonly : 0;
       if (m.overlay && why.empty())
         sb_flags |= kSbOverlay | (ovl.userxattr ? kSbOverlayUserXattr : 0);
+      if (idmap) {
+        sb_flags |= kSbIdmapped;
+        w.SetSbIdmap(sb, std::move(*idmap));
+      }
       w.SetSbFlags(sb, sb_flags);
       const InodeId rino = w.inode_of(w.sb(sb).root);
       w.SetFlags(rino, kInodeIncomplete, 0);

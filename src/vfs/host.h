@@ -51,6 +51,14 @@ namespace pathwarden::vfs {
 // this process is not in the initial user namespace).
 std::optional<bool> MountNsOfInitialUserNs(const std::string& mountinfo);
 
+// ReadMountIdmap()
+//
+// The idmapping of the idmapped mount on `host_mp` (its mountinfo id
+// `mnt_id`), as statmount(STATMOUNT_MNT_UIDMAP | STATMOUNT_MNT_GIDMAP)
+// shows it to this process. Errors: another mount there, a kernel
+// before 6.15, a map not of the kernel's shape.
+Result<SbIdmap, std::string> ReadMountIdmap(const std::string& host_mp, uint32_t mnt_id);
+
 // HostStats
 //
 // What the backend asked the host, for the cost figures.
@@ -227,6 +235,7 @@ class HostBackend final : public Backend {
   std::unordered_map<SbId, OvlSb> ovl_sbs_;
   std::unordered_map<InodeId, OvlDir> ovl_dirs_;
   std::optional<HostOptions::Overflow> overflow_;
+  uint32_t overflow_uid_ = 65534, overflow_gid_ = 65534;  // /proc/sys/kernel/overflow?id
   std::vector<SbInfo> sbs_;                          // by SbId
   std::unordered_map<DentryId, HostPath> anchors_;   // mount roots, moved directories
   std::map<std::pair<uint64_t, uint64_t>, InodeId> links_;  // (dev, ino), multiply linked

@@ -110,6 +110,34 @@ inline constexpr uint32_t kSbReadonly = 1u << 0;
 // with redirect_dir=on (kInodeOvlPinned).
 inline constexpr uint32_t kSbOverlay = 1u << 1;
 inline constexpr uint32_t kSbOverlayUserXattr = 1u << 2;
+// An idmapped mount's own superblock (the host backend gives each one its
+// own, Linux: fs/mnt_idmapping.c): its inodes' owners, groups and ACL
+// entries are held as the mount shows them, mapped down through its
+// idmapping (i_uid_into_vfsuid()), kInvalidId where it maps them nowhere;
+// sb_idmap() holds the idmapping, whose outside ids a caller's fsuid and
+// fsgid must be among to create there (fsuidgid_has_mapping(): EOVERFLOW).
+inline constexpr uint32_t kSbIdmapped = 1u << 3;
+// INVALID_VFSUID, INVALID_VFSGID: an id an idmapped mount maps nowhere.
+// Never a caller's id, never capable over (Cred::CapableWrtInode()).
+inline constexpr uint32_t kInvalidId = 0xFFFFFFFFu;
+
+// SbIdmap
+//
+// An idmapped mount's idmapping: "inside outside count" ranges as its
+// user namespace's uid_map and gid_map; an inode's id `inside` shows as
+// `outside` through the mount.
+struct SbIdmapRange {
+  uint32_t inside = 0, outside = 0, count = 0;
+};
+struct SbIdmap {
+  std::vector<SbIdmapRange> uids, gids;
+  // Whether `id` (a caller's fsuid or fsgid) is an outside id of `map`.
+  static bool Maps(const std::vector<SbIdmapRange>& map, uint32_t id) {
+    for (const SbIdmapRange& r : map)
+      if (id >= r.outside && id - r.outside < r.count) return true;
+    return false;
+  }
+};
 
 // IsSpecialFile()
 //
@@ -564,6 +592,13 @@ class World {
   void Detach(MountId m);
   void SetMountFlags(MountId m, uint32_t flags);
   void SetSbFlags(SbId sb, uint32_t flags);
+  // An idmapped superblock's idmapping (kSbIdmapped); set once, before
+  // any reader, by the host backend. nullptr for any other.
+  void SetSbIdmap(SbId sb, SbIdmap map) { idmaps_[sb] = std::move(map); }
+  const SbIdmap* sb_idmap(SbId sb) const {
+    auto it = idmaps_.find(sb);
+    return it == idmaps_.end() ? nullptr : &it->second;
+  }
 
   // Sizes for the import benchmark: inode and dentry arenas, the dentry
   // hashes (positive and negative) and the ACLs (names excluded).
@@ -670,6 +705,7 @@ class World {
   internal::StableArena<Dentry> dentries_;
   internal::StableArena<Mount> mounts_;
   internal::StableArena<Superblock> sbs_;
+  std::unordered_map<SbId, SbIdmap> idmaps_;  // kSbIdmapped superblocks
   internal::StableArena<AclSlot> acls_;
   internal::StringPool strings_;
   internal::IdHashTable dhash_;
