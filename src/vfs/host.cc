@@ -257,20 +257,17 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   uint32_t uid = f.uid, gid = f.gid;
   std::string ambiguous;
   if (const SbIdmap* im = w.sb_idmap(i.sb)) {
-    if (uid == overflow_uid_) {
-      if (SbIdmap::Maps(im->uids, uid))
-        ambiguous = fmt::format("its owner shows as {} through the idmapped mount, which is "
-                                "both the overflow uid and an id the idmapping gives",
-                                uid);
-      uid = kInvalidId;
-    }
-    if (gid == overflow_gid_) {
-      if (SbIdmap::Maps(im->gids, gid))
-        ambiguous = fmt::format("its group shows as {} through the idmapped mount, which is "
-                                "both the overflow gid and an id the idmapping gives",
-                                gid);
-      gid = kInvalidId;
-    }
+    auto unmap = [&](uint32_t* id, uint32_t overflow, const std::vector<SbIdmapRange>& map,
+                     const char* what) {
+      if (*id != overflow) return;
+      if (SbIdmap::Maps(map, *id))
+        ambiguous = fmt::format("its {0} shows as {1} through the idmapped mount, which is both "
+                                "the overflow {0} id and an id the idmapping gives",
+                                what, *id);
+      *id = kInvalidId;
+    };
+    unmap(&uid, overflow_uid_, im->uids, "owner");
+    unmap(&gid, overflow_gid_, im->gids, "group");
   }
   if (i.uid != uid || i.gid != gid) {
     w.SetOwner(ino, uid, gid);

@@ -24,6 +24,11 @@
 #include "pathwarden/errno.h"
 #include "pathwarden/model.h"
 #include "pathwarden/result.h"
+#include "src/identity/identity.h"
+#include "src/kernel/host_probe.h"
+#include "src/policy/policy.h"
+#include "src/query/explain.h"
+#include "src/query/query.h"
 
 namespace pathwarden::host_test {
 
@@ -214,6 +219,38 @@ inline void Tally(const std::vector<std::string>& lines, const std::vector<Decis
                                     d.ToText()));
     }
   }
+}
+
+// Each of `lines` asked of an explain session for `cred` under `layers`
+// (the tree is the test's own: no process pathwarden cannot see runs a
+// program from it), then made in order by the kernel as the same
+// identity and layers (ProbeHostChanging()); the tally, and each
+// decision in *decisions when not null.
+inline Result<Outcome, std::string> AskAndCompare(const Cred& cred,
+                                                  std::vector<policy::Policy> layers,
+                                                  const std::vector<std::string>& lines,
+                                                  std::vector<Decision>* decisions = nullptr) {
+  identity::Identity id;
+  id.cred = cred;
+  id.assume_unseen_run_nothing = true;
+  auto session = query::Session::Open(id, std::move(layers));
+  if (!session) return Unexpected(session.error());
+  kernel_internal::ProbeIdentity probe{cred};
+  for (const policy::HostLayer& l : (*session)->layers()) probe.layers.push_back(l.ruleset);
+  std::vector<Request> requests;
+  std::vector<Decision> asked;
+  for (const std::string& l : lines) {
+    auto q = query::ParseQueryLine(l);
+    if (!q) return Unexpected(fmt::format("{}: {}", l, q.error()));
+    asked.push_back((*session)->Ask(*q, false).decision);
+    requests.push_back(q->request);
+  }
+  auto kernel = kernel_internal::ProbeHostChanging(probe, requests, true);
+  if (!kernel) return Unexpected(kernel.error());
+  Outcome o;
+  Tally(lines, asked, *kernel, o);
+  if (decisions != nullptr) *decisions = std::move(asked);
+  return o;
 }
 
 }  // namespace pathwarden::host_test

@@ -136,12 +136,31 @@ std::vector<std::string> OverlayLines(const std::string& m) {
   return out;
 }
 
+// Root with what this machine grants, and uid 1000 in group 1000.
+std::vector<std::pair<const char*, Cred>> RootAndUser() {
+  Cred root = Cred::ForUser(0, 0);
+  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
+  Cred u1000 = Cred::ForUser(1000, 1000);
+  u1000.SetGroups({1000});
+  return {{"root", root}, {"uid 1000", u1000}};
+}
+
 class OverlayTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "not root";
     if (std::string e = EnterPrivateMountNamespace(); !e.empty()) GTEST_SKIP() << e;
     ASSERT_EQ(scratch_.Make(), "");
+  }
+  // Fresh layers and their two overlays below scratch directory `name`
+  // (BuildOverlays()); "" or what failed.
+  std::string Layers(const std::string& name, std::string* base, TreeSpec* tree) {
+    *base = scratch_.dir() + "/" + name;
+    if (!MakeNode(*base, true, 0, 0, 0755)) return fmt::format("{}: {}", *base, std::strerror(errno));
+    if (std::string e = BuildOverlays(*base, tree); !e.empty()) return e;
+    scratch_.AddMount(*base + "/m");
+    scratch_.AddMount(*base + "/mro");
+    return "";
   }
   Scratch scratch_{"overlay"};
 };
@@ -168,37 +187,18 @@ TEST_F(OverlayTest, TheKernelAgreesThroughMergedAndReadOnlyOverlays) {
   size_t total = 0;
   for (size_t k = 0; k < std::size(whos); ++k) {
     const Who& w = whos[k];
-    const std::string base = fmt::format("{}/case{}", scratch_.dir(), k);
-    ASSERT_TRUE(MakeNode(base, true, 0, 0, 0755));
+    std::string base;
     TreeSpec tree;
-    ASSERT_EQ(BuildOverlays(base, &tree), "") << w.name;
-    scratch_.AddMount(base + "/m");
-    scratch_.AddMount(base + "/mro");
+    ASSERT_EQ(Layers(fmt::format("case{}", k), &base, &tree), "") << w.name;
     std::vector<std::string> lines;
     for (const char* m : {"/m", "/mro"}) {
       for (const std::string& l : QueryLines(base + m, tree, w.chown_self, w.chown_other))
         lines.push_back(l);
       for (const std::string& l : OverlayLines(base + m)) lines.push_back(l);
     }
-    identity::Identity id;
-    id.cred = w.cred;
-    // The tree is this test's own: no process pathwarden cannot see runs
-    // a program from it.
-    id.assume_unseen_run_nothing = true;
-    auto session = Session::Open(id, {});
-    ASSERT_TRUE(session.has_value()) << session.error();
-    std::vector<Request> requests;
-    std::vector<Decision> decisions;
-    for (const std::string& l : lines) {
-      auto q = query::ParseQueryLine(l);
-      ASSERT_TRUE(q.has_value()) << l << ": " << q.error();
-      decisions.push_back((*session)->Ask(*q, false).decision);
-      requests.push_back(q->request);
-    }
-    auto kernel = ProbeHostChanging(ProbeIdentity{w.cred}, requests, true);
-    ASSERT_TRUE(kernel.has_value()) << w.name << ": " << kernel.error();
-    Outcome o;
-    Tally(lines, decisions, *kernel, o);
+    auto compared = AskAndCompare(w.cred, {}, lines);
+    ASSERT_TRUE(compared.has_value()) << w.name << ": " << compared.error();
+    const Outcome& o = *compared;
     total += o.queries;
     for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
       for (const std::string& l : *list) ADD_FAILURE() << w.name << ": " << l;
@@ -215,20 +215,13 @@ TEST_F(OverlayTest, TheKernelAgreesThroughMergedAndReadOnlyOverlays) {
 // directory does not cover the layer's.
 TEST_F(OverlayTest, LandlockRulesOnLayersDoNotCoverTheMergedView) {
   using namespace landlock;
-  Cred root = Cred::ForUser(0, 0);
-  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
-  Cred u1000 = Cred::ForUser(1000, 1000);
-  u1000.SetGroups({1000});
-  const std::pair<const char*, Cred> whos[] = {{"root", root}, {"uid 1000", u1000}};
+  const auto whos = RootAndUser();
   size_t total = 0;
-  for (size_t k = 0; k < std::size(whos); ++k) {
+  for (size_t k = 0; k < whos.size(); ++k) {
     const auto& [name, cred] = whos[k];
-    const std::string base = fmt::format("{}/landlock{}", scratch_.dir(), k);
-    ASSERT_TRUE(MakeNode(base, true, 0, 0, 0755));
+    std::string base;
     TreeSpec tree;
-    ASSERT_EQ(BuildOverlays(base, &tree), "") << name;
-    scratch_.AddMount(base + "/m");
-    scratch_.AddMount(base + "/mro");
+    ASSERT_EQ(Layers(fmt::format("landlock{}", k), &base, &tree), "") << name;
     auto rule = [](std::string path, AccessMask access) {
       return policy::PathRule{std::move(path), access, {{"test", 1, 1}}};
     };
@@ -250,27 +243,12 @@ TEST_F(OverlayTest, LandlockRulesOnLayersDoNotCoverTheMergedView) {
         lines.push_back(l);
     for (const char* f : {"/l2/pub/f0_0_644", "/l2/other/f0_0_644", "/upper/f0_0_644"})
       lines.push_back(fmt::format("open {} O_RDONLY", Q(base + f)));
-    identity::Identity id;
-    id.cred = cred;
-    id.assume_unseen_run_nothing = true;
-    auto session = Session::Open(id, {p});
-    ASSERT_TRUE(session.has_value()) << session.error();
-    ProbeIdentity probe{cred};
-    for (const policy::HostLayer& l : (*session)->layers()) probe.layers.push_back(l.ruleset);
-    std::vector<Request> requests;
     std::vector<Decision> decisions;
+    auto compared = AskAndCompare(cred, {p}, lines, &decisions);
+    ASSERT_TRUE(compared.has_value()) << name << ": " << compared.error();
+    const Outcome& o = *compared;
     size_t landlock = 0;
-    for (const std::string& l : lines) {
-      auto q = query::ParseQueryLine(l);
-      ASSERT_TRUE(q.has_value()) << l << ": " << q.error();
-      decisions.push_back((*session)->Ask(*q, false).decision);
-      landlock += decisions.back().reason().stage == Stage::kLandlock;
-      requests.push_back(q->request);
-    }
-    auto kernel = ProbeHostChanging(probe, requests, true);
-    ASSERT_TRUE(kernel.has_value()) << name << ": " << kernel.error();
-    Outcome o;
-    Tally(lines, decisions, *kernel, o);
+    for (const Decision& d : decisions) landlock += d.stage() == Stage::kLandlock;
     total += o.queries;
     for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
       for (const std::string& l : *list) ADD_FAILURE() << name << " (Landlock): " << l;
@@ -416,20 +394,13 @@ Asked RunInContainer(const std::string& merged, const Cred& who,
 // overlay's layers are found in this namespace, and every answer is the
 // kernel's as the process itself gets it.
 TEST_F(OverlayTest, ExplainPidOfAProcessInAContainer) {
-  Cred root = Cred::ForUser(0, 0);
-  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
-  Cred u1000 = Cred::ForUser(1000, 1000);
-  u1000.SetGroups({1000});
-  const std::pair<const char*, Cred> whos[] = {{"root", root}, {"uid 1000", u1000}};
+  const auto whos = RootAndUser();
   size_t total = 0;
-  for (size_t k = 0; k < std::size(whos); ++k) {
+  for (size_t k = 0; k < whos.size(); ++k) {
     const auto& [name, cred] = whos[k];
-    const std::string base = fmt::format("{}/container{}", scratch_.dir(), k);
-    ASSERT_TRUE(MakeNode(base, true, 0, 0, 0755));
+    std::string base;
     TreeSpec tree;
-    ASSERT_EQ(BuildOverlays(base, &tree), "") << name;
-    scratch_.AddMount(base + "/m");
-    scratch_.AddMount(base + "/mro");
+    ASSERT_EQ(Layers(fmt::format("container{}", k), &base, &tree), "") << name;
     // Paths as the container sees them: its root is the overlay.
     std::vector<std::string> lines = QueryLines("", tree, k == 0 ? "0:0" : "1000:1000",
                                                 k == 0 ? "1000:1000" : "1001:1001");

@@ -599,25 +599,9 @@ TEST_F(UserNsTest, AnIdmappedMountIsTheKernelsAnswer) {
     const size_t read_only = lines.size();
     for (const std::string& l : QueryLines(mapped, *t, w.chown_self, w.chown_other))
       lines.push_back(l);
-    identity::Identity id;
-    id.cred = w.cred;
-    // The tree is this test's own: no process pathwarden cannot see runs
-    // a program from it.
-    id.assume_unseen_run_nothing = true;
-    auto session = Session::Open(id, {});
-    ASSERT_TRUE(session.has_value()) << session.error();
-    std::vector<Request> requests;
-    std::vector<Decision> decisions;
-    for (const std::string& l : lines) {
-      auto q = query::ParseQueryLine(l);
-      ASSERT_TRUE(q.has_value()) << l << ": " << q.error();
-      decisions.push_back((*session)->Ask(*q, false).decision);
-      requests.push_back(q->request);
-    }
-    auto kernel = kernel_internal::ProbeHostChanging(ProbeIdentity{w.cred}, requests, true);
-    ASSERT_TRUE(kernel.has_value()) << kernel.error();
-    Outcome o;
-    Tally(lines, decisions, *kernel, o);
+    auto compared = AskAndCompare(w.cred, {}, lines);
+    ASSERT_TRUE(compared.has_value()) << w.name << ": " << compared.error();
+    const Outcome& o = *compared;
     total += o.queries;
     mapped_queries += lines.size() - read_only / 2;
     // The only unknowns: the file whose ACL names uid 1001, which the
