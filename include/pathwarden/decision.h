@@ -105,6 +105,9 @@ struct PermVerdict {
   uint32_t mode = 0;
   uint32_t uid = 0, gid = 0;
   bool has_acl = false;
+  // On overlayfs, the layers that hold the object ("upper", "lower 2",
+  // "upper + lower 1" for a merged directory); "" elsewhere or not known.
+  std::string layer;
 };
 
 // ComponentVerdict

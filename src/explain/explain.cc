@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "src/vfs/backend.h"
+
 namespace pathwarden {
 
 using perm::PermCheck;
@@ -232,6 +234,8 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
   v.uid = i.uid;
   v.gid = i.gid;
   v.has_acl = i.acl != vfs::kNone;
+  if ((w.sb(i.sb).flags & vfs::kSbOverlay) && w.backend() != nullptr)
+    v.layer = w.backend()->Layer(w, ino);
   return v;
 }
 

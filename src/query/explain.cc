@@ -412,34 +412,43 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
   out += fmt::format("  as {}\n", input::EscapeText(s.who().Describe()));
   if (!d.ToText().empty()) out += fmt::format("  {}\n", input::EscapeText(d.ToText()));
   const Reason& r = d.reason();
-  // The walk: each directory searched, then the object's own check.
-  std::vector<std::array<std::string, 7>> rows;
+  // The walk: each directory searched, then the object's own check; on
+  // an overlay, a column says which layers hold each object.
+  std::vector<std::array<std::string, 8>> rows;
+  bool stacked = false;
   auto row = [&](const PermVerdict& v, bool fast) {
+    stacked |= !v.layer.empty();
     rows.push_back({input::QuoteName(v.path), std::string(TypeName(v.mode)), ModeText(v),
-                    std::to_string(v.uid), std::to_string(v.gid), WantString(v.want),
+                    std::to_string(v.uid), std::to_string(v.gid), v.layer, WantString(v.want),
                     DecidedBy(v, fast) +
                         (v.granted || v.decided_by == PermClass::kUnknown ? "" : " — refused")});
   };
   for (const ComponentVerdict& cv : r.components) row(cv.check, cv.fast);
   if (r.dac) row(*r.dac, false);
   if (!rows.empty()) {
-    std::array<size_t, 7> w{};
-    const std::array<std::string, 7> head{"path", "type", "mode", "owner", "group", "check",
-                                          "decided by"};
-    for (size_t k = 0; k < 7; ++k) w[k] = head[k].size();
+    std::array<size_t, 8> w{};
+    const std::array<std::string, 8> head{"path",  "type",  "mode",  "owner",
+                                          "group", "layer", "check", "decided by"};
+    for (size_t k = 0; k < 8; ++k) w[k] = head[k].size();
     for (const auto& rw : rows)
-      for (size_t k = 0; k < 7; ++k) w[k] = std::max(w[k], rw[k].size());
-    auto line = [&](const std::array<std::string, 7>& rw, const char* code) {
+      for (size_t k = 0; k < 8; ++k) w[k] = std::max(w[k], rw[k].size());
+    auto line = [&](const std::array<std::string, 8>& rw, const char* code) {
       std::string l = "   ";
-      for (size_t k = 0; k < 7; ++k)
-        l += " " + (k == 6 ? rw[k] : fmt::format("{:<{}}", rw[k], w[k]));
+      for (size_t k = 0; k < 8; ++k) {
+        if (k == 5 && !stacked) continue;
+        l += " " + (k == 7 ? rw[k] : fmt::format("{:<{}}", rw[k], w[k]));
+      }
       return Paint(colour && code != nullptr, code ? code : "", l) + "\n";
     };
     out += "\n" + line(head, kDim);
     for (size_t i = 0; i < rows.size(); ++i) {
-      const bool refused = rows[i][6].ends_with("refused");
+      const bool refused = rows[i][7].ends_with("refused");
       out += line(rows[i], refused ? kRed : nullptr);
     }
+    if (stacked)
+      out += "    (overlay: each object is checked for the caller as shown, then its real inode, "
+             "the upper layer's or else the topmost lower's, for the overlay's mounter, root of "
+             "the initial namespace, which passes; a write to a lower file copies it up)\n";
   }
   // Landlock, per layer (a rename's or link's two sides merged), then each
   // side of a rename or link across directories.
@@ -519,6 +528,7 @@ nlohmann::json RenderJson(const LayerOrigins& s, const Answer& a) {
     p["uid"] = v.uid;
     p["gid"] = v.gid;
     p["acl"] = v.has_acl;
+    if (!v.layer.empty()) p["layer"] = v.layer;
     p["check"] = WantString(v.want);
     // null: the check is outside the model, neither granted nor refused.
     if (v.decided_by == PermClass::kUnknown) {

@@ -117,6 +117,17 @@ class Backend {
   // Why an opaque inode of this backend cannot be decided.
   virtual std::string WhyOpaque(const World& w, InodeId ino) const = 0;
 
+  // Layer()
+  //
+  // For an inode of a stacking filesystem (overlayfs), the layers that
+  // hold it, in words ("upper", "lower 2", "upper + lower 1"); "" when
+  // not known or not stacked. For explanations only.
+  virtual std::string Layer(const World& w, InodeId ino) const {
+    (void)w;
+    (void)ino;
+    return {};
+  }
+
   // Forgotten()
   //
   // Inode `ino` was freed (its id may be reused).

@@ -438,6 +438,9 @@ Result<DentryId, std::string> HostBackend::FillName(World& w, DentryId d, const 
     if (auto p = ovl_dirs_.find(dino); p != ovl_dirs_.end())
       layers = OvlChild(ovl->second, p->second, name, &why);
     SetOvlDir(w, ino, std::move(layers));
+  } else if (ovl != ovl_sbs_.end()) {
+    if (auto p = ovl_dirs_.find(dino); p != ovl_dirs_.end())
+      ovl_layer_[ino] = OvlFileLayer(p->second, name);
   }
   return w.Link(d, name, ino);
 }
@@ -558,6 +561,7 @@ std::string HostBackend::WhyOpaque(const World& w, InodeId ino) const {
 void HostBackend::Forgotten(InodeId ino) {
   why_.erase(ino);
   ovl_dirs_.erase(ino);
+  ovl_layer_.erase(ino);
   fingerprints_.clear(ino);
   if (auto it = link_key_.find(ino); it != link_key_.end()) {
     if (auto l = links_.find(it->second); l != links_.end() && l->second == ino) links_.erase(l);
@@ -695,7 +699,10 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
         // The layers' roots make the overlay's root; a mount of a
         // directory inside an overlay starts where they are not known.
         std::optional<OvlDir> top;
-        if (m.root == "/") top = OvlDir{ovl.upper, ovl.lower};
+        if (m.root == "/") {
+          top = OvlDir{ovl.upper, ovl.lower, {}};
+          for (size_t at = 1; at <= ovl.lower.size(); ++at) top->lower_at.push_back(at);
+        }
         b->ovl_sbs_[sb] = std::move(ovl);
         b->SetOvlDir(w, rino, std::move(top));
       }

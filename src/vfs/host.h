@@ -102,6 +102,7 @@ class HostBackend final : public Backend {
   Result<void, std::string> List(World& w, PathPos dir) override;
   void WillMove(World& w, DentryId d) override;
   std::string WhyOpaque(const World& w, InodeId ino) const override;
+  std::string Layer(const World& w, InodeId ino) const override;
   void Forgotten(InodeId ino) override;
 
   // FillBelow()
@@ -215,6 +216,7 @@ class HostBackend final : public Backend {
   struct OvlDir {
     std::string upper;               // "" when it has no upper directory
     std::vector<std::string> lower;  // topmost first
+    std::vector<size_t> lower_at;    // each one's layer: 1 the topmost lower
   };
   // "" and *out filled when overlay mount `m` is modelled; otherwise why
   // not. `initial_ns`: whether the mount namespace belongs to the initial
@@ -231,9 +233,14 @@ class HostBackend final : public Backend {
   // Records overlay directory `ino`'s layers (nullopt: unknown) and sets
   // kInodeOvlPinned / kInodeOvlPinnedUnknown from them.
   void SetOvlDir(World& w, InodeId ino, std::optional<OvlDir> state);
+  // The layer that holds non-directory `name` of overlay directory
+  // `parent`: "upper", or "lower N" for the topmost lower that has it; ""
+  // when none is found.
+  static std::string OvlFileLayer(const OvlDir& parent, std::string_view name);
 
   std::unordered_map<SbId, OvlSb> ovl_sbs_;
   std::unordered_map<InodeId, OvlDir> ovl_dirs_;
+  std::unordered_map<InodeId, std::string> ovl_layer_;  // Layer()'s answers
   std::optional<HostOptions::Overflow> overflow_;
   uint32_t overflow_uid_ = 65534, overflow_gid_ = 65534;  // /proc/sys/kernel/overflow?id
   std::vector<SbInfo> sbs_;                          // by SbId

@@ -225,13 +225,14 @@ std::optional<HostBackend::OvlDir> HostBackend::OvlChild(const OvlSb& sb, const 
     if (u == 1) out.upper = JoinPath(parent.upper, name);
     if (u == 1 && opaque) return out;
   }
-  for (const std::string& l : parent.lower) {
+  for (size_t k = 0; k < parent.lower.size(); ++k) {
     opaque = false;
-    const int r = look(l, false);
+    const int r = look(parent.lower[k], false);
     if (r == -2) return std::nullopt;
     if (r == -1) break;
     if (r == 1) {
-      out.lower.push_back(JoinPath(l, name));
+      out.lower.push_back(JoinPath(parent.lower[k], name));
+      out.lower_at.push_back(parent.lower_at[k]);
       if (opaque) break;
     }
   }
@@ -247,14 +248,35 @@ void HostBackend::SetOvlDir(World& w, InodeId ino, std::optional<OvlDir> state) 
   uint32_t flags = 0;
   if (!state) {
     ovl_dirs_.erase(ino);
+    ovl_layer_.erase(ino);
     if (!sb.redirect_on) flags = kInodeOvlPinnedUnknown;
   } else {
     if (!sb.redirect_on && !state->lower.empty()) flags = kInodeOvlPinned;
     if (sb.redirect_unknown && !state->lower.empty()) flags = kInodeOvlPinnedUnknown;
+    std::string layer = state->upper.empty() ? "" : "upper";
+    for (size_t k : state->lower_at)
+      layer += fmt::format("{}lower {}", layer.empty() ? "" : " + ", k);
+    ovl_layer_[ino] = std::move(layer);
     ovl_dirs_[ino] = std::move(*state);
   }
   constexpr uint32_t kBoth = kInodeOvlPinned | kInodeOvlPinnedUnknown;
   w.SetFlags(ino, flags, kBoth & ~flags);
+}
+
+std::string HostBackend::OvlFileLayer(const OvlDir& parent, std::string_view name) {
+  struct stat st {};
+  if (!parent.upper.empty() && lstat(JoinPath(parent.upper, name).c_str(), &st) == 0)
+    return "upper";
+  for (size_t k = 0; k < parent.lower.size(); ++k)
+    if (lstat(JoinPath(parent.lower[k], name).c_str(), &st) == 0)
+      return fmt::format("lower {}", parent.lower_at[k]);
+  return "";
+}
+
+std::string HostBackend::Layer(const World& w, InodeId ino) const {
+  (void)w;
+  auto it = ovl_layer_.find(ino);
+  return it == ovl_layer_.end() ? std::string() : it->second;
 }
 
 }  // namespace pathwarden::vfs

@@ -73,6 +73,8 @@ LastType Classify(uint64_t key) {
   v.uid = i.uid;
   v.gid = i.gid;
   v.has_acl = i.acl != vfs::kNone;
+  if ((w.sb(i.sb).flags & vfs::kSbOverlay) && w.backend() != nullptr)
+    v.layer = w.backend()->Layer(w, ino);
   nd.env.ex->Component({std::move(v), true});
 }
 

@@ -196,9 +196,23 @@ TEST_F(OverlayTest, TheKernelAgreesThroughMergedAndReadOnlyOverlays) {
         lines.push_back(l);
       for (const std::string& l : OverlayLines(base + m)) lines.push_back(l);
     }
-    auto compared = AskAndCompare(w.cred, {}, lines);
+    std::vector<Decision> decisions;
+    auto compared = AskAndCompare(w.cred, {}, lines, &decisions);
     ASSERT_TRUE(compared.has_value()) << w.name << ": " << compared.error();
     const Outcome& o = *compared;
+    // The walk table names the layers that hold each object.
+    auto layer = [&](const std::string& line) {
+      for (size_t i = 0; i < lines.size(); ++i)
+        if (lines[i] == line && decisions[i].reason().dac) return decisions[i].reason().dac->layer;
+      return std::string("(no such query)");
+    };
+    const std::string m = base + "/m";
+    EXPECT_EQ(layer(fmt::format("access {} R_OK|AT_EACCESS", Q(m + "/f0_0_644"))), "upper");
+    EXPECT_EQ(layer(fmt::format("access {} R_OK|AT_EACCESS", Q(m + "/f1001_1001_644"))), "lower 1");
+    EXPECT_EQ(layer(fmt::format("access {} R_OK|AT_EACCESS", Q(m + "/f1000_1000_640"))), "lower 2");
+    EXPECT_EQ(layer(fmt::format("access {} W_OK", Q(m + "/grp"))), "upper + lower 2");
+    EXPECT_EQ(layer(fmt::format("access {} W_OK", Q(m + "/pub"))), "lower 1 + lower 2");
+    EXPECT_EQ(layer(fmt::format("access {} W_OK", Q(m + "/open"))), "upper");
     total += o.queries;
     for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
       for (const std::string& l : *list) ADD_FAILURE() << w.name << ": " << l;
