@@ -63,8 +63,46 @@ std::optional<std::string> Below(std::string_view path, std::string_view base) {
 
 // Linux: include/uapi/linux/posix_acl_xattr.h: a 4-byte version (2), then
 // entries of tag (u16), perm (u16), id (u32), little-endian.
+// An ACL read through an idmapped mount: getxattr() shows each named
+// entry's id mapped through the idmapping, (uid_t)-1 where it maps
+// nowhere (posix_acl_fix_xattr_to_user()). Such an entry matches no one
+// (posix_acl_permission(): an invalid vfsuid equals no fsuid, an invalid
+// vfsgid is in no group), so it is dropped; the rest are put back in
+// posix_acl_valid()'s order, which mapping may have changed.
+std::string NormalizeIdmappedAcl(std::string_view v) {
+  constexpr size_t kHeader = 4, kEntry = 8;
+  if (v.size() < kHeader || (v.size() - kHeader) % kEntry != 0) return std::string(v);
+  struct E {
+    uint16_t tag, perm;
+    uint32_t id;
+  };
+  std::vector<E> entries;
+  for (size_t at = kHeader; at < v.size(); at += kEntry) {
+    E e;
+    std::memcpy(&e.tag, v.data() + at, 2);
+    std::memcpy(&e.perm, v.data() + at + 2, 2);
+    std::memcpy(&e.id, v.data() + at + 4, 4);
+    // ACL_USER 0x02, ACL_GROUP 0x08
+    if ((e.tag == 0x02 || e.tag == 0x08) && e.id == 0xffffffffu) continue;
+    entries.push_back(e);
+  }
+  std::stable_sort(entries.begin(), entries.end(), [](const E& a, const E& b) {
+    if (a.tag != b.tag) return a.tag < b.tag;
+    return (a.tag == 0x02 || a.tag == 0x08) && a.id < b.id;
+  });
+  std::string out(v.substr(0, kHeader));
+  for (const E& e : entries) {
+    char b[kEntry];
+    std::memcpy(b, &e.tag, 2);
+    std::memcpy(b + 2, &e.perm, 2);
+    std::memcpy(b + 4, &e.id, 4);
+    out.append(b, kEntry);
+  }
+  return out;
+}
+
 Result<std::optional<PosixAcl>, std::string> ReadAcl(const std::string& path, const char* name,
-                                                    uint64_t* calls) {
+                                                    uint64_t* calls, bool idmapped) {
   std::vector<char> buf(256);
   for (int tries = 0; tries < 4; ++tries) {
     ++*calls;
@@ -84,7 +122,9 @@ Result<std::optional<PosixAcl>, std::string> ReadAcl(const std::string& path, co
     // what Linux refuses: a short or ragged value, an unknown tag, the id
     // (uid_t)-1 (what getxattr() shows, in a user namespace, for an entry
     // whose id is not mapped there); then posix_acl_valid().
-    auto entries = AclEntriesFromXattr(std::string_view(buf.data(), static_cast<size_t>(n)));
+    std::string value(buf.data(), static_cast<size_t>(n));
+    if (idmapped) value = NormalizeIdmappedAcl(value);
+    auto entries = AclEntriesFromXattr(value);
     if (!entries)
       return Unexpected(fmt::format("{}: not an ACL Linux would accept ({})", name,
                                     ErrnoName(entries.error())));
@@ -207,7 +247,8 @@ std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string
     f.link = std::move(buf);
     return f;
   }
-  auto acl = ReadAcl(path, "system.posix_acl_access", &stats_.xattr_calls);
+  const bool idmapped = f.mnt_id != 0 && idmapped_mnts_.count(f.mnt_id) != 0;
+  auto acl = ReadAcl(path, "system.posix_acl_access", &stats_.xattr_calls, idmapped);
   if (acl) {
     if (*acl) ++stats_.acls;
     f.acl = std::move(*acl);
@@ -215,7 +256,7 @@ std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string
     f.bad_acl = acl.error();
   }
   if (S_ISDIR(f.mode)) {
-    auto def = ReadAcl(path, "system.posix_acl_default", &stats_.xattr_calls);
+    auto def = ReadAcl(path, "system.posix_acl_default", &stats_.xattr_calls, idmapped);
     if (def) {
       if (*def) ++stats_.acls;
       f.default_acl = std::move(*def);
@@ -689,6 +730,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       if (m.overlay && why.empty())
         sb_flags |= kSbOverlay | (ovl.userxattr ? kSbOverlayUserXattr : 0);
       if (idmap) {
+        b->idmapped_mnts_.insert(m.id);
         sb_flags |= kSbIdmapped;
         w.SetSbIdmap(sb, std::move(*idmap));
       }

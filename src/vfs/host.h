@@ -243,6 +243,7 @@ class HostBackend final : public Backend {
   std::unordered_map<InodeId, std::string> ovl_layer_;  // Layer()'s answers
   std::optional<HostOptions::Overflow> overflow_;
   uint32_t overflow_uid_ = 65534, overflow_gid_ = 65534;  // /proc/sys/kernel/overflow?id
+  std::set<uint64_t> idmapped_mnts_;  // host mount ids of the idmapped mounts modelled
   std::vector<SbInfo> sbs_;                          // by SbId
   std::unordered_map<DentryId, HostPath> anchors_;   // mount roots, moved directories
   std::map<std::pair<uint64_t, uint64_t>, InodeId> links_;  // (dev, ino), multiply linked
