@@ -245,7 +245,21 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     ++counts_.skipped;
     pend.emit = false;
   };
-  if (std::string e = sync.Cred(); !e.empty()) return unknown("credentials: " + e);
+  // A call the trace skips anyway needs neither.
+  if (d.kind != Decoded::Kind::kSkip) {
+    if (std::string e = sync.Namespaces(); !e.empty()) {
+      // The call as the program named it: the cwd it would resolve from
+      // is another namespace's.
+      if (d.kind == Decoded::Kind::kRequest) {
+        rec.op = OpNameOf(d.request);
+        const PathArgs pa = PathsOf(d.request);
+        if (pa.path) rec.path = *pa.path;
+        if (pa.path2) rec.path2 = *pa.path2;
+      }
+      return unknown(e);
+    }
+    if (std::string e = sync.Cred(); !e.empty()) return unknown("credentials: " + e);
+  }
 
   switch (d.kind) {
     case Decoded::Kind::kSkip: return skip(d.why);

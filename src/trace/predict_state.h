@@ -78,6 +78,10 @@ struct ThreadState {
   Process plain;    // none of the policy's layers (the program's own: none)
   std::string cwd;  // what the model's processes have as their cwd
   bool cred_stale = true;
+  // The thread's user namespace as last seen (/proc/TID/ns/user), and
+  // whether its maps were still unwritten then (read again each call).
+  std::string userns;
+  bool maps_pending = false;
   Pending pending;
   bool in_call = false;
 };
@@ -97,6 +101,9 @@ struct Predictor::State {
   std::vector<Ref> refs;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   bool first = true;
+  // The tracer's own mount namespace: the one the host model is read
+  // from (/proc/self/ns/mnt).
+  std::string own_mnt_ns = ReadLinkAt("/proc/self/ns/mnt");
 
   explicit State(Model m) : model(std::move(m)) {}
 };
@@ -135,11 +142,36 @@ class Sync {
   Sync(const Sync&) = delete;
   Sync& operator=(const Sync&) = delete;
 
+  // The thread's namespaces, before each call. In a mount namespace
+  // other than the tracer's its paths name other mounts than the host
+  // model holds: every call is unknown ("" when not). A user namespace
+  // entered since the last call (unshare(CLONE_NEWUSER), setns(), a
+  // clone()) makes its credentials read again, and so does each call
+  // while the namespace's maps are unwritten.
+  std::string Namespaces() {
+    const std::string mnt = ReadLinkAt(fmt::format("/proc/{}/task/{}/ns/mnt", t_.pid, tid_));
+    if (mnt.empty() || st_.own_mnt_ns.empty())
+      return "its mount namespace cannot be read: whether its paths are the host model's is "
+             "not known";
+    if (mnt != st_.own_mnt_ns)
+      return fmt::format("it is in a mount namespace of its own ({}; unshare(CLONE_NEWNS), "
+                         "setns() or clone()), whose mounts the trace, reading the host from "
+                         "{}, does not follow",
+                         mnt, st_.own_mnt_ns);
+    std::string user = ReadLinkAt(fmt::format("/proc/{}/task/{}/ns/user", t_.pid, tid_));
+    if (user != t_.userns || t_.maps_pending) {
+      t_.userns = std::move(user);
+      t_.cred_stale = true;
+    }
+    return "";
+  }
+
   // Credentials read again when a call changed them.
   std::string Cred() {
     if (!t_.cred_stale) return "";
     auto c = identity::ReadCred(fmt::format("/proc/{}/task/{}/status", t_.pid, tid_));
     if (!c) return c.error();
+    t_.maps_pending = c->userns && (c->userns->uid_map.empty() || c->userns->gid_map.empty());
     (void)st_.model.SetCred(t_.layered, *c);
     (void)st_.model.SetCred(t_.plain, *c);
     t_.cred_stale = false;

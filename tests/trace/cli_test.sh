@@ -102,6 +102,32 @@ PY
   rm -f "$out/w/unconfined" "$out/w/mine"
 fi
 
+# Namespaces: a process that enters a user namespace is followed (its
+# credentials read again and the namespace's rules applied: after
+# `unshare -r` uid 1000 is root inside, whose CAP_DAC_* do not apply to
+# root's /etc/shadow); one that enters a mount namespace of its own is
+# not (its paths name mounts the host model does not hold): its calls are
+# unknown, with why, never a guess.
+if [ "$(id -u)" -eq 0 ] && [ -e /etc/shadow ] && unshare -r true 2>/dev/null; then
+  expect 0 "" "$pw" trace --enforce --json -o "$out/ns.json" -- setpriv --reuid 1000 --regid 1000 --clear-groups unshare -r /bin/sh -c 'cat /etc/shadow 2>/dev/null; true'
+  [[ "$last" =~ ,\ 0\ disagreements$ ]] || fail "unshare -r: $last"
+  /usr/bin/python3 - "$out/ns.json" <<'PY' || fail "unshare -r: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+d = [r for r in recs if r["path"] == "/etc/shadow" and r["op"] == "open"]
+assert d and d[-1]["predicted"] == "EACCES" and d[-1]["actual"] == "EACCES", d
+assert "user namespace" in d[-1]["reason"], d[-1]
+PY
+  expect 0 "" "$pw" trace --json -o "$out/mnt.json" -- unshare -m cat /etc/hostname
+  /usr/bin/python3 - "$out/mnt.json" <<'PY' || fail "unshare -m: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+d = [r for r in recs if r["path"] == "/etc/hostname" and r["op"] == "open"]
+assert d and d[-1]["predicted"] == "unknown", d
+assert "mount namespace of its own" in d[-1]["unknown_why"], d[-1]
+PY
+fi
+
 # No policy: the report says what one would need, as a policy file.
 expect 0 "what a policy would need for this run" "$pw" trace --colour never -- /bin/sh -c "cat /etc/hostname >/dev/null; echo x > $out/w/need"
 case "$stderr" in *'handled_access_fs = ["abi.all"]'*"$out/w"*) ;; *) fail "no-policy report: $stderr" ;; esac
