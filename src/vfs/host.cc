@@ -686,7 +686,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
   };
   std::vector<Group> groups;
   std::unordered_map<uint32_t, MountId> model_of;  // host mount id -> model mount
-  std::optional<bool> initial_ns;  // MountNsOfInitialUserNs(), read at the first overlay
+  std::optional<bool> initial_ns;  // MountNsOfInitialUserNs(), read when first needed
   bool initial_ns_read = false;
   for (size_t k = 0; k < order.size(); ++k) {
     const MountInfo& m = mounts[order[k]];
@@ -708,7 +708,24 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       if (m.idmapped && !m.overlay) {
         MountInfo plain = m;
         plain.idmapped = false;
-        if (WhyNotModelled(plain).empty()) {
+        // The idmapping's rules also ask the superblock's user namespace
+        // (fsuidgid_has_mapping(), vfsuid_has_fsmapping()), which the
+        // model takes as the initial one: true of a block filesystem, and
+        // of a tmpfs, ramfs or devpts (which a user namespace may mount)
+        // in a mount namespace of the initial user namespace (as for
+        // overlays: MountNsOfInitialUserNs()).
+        const bool userns_mountable =
+            m.fstype == "tmpfs" || m.fstype == "ramfs" || m.fstype == "devpts";
+        if (userns_mountable && !initial_ns_read) {
+          initial_ns = MountNsOfInitialUserNs(options.mountinfo);
+          initial_ns_read = true;
+        }
+        if (userns_mountable && initial_ns != true) {
+          why = fmt::format("an idmapped mount of a {} in a mount namespace that may hold mounts "
+                            "made inside a user namespace: the idmapping's rules also ask the "
+                            "filesystem's user namespace, which is not shown",
+                            m.fstype);
+        } else if (WhyNotModelled(plain).empty()) {
           auto im = ReadMountIdmap(options.root_dir + m.mountpoint, m.id);
           if (im) {
             idmap = std::move(*im);
