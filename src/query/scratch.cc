@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -604,6 +605,14 @@ Result<bool, std::string> RepairScratch(const std::string& state_dir) {
 
 Result<std::unique_ptr<ScratchGuard>, std::string> ScratchGuard::Open(
     const std::string& root, const std::string& state_dir) {
+  // OVERLAYFS_SUPER_MAGIC (include/uapi/linux/magic.h)
+  constexpr decltype(statfs::f_type) kOverlayMagic = 0x794c7630;
+  if (struct statfs sf {}; statfs(root.c_str(), &sf) == 0 && sf.f_type == kOverlayMagic)
+    return Unexpected(fmt::format(
+        "{} is on an overlay: a change there copies its directories up, which changes their "
+        "link counts, so it could not be put back exactly; give a directory of another "
+        "filesystem",
+        root));
   auto lock = kernel_internal::LockStateFile(state_dir, "scratch.lock",
                                              "this process is changing a scratch directory");
   if (!lock) return Unexpected(lock.error());

@@ -109,9 +109,11 @@ class ScratchGuard {
  public:
   // Open()
   //
-  // `root` is the real path of a directory. Errors: the lock held by this
-  // process already, a journal that cannot be put back (with the
-  // reason), fork().
+  // `root` is the real path of a directory. Errors: a directory on an
+  // overlay (a change there copies its directories up, which changes
+  // their link counts: the tree could not be put back exactly), the lock
+  // held by this process already, a journal that cannot be put back
+  // (with the reason), fork().
   static Result<std::unique_ptr<ScratchGuard>, std::string> Open(
       const std::string& root, const std::string& state_dir = kernel_internal::kStateDir);
   ScratchGuard(const ScratchGuard&) = delete;

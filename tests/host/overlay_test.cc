@@ -51,6 +51,7 @@
 #include "src/query/explain.h"
 #include "src/policy/policy.h"
 #include "src/query/query.h"
+#include "src/query/scratch.h"
 #include "tests/host/host_tree.h"
 
 namespace pathwarden {
@@ -221,6 +222,24 @@ TEST_F(OverlayTest, TheKernelAgreesThroughMergedAndReadOnlyOverlays) {
                 w.name, o.queries, o.agree, o.unknown);
   }
   EXPECT_GE(total, 1000u);
+}
+
+// explain --verify --scratch refuses a directory on an overlay before it
+// changes anything: copy-up changes the link counts it would put back.
+TEST_F(OverlayTest, AScratchDirectoryOnAnOverlayIsRefused) {
+  std::string base;
+  TreeSpec tree;
+  ASSERT_EQ(Layers("scratch", &base, &tree), "");
+  const std::string state = scratch_.dir() + "/state";
+  ASSERT_EQ(mkdir(state.c_str(), 0700), 0);
+  auto g = query::ScratchGuard::Open(base + "/m/pub", state);
+  ASSERT_FALSE(g.has_value());
+  EXPECT_NE(g.error().find("is on an overlay"), std::string::npos) << g.error();
+  struct stat st {};
+  EXPECT_NE(stat((state + "/scratch.journal").c_str(), &st), 0) << "a journal was left";
+  // A directory of the layers' own tmpfs is taken.
+  auto ok = query::ScratchGuard::Open(base + "/upper", state);
+  EXPECT_TRUE(ok.has_value()) << ok.error();
 }
 
 // Landlock rules attach to the objects a path reaches: through an
