@@ -61,8 +61,6 @@ std::optional<std::string> Below(std::string_view path, std::string_view base) {
   return std::nullopt;
 }
 
-// Linux: include/uapi/linux/posix_acl_xattr.h: a 4-byte version (2), then
-// entries of tag (u16), perm (u16), id (u32), little-endian.
 // An ACL read through an idmapped mount: getxattr() shows each named
 // entry's id mapped through the idmapping, (uid_t)-1 where it maps
 // nowhere (posix_acl_fix_xattr_to_user()). Such an entry matches no one
@@ -101,6 +99,9 @@ std::string NormalizeIdmappedAcl(std::string_view v) {
   return out;
 }
 
+// Linux: include/uapi/linux/posix_acl_xattr.h: a 4-byte version (2), then
+// entries of tag (u16), perm (u16), id (u32), little-endian. `idmapped`:
+// read through an idmapped mount (NormalizeIdmappedAcl()).
 Result<std::optional<PosixAcl>, std::string> ReadAcl(const std::string& path, const char* name,
                                                     uint64_t* calls, bool idmapped) {
   std::vector<char> buf(256);
