@@ -9,7 +9,6 @@
 
 #include <acl/libacl.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <grp.h>
 #include <sys/acl.h>
 #include <sys/mount.h>
@@ -793,13 +792,16 @@ TEST_F(HostBackendTest, AnOverlayIsModelledWhereItsLayersCanBeFound) {
     GTEST_SKIP() << "no overlayfs here: " << std::strerror(errno);
   // Layers named relative to the mounter's working directory, which
   // mountinfo prints as given.
-  char cwd[PATH_MAX];
-  ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
+  // (Back by descriptor: the working directory's path may be hidden by
+  // the private namespace's own /tmp.)
+  const int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(cwd, 0) << std::strerror(errno);
   ASSERT_EQ(chdir(root_.c_str()), 0);
   const int rel = mount("overlay", (o + "/rel").c_str(), "overlay", 0,
                         "lowerdir=data,upperdir=ovl/upper2,workdir=ovl/work2");
   const int rel_errno = errno;
-  ASSERT_EQ(chdir(cwd), 0);
+  ASSERT_EQ(fchdir(cwd), 0) << std::strerror(errno);
+  close(cwd);
   ASSERT_EQ(rel, 0) << std::strerror(rel_errno);
   Model m = Host();
   Process p = m.Spawn("alice", Cred::ForUser(1000, 1000));
