@@ -200,8 +200,9 @@ std::string DescribeCheck(const vfs::World& w, const Cred& cred,
   return s + ")";
 }
 
-PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
+PermVerdict VerdictOf(const vfs::World& w, vfs::PathPos at, std::string path,
                       const perm::PermCheck& pc) {
+  const vfs::InodeId ino = w.inode_of(at.dentry);
   PermVerdict v;
   v.path = std::move(path);
   v.want = pc.want;
@@ -235,7 +236,7 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
   v.gid = i.gid;
   v.has_acl = i.acl != vfs::kNone;
   if ((w.sb(i.sb).flags & vfs::kSbOverlay) && w.backend() != nullptr)
-    v.layer = w.backend()->Layer(w, ino);
+    v.layer = w.backend()->Layer(w, at.dentry);
   return v;
 }
 

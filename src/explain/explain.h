@@ -112,8 +112,9 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
 
 // VerdictOf()
 //
-// The structured form of a permission check on `ino` at `path`.
-PermVerdict VerdictOf(const vfs::World& w, vfs::InodeId ino, std::string path,
+// The structured form of a permission check on the inode at `at`, shown
+// as `path` (on an overlay, with the layers that hold it).
+PermVerdict VerdictOf(const vfs::World& w, vfs::PathPos at, std::string path,
                       const perm::PermCheck& pc);
 
 // DescribeCheck()

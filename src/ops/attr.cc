@@ -92,8 +92,8 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   // it maps nowhere changes only by being given mapped ones.
   if (w.sb(i.sb).flags & vfs::kSbIdmapped) {
     const vfs::SbIdmap* m = w.sb_idmap(i.sb);
-    const bool uid_bad = a.set_uid && (m == nullptr || !vfs::SbIdmap::Maps(m->uids, a.uid));
-    if (uid_bad || (a.set_gid && (m == nullptr || !vfs::SbIdmap::Maps(m->gids, a.gid)))) {
+    const bool uid_bad = a.set_uid && !vfs::SbIdmap::GivesUid(m, a.uid);
+    if (uid_bad || (a.set_gid && !vfs::SbIdmap::GivesGid(m, a.gid))) {
       ctx.Fail(Stage::kVfs, [&] {
         return fmt::format("the idmapped mount of {} maps {} {} to no id of its filesystem",
                            ctx.PathOf(at), uid_bad ? "uid" : "gid", uid_bad ? a.uid : a.gid);

@@ -88,7 +88,7 @@ int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what)
     std::string s = fmt::format("{} {}", asked,
                                 DescribeCheck(ctx.w, ctx.cred(), at, ctx.p.root, pc));
     Stage st = pc.via == perm::PermCheck::Via::kReadonlySb ? Stage::kMount : Stage::kDac;
-    ctx.ex->Dac(VerdictOf(ctx.w, ino, ctx.PathOf(at), pc));
+    ctx.ex->Dac(VerdictOf(ctx.w, at, ctx.PathOf(at), pc));
     if (pc.err) {
       ctx.Fail(st, [&] { return fmt::format("no {}", s); });
     } else {
@@ -130,8 +130,8 @@ int FsIdsMap(const OpCtx& ctx, PathPos dir) {
   if (!(ctx.w.sb(sb).flags & vfs::kSbIdmapped)) return 0;
   const vfs::SbIdmap* m = ctx.w.sb_idmap(sb);
   const Cred& c = ctx.cred();
-  const bool uid = m == nullptr || !vfs::SbIdmap::Maps(m->uids, c.fsuid);
-  if (!uid && vfs::SbIdmap::Maps(m->gids, c.fsgid)) return 0;
+  const bool uid = !vfs::SbIdmap::GivesUid(m, c.fsuid);
+  if (!uid && vfs::SbIdmap::GivesGid(m, c.fsgid)) return 0;
   ctx.Fail(Stage::kVfs, [&] {
     return fmt::format("the idmapped mount of {} maps {} {} to no id of its filesystem: a new "
                        "file could not be owned",

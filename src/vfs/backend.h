@@ -119,14 +119,11 @@ class Backend {
 
   // Layer()
   //
-  // For an inode of a stacking filesystem (overlayfs), the layers that
-  // hold it, in words ("upper", "lower 2", "upper + lower 1"); "" when
-  // not known or not stacked. For explanations only.
-  virtual std::string Layer(const World& w, InodeId ino) const {
-    (void)w;
-    (void)ino;
-    return {};
-  }
+  // For dentry `d` of a stacking filesystem (overlayfs), the layers that
+  // hold its inode, in words ("upper", "lower 2", "upper + lower 1"); ""
+  // when not known or not stacked. For explanations only: found when
+  // asked, never on a fill.
+  virtual std::string Layer(const World&, DentryId) const { return {}; }
 
   // Forgotten()
   //

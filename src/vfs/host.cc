@@ -41,14 +41,15 @@ struct HostBackend::Found {
   std::string link;           // symlink body
 };
 
-namespace {
-
-std::string Join(std::string_view dir, std::string_view name) {
+std::string JoinHostPath(std::string_view dir, std::string_view name) {
   std::string out(dir);
   if (out.empty() || out.back() != '/') out.push_back('/');
   out.append(name);
   return out;
 }
+
+namespace {
+
 
 // The components of `path` below `base` ("" when equal); nullopt when
 // `path` is not below `base`.
@@ -299,10 +300,10 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   uint32_t uid = f.uid, gid = f.gid;
   std::string ambiguous;
   if (const SbIdmap* im = w.sb_idmap(i.sb)) {
-    auto unmap = [&](uint32_t* id, uint32_t overflow, const std::vector<SbIdmapRange>& map,
+    auto unmap = [&](uint32_t* id, uint32_t overflow, const std::vector<IdRange>& map,
                      const char* what) {
       if (*id != overflow) return;
-      if (SbIdmap::Maps(map, *id))
+      if (IdInside(map, *id))
         ambiguous = fmt::format("its {0} shows as {1} through the idmapped mount, which is both "
                                 "the overflow {0} id and an id the idmapping gives",
                                 what, *id);
@@ -412,7 +413,8 @@ std::optional<HostBackend::HostPath> HostBackend::HostPathOf(const World& w, Den
   for (uint32_t n = 0; n <= w.dentry_end(); ++n) {
     if (auto it = anchors_.find(d); it != anchors_.end()) {
       HostPath hp = it->second;
-      for (auto name = names.rbegin(); name != names.rend(); ++name) hp.path = Join(hp.path, *name);
+      for (auto name = names.rbegin(); name != names.rend(); ++name)
+        hp.path = JoinHostPath(hp.path, *name);
       return hp;
     }
     const Dentry& de = w.dentry(d);
@@ -425,7 +427,7 @@ std::optional<HostBackend::HostPath> HostBackend::HostPathOf(const World& w, Den
 
 Result<DentryId, std::string> HostBackend::FillName(World& w, DentryId d, const HostPath& hp,
                                                     std::string_view name) {
-  const std::string path = Join(hp.path, name);
+  const std::string path = JoinHostPath(hp.path, name);
   ++stats_.lookups;
   int err = 0;
   std::optional<Found> f = Read(AT_FDCWD, path, path, &err);
@@ -480,9 +482,6 @@ Result<DentryId, std::string> HostBackend::FillName(World& w, DentryId d, const 
     if (auto p = ovl_dirs_.find(dino); p != ovl_dirs_.end())
       layers = OvlChild(ovl->second, p->second, name, &why);
     SetOvlDir(w, ino, std::move(layers));
-  } else if (ovl != ovl_sbs_.end()) {
-    if (auto p = ovl_dirs_.find(dino); p != ovl_dirs_.end())
-      ovl_layer_[ino] = OvlFileLayer(p->second, name);
   }
   return w.Link(d, name, ino);
 }
@@ -547,7 +546,7 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
     if (c == kNone) {
       // What the model removed stays removed.
       if (w.FindNegative(d, name) != kNone) continue;
-      if (Join(hp->path, name).size() >= PATH_MAX) {
+      if (JoinHostPath(hp->path, name).size() >= PATH_MAX) {
         // Names are read by path, and this path is ENAMETOOLONG to every
         // call that takes one (Linux reaches the object only relative to
         // a directory): it is there, of the type fstatat() gives, and
@@ -603,7 +602,6 @@ std::string HostBackend::WhyOpaque(const World& w, InodeId ino) const {
 void HostBackend::Forgotten(InodeId ino) {
   why_.erase(ino);
   ovl_dirs_.erase(ino);
-  ovl_layer_.erase(ino);
   fingerprints_.clear(ino);
   if (auto it = link_key_.find(ino); it != link_key_.end()) {
     if (auto l = links_.find(it->second); l != links_.end() && l->second == ino) links_.erase(l);
@@ -876,7 +874,7 @@ Result<bool, std::string> HostBackend::Revalidate(World& w, PathPos dir, std::st
   if (e != kNone && w.dentry(e).mounts() != 0) return false;  // the mount's root is asked
   if (e != kNone && fingerprints_.get(w.inode_of(e)) == 0)
     return false;  // synthetic: nothing on the host to compare
-  const std::string path = Join(hp->path, name);
+  const std::string path = JoinHostPath(hp->path, name);
   int err = 0;
   std::optional<Found> f = Read(AT_FDCWD, path, path, &err);
   if (!f && err != ENOENT && err != ENOTDIR)

@@ -51,6 +51,12 @@ namespace pathwarden::vfs {
 // this process is not in the initial user namespace).
 std::optional<bool> MountNsOfInitialUserNs(const std::string& mountinfo);
 
+// JoinHostPath()
+//
+// `dir` + "/" + `name`, as the host backend reads a name below a
+// directory (one '/' between them).
+std::string JoinHostPath(std::string_view dir, std::string_view name);
+
 // ReadMountIdmap()
 //
 // The idmapping of the idmapped mount on `host_mp` (its mountinfo id
@@ -102,7 +108,7 @@ class HostBackend final : public Backend {
   Result<void, std::string> List(World& w, PathPos dir) override;
   void WillMove(World& w, DentryId d) override;
   std::string WhyOpaque(const World& w, InodeId ino) const override;
-  std::string Layer(const World& w, InodeId ino) const override;
+  std::string Layer(const World& w, DentryId d) const override;
   void Forgotten(InodeId ino) override;
 
   // FillBelow()
@@ -233,14 +239,9 @@ class HostBackend final : public Backend {
   // Records overlay directory `ino`'s layers (nullopt: unknown) and sets
   // kInodeOvlPinned / kInodeOvlPinnedUnknown from them.
   void SetOvlDir(World& w, InodeId ino, std::optional<OvlDir> state);
-  // The layer that holds non-directory `name` of overlay directory
-  // `parent`: "upper", or "lower N" for the topmost lower that has it; ""
-  // when none is found.
-  static std::string OvlFileLayer(const OvlDir& parent, std::string_view name);
 
   std::unordered_map<SbId, OvlSb> ovl_sbs_;
   std::unordered_map<InodeId, OvlDir> ovl_dirs_;
-  std::unordered_map<InodeId, std::string> ovl_layer_;  // Layer()'s answers
   std::optional<HostOptions::Overflow> overflow_;
   uint32_t overflow_uid_ = 65534, overflow_gid_ = 65534;  // /proc/sys/kernel/overflow?id
   std::set<uint64_t> idmapped_mnts_;  // host mount ids of the idmapped mounts modelled

@@ -52,7 +52,7 @@ struct Statmount {
 };
 
 // `n` NUL-terminated "inside outside count" lines from `at`.
-bool ParseMap(const char* at, const char* end, uint32_t n, std::vector<SbIdmapRange>* out) {
+bool ParseMap(const char* at, const char* end, uint32_t n, std::vector<IdRange>* out) {
   for (uint32_t k = 0; k < n; ++k) {
     const size_t len = strnlen(at, static_cast<size_t>(end - at));
     if (at + len >= end) return false;

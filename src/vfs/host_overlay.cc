@@ -26,13 +26,6 @@
 namespace pathwarden::vfs {
 namespace {
 
-std::string JoinPath(std::string_view dir, std::string_view name) {
-  std::string out(dir);
-  if (out.empty() || out.back() != '/') out.push_back('/');
-  out.append(name);
-  return out;
-}
-
 // The xattr overlay keeps on a layer's directory `what` ("opaque",
 // "redirect"): its value, "" when absent, nullopt when it cannot be read.
 std::optional<std::string> OwnXattr(const std::string& path, bool userxattr, const char* what) {
@@ -192,7 +185,7 @@ std::optional<HostBackend::OvlDir> HostBackend::OvlChild(const OvlSb& sb, const 
   bool opaque = false;
   auto look = [&](const std::string& dir, bool upper) -> int {
     // 1: a directory taken, 0: absent, -1: ends the lookup, -2: unknown.
-    const std::string p = JoinPath(dir, name);
+    const std::string p = JoinHostPath(dir, name);
     struct stat st {};
     if (lstat(p.c_str(), &st) != 0) {
       if (errno == ENOENT) return 0;
@@ -222,7 +215,7 @@ std::optional<HostBackend::OvlDir> HostBackend::OvlChild(const OvlSb& sb, const 
   if (!parent.upper.empty()) {
     const int u = look(parent.upper, true);
     if (u == -2) return std::nullopt;
-    if (u == 1) out.upper = JoinPath(parent.upper, name);
+    if (u == 1) out.upper = JoinHostPath(parent.upper, name);
     if (u == 1 && opaque) return out;
   }
   for (size_t k = 0; k < parent.lower.size(); ++k) {
@@ -231,7 +224,7 @@ std::optional<HostBackend::OvlDir> HostBackend::OvlChild(const OvlSb& sb, const 
     if (r == -2) return std::nullopt;
     if (r == -1) break;
     if (r == 1) {
-      out.lower.push_back(JoinPath(parent.lower[k], name));
+      out.lower.push_back(JoinHostPath(parent.lower[k], name));
       out.lower_at.push_back(parent.lower_at[k]);
       if (opaque) break;
     }
@@ -248,35 +241,39 @@ void HostBackend::SetOvlDir(World& w, InodeId ino, std::optional<OvlDir> state) 
   uint32_t flags = 0;
   if (!state) {
     ovl_dirs_.erase(ino);
-    ovl_layer_.erase(ino);
     if (!sb.redirect_on) flags = kInodeOvlPinnedUnknown;
   } else {
     if (!sb.redirect_on && !state->lower.empty()) flags = kInodeOvlPinned;
     if (sb.redirect_unknown && !state->lower.empty()) flags = kInodeOvlPinnedUnknown;
-    std::string layer = state->upper.empty() ? "" : "upper";
-    for (size_t k : state->lower_at)
-      layer += fmt::format("{}lower {}", layer.empty() ? "" : " + ", k);
-    ovl_layer_[ino] = std::move(layer);
     ovl_dirs_[ino] = std::move(*state);
   }
   constexpr uint32_t kBoth = kInodeOvlPinned | kInodeOvlPinnedUnknown;
   w.SetFlags(ino, flags, kBoth & ~flags);
 }
 
-std::string HostBackend::OvlFileLayer(const OvlDir& parent, std::string_view name) {
+std::string HostBackend::Layer(const World& w, DentryId d) const {
+  const InodeId ino = w.inode_of(d);
+  // A directory: the layers its lookup found.
+  if (auto it = ovl_dirs_.find(ino); it != ovl_dirs_.end()) {
+    std::string layer = it->second.upper.empty() ? "" : "upper";
+    for (size_t k : it->second.lower_at)
+      layer += fmt::format("{}lower {}", layer.empty() ? "" : " + ", k);
+    return layer;
+  }
+  // Anything else: the upper layer's name if there is one, else the
+  // topmost lower's, as ovl_lookup() takes them.
+  const Dentry& de = w.dentry(d);
+  if (S_ISDIR(w.inode(ino).mode) || de.parent == kNone || de.parent == d) return "";
+  auto parent = ovl_dirs_.find(w.inode_of(de.parent));
+  if (parent == ovl_dirs_.end()) return "";
+  const OvlDir& p = parent->second;
+  const std::string_view name = w.str(de.name);
   struct stat st {};
-  if (!parent.upper.empty() && lstat(JoinPath(parent.upper, name).c_str(), &st) == 0)
-    return "upper";
-  for (size_t k = 0; k < parent.lower.size(); ++k)
-    if (lstat(JoinPath(parent.lower[k], name).c_str(), &st) == 0)
-      return fmt::format("lower {}", parent.lower_at[k]);
+  if (!p.upper.empty() && lstat(JoinHostPath(p.upper, name).c_str(), &st) == 0) return "upper";
+  for (size_t k = 0; k < p.lower.size(); ++k)
+    if (lstat(JoinHostPath(p.lower[k], name).c_str(), &st) == 0)
+      return fmt::format("lower {}", p.lower_at[k]);
   return "";
-}
-
-std::string HostBackend::Layer(const World& w, InodeId ino) const {
-  (void)w;
-  auto it = ovl_layer_.find(ino);
-  return it == ovl_layer_.end() ? std::string() : it->second;
 }
 
 }  // namespace pathwarden::vfs

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "pathwarden/acl.h"
+#include "pathwarden/cred.h"
 #include "src/base/arena.h"
 #include "src/base/id_hash.h"
 #include "src/base/seqlock.h"
@@ -123,19 +124,17 @@ inline constexpr uint32_t kInvalidId = 0xFFFFFFFFu;
 
 // SbIdmap
 //
-// An idmapped mount's idmapping: "inside outside count" ranges as its
-// user namespace's uid_map and gid_map; an inode's id `inside` shows as
-// `outside` through the mount.
-struct SbIdmapRange {
-  uint32_t inside = 0, outside = 0, count = 0;
-};
+// An idmapped mount's idmapping, as its user namespace's uid_map and
+// gid_map: an inode's id `inside` shows as `outside` through the mount;
+// a caller's id goes back up (IdInside()) or, outside every range, has
+// no id of the filesystem (nullptr: the same, failing closed).
 struct SbIdmap {
-  std::vector<SbIdmapRange> uids, gids;
-  // Whether `id` (a caller's fsuid or fsgid) is an outside id of `map`.
-  static bool Maps(const std::vector<SbIdmapRange>& map, uint32_t id) {
-    for (const SbIdmapRange& r : map)
-      if (id >= r.outside && id - r.outside < r.count) return true;
-    return false;
+  std::vector<IdRange> uids, gids;
+  static bool GivesUid(const SbIdmap* m, uint32_t uid) {
+    return m != nullptr && IdInside(m->uids, uid).has_value();
+  }
+  static bool GivesGid(const SbIdmap* m, uint32_t gid) {
+    return m != nullptr && IdInside(m->gids, gid).has_value();
   }
 };
 

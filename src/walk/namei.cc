@@ -54,7 +54,7 @@ LastType Classify(uint64_t key) {
     if (pc.err)
       ex->Fail(Stage::kWalk,
                "no search permission on " + DescribeCheck(w, *nd.env.cred, nd.path, nd.root, pc));
-    ex->Component({VerdictOf(w, ino, w.DisplayPathOf(nd.path, nd.root), pc), false});
+    ex->Component({VerdictOf(w, nd.path, w.DisplayPathOf(nd.path, nd.root), pc), false});
   }
   return pc.err;
 }
@@ -74,7 +74,7 @@ LastType Classify(uint64_t key) {
   v.gid = i.gid;
   v.has_acl = i.acl != vfs::kNone;
   if ((w.sb(i.sb).flags & vfs::kSbOverlay) && w.backend() != nullptr)
-    v.layer = w.backend()->Layer(w, ino);
+    v.layer = w.backend()->Layer(w, nd.path.dentry);
   nd.env.ex->Component({std::move(v), true});
 }
 

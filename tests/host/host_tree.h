@@ -15,6 +15,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -221,11 +223,34 @@ inline void Tally(const std::vector<std::string>& lines, const std::vector<Decis
   }
 }
 
-// Each of `lines` asked of an explain session for `cred` under `layers`
-// (the tree is the test's own: no process pathwarden cannot see runs a
-// program from it), then made in order by the kernel as the same
-// identity and layers (ProbeHostChanging()); the tally, and each
-// decision in *decisions when not null.
+// Each of `lines` asked of `session`, then made in order on the kernel by
+// `probe` (ProbeHostChanging() for an identity, ProbeHere() for this
+// process as it is); the tally, and each decision in *decisions when not
+// null.
+using Probe = std::function<Result<std::vector<int>, std::string>(std::span<const Request>)>;
+inline Result<Outcome, std::string> Compare(query::Session& session,
+                                            const std::vector<std::string>& lines,
+                                            const Probe& probe,
+                                            std::vector<Decision>* decisions = nullptr) {
+  std::vector<Request> requests;
+  std::vector<Decision> asked;
+  for (const std::string& l : lines) {
+    auto q = query::ParseQueryLine(l);
+    if (!q) return Unexpected(fmt::format("{}: {}", l, q.error()));
+    asked.push_back(session.Ask(*q, false).decision);
+    requests.push_back(q->request);
+  }
+  auto kernel = probe(requests);
+  if (!kernel) return Unexpected(kernel.error());
+  Outcome o;
+  Tally(lines, asked, *kernel, o);
+  if (decisions != nullptr) *decisions = std::move(asked);
+  return o;
+}
+
+// Compare() for a session of `cred` under `layers` (the tree is the
+// test's own: no process pathwarden cannot see runs a program from it),
+// the kernel's side taking the same identity and layers.
 inline Result<Outcome, std::string> AskAndCompare(const Cred& cred,
                                                   std::vector<policy::Policy> layers,
                                                   const std::vector<std::string>& lines,
@@ -237,20 +262,9 @@ inline Result<Outcome, std::string> AskAndCompare(const Cred& cred,
   if (!session) return Unexpected(session.error());
   kernel_internal::ProbeIdentity probe{cred};
   for (const policy::HostLayer& l : (*session)->layers()) probe.layers.push_back(l.ruleset);
-  std::vector<Request> requests;
-  std::vector<Decision> asked;
-  for (const std::string& l : lines) {
-    auto q = query::ParseQueryLine(l);
-    if (!q) return Unexpected(fmt::format("{}: {}", l, q.error()));
-    asked.push_back((*session)->Ask(*q, false).decision);
-    requests.push_back(q->request);
-  }
-  auto kernel = kernel_internal::ProbeHostChanging(probe, requests, true);
-  if (!kernel) return Unexpected(kernel.error());
-  Outcome o;
-  Tally(lines, asked, *kernel, o);
-  if (decisions != nullptr) *decisions = std::move(asked);
-  return o;
+  return Compare(**session, lines, [&](std::span<const Request> r) {
+    return kernel_internal::ProbeHostChanging(probe, r, true);
+  }, decisions);
 }
 
 }  // namespace pathwarden::host_test

@@ -72,33 +72,16 @@ using kernel_internal::EnterPrivateMountNamespace;
 using kernel_internal::ProbeHere;
 using kernel_internal::ProbeHost;
 using kernel_internal::ProbeIdentity;
-using query::Query;
 using query::Session;
 using namespace host_test;
 
 // Each query asked of `session` first, then made on the kernel here.
 Outcome AskAndProbe(Session& session, const std::vector<std::string>& lines) {
-  Outcome o;
-  std::vector<Query> queries;
-  for (const std::string& l : lines) {
-    auto q = query::ParseQueryLine(l);
-    if (!q) {
-      o.failure = fmt::format("{}: {}", l, q.error());
-      return o;
-    }
-    queries.push_back(std::move(*q));
-  }
-  std::vector<Decision> decisions;
-  for (const Query& q : queries) decisions.push_back(session.Ask(q, false).decision);
-  std::vector<Request> requests;
-  for (const Query& q : queries) requests.push_back(q.request);
-  auto kernel = ProbeHere(requests, true);
-  if (!kernel) {
-    o.failure = kernel.error();
-    return o;
-  }
-  Tally(lines, decisions, *kernel, o);
-  return o;
+  auto o = Compare(session, lines, [](std::span<const Request> r) { return ProbeHere(r, true); });
+  if (o) return *o;
+  Outcome failed;
+  failed.failure = o.error();
+  return failed;
 }
 
 // The outcome through a pipe, as lines.
@@ -322,25 +305,14 @@ Outcome RunInUserNs(const NsCase& c, const std::vector<std::string>& lines,
           // explain --uid: the kernel's side takes that identity too, as
           // a capable user of the namespace (its ids are the namespace's).
           ProbeIdentity id{who->cred};
-          std::vector<Request> requests;
-          std::vector<Decision> decisions;
-          o = Outcome{};
-          std::vector<Query> qs;
-          for (const std::string& l : lines) {
-            auto q = query::ParseQueryLine(l);
-            if (!q) {
-              o.failure = q.error();
-              break;
-            }
-            decisions.push_back((*session)->Ask(*q, false).decision);
-            requests.push_back(q->request);
-          }
-          auto kernel = o.failure.empty() ? kernel_internal::ProbeHostChanging(id, requests, true)
-                                          : Result<std::vector<int>, std::string>(std::vector<int>{});
-          if (!kernel) {
-            o.failure = kernel.error();
-          } else if (o.failure.empty()) {
-            Tally(lines, decisions, *kernel, o);
+          auto compared = Compare(**session, lines, [&](std::span<const Request> r) {
+            return kernel_internal::ProbeHostChanging(id, r, true);
+          });
+          if (compared) {
+            o = *compared;
+          } else {
+            o = Outcome{};
+            o.failure = compared.error();
           }
         } else {
           o = AskAndProbe(**session, lines);
