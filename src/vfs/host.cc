@@ -14,8 +14,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -26,21 +24,6 @@
 
 namespace pathwarden::vfs {
 
-// What one statx and its companions found.
-struct HostBackend::Found {
-  uint32_t mode = 0;
-  uint32_t uid = 0, gid = 0;
-  uint32_t nlink = 0;
-  uint32_t rdev = 0;
-  uint64_t dev = 0, ino = 0;
-  uint64_t mnt_id = 0;        // 0 when statx did not say
-  uint32_t attrs = 0;         // kInodeImmutable, kInodeAppend
-  bool attrs_known = true;    // stx_attributes_mask covers both
-  std::optional<PosixAcl> acl, default_acl;
-  std::string bad_acl;        // why an ACL xattr could not be read
-  std::string link;           // symlink body
-};
-
 std::string JoinHostPath(std::string_view dir, std::string_view name) {
   std::string out(dir);
   if (out.empty() || out.back() != '/') out.push_back('/');
@@ -48,12 +31,7 @@ std::string JoinHostPath(std::string_view dir, std::string_view name) {
   return out;
 }
 
-namespace {
-
-
-// The components of `path` below `base` ("" when equal); nullopt when
-// `path` is not below `base`.
-std::optional<std::string> Below(std::string_view path, std::string_view base) {
+std::optional<std::string> HostPathBelow(std::string_view path, std::string_view base) {
   if (base == "/") return std::string(path.substr(1));
   if (path == base) return std::string();
   if (path.size() > base.size() && path.substr(0, base.size()) == base &&
@@ -61,6 +39,8 @@ std::optional<std::string> Below(std::string_view path, std::string_view base) {
     return std::string(path.substr(base.size() + 1));
   return std::nullopt;
 }
+
+namespace {
 
 // An ACL read through an idmapped mount: getxattr() shows each named
 // entry's id mapped through the idmapping, (uid_t)-1 where it maps
@@ -640,190 +620,6 @@ Result<DentryId, std::string> HostBackend::Reach(World& w, DentryId from, std::s
     cur = child;
   }
   return cur;
-}
-
-Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
-    World& w, std::span<const MountInfo> mounts, const HostOptions& options) {
-  std::unordered_map<uint32_t, size_t> by_id;
-  for (size_t i = 0; i < mounts.size(); ++i) by_id.emplace(mounts[i].id, i);
-  // The root: mounted on "/" under a parent outside the table.
-  size_t root = mounts.size();
-  for (size_t i = 0; i < mounts.size() && root == mounts.size(); ++i)
-    if (mounts[i].mountpoint == "/" && !by_id.count(mounts[i].parent)) root = i;
-  if (root == mounts.size())
-    return Unexpected(std::string("the mount table has no root mount (on \"/\", its parent "
-                                  "outside the table)"));
-  std::unordered_map<uint32_t, std::vector<size_t>> children;
-  for (size_t i = 0; i < mounts.size(); ++i)
-    if (i != root) children[mounts[i].parent].push_back(i);
-  std::vector<size_t> order{root};
-  for (size_t k = 0; k < order.size(); ++k)
-    for (size_t c : children[mounts[order[k]].id]) order.push_back(c);
-
-  std::unique_ptr<HostBackend> b(new HostBackend());
-  b->overflow_ = options.overflow;
-  for (auto [path, id] : {std::pair{"/proc/sys/kernel/overflowuid", &b->overflow_uid_},
-                          std::pair{"/proc/sys/kernel/overflowgid", &b->overflow_gid_}}) {
-    std::ifstream in(path);
-    uint64_t v = 0;
-    if (in >> v && v <= UINT32_MAX) *id = static_cast<uint32_t>(v);
-  }
-  b->running_programs_ = options.running_programs;
-  b->assume_unseen_run_nothing_ = options.assume_unseen_run_nothing;
-  w.SetBackend(b.get());
-  // Superblocks: one per device and mount root tree.
-  // An idmapped mount gets a superblock of its own, every inode of it
-  // opaque (WhyNotModelled()): the same files through another mount stay
-  // modelled (a Landlock rule on one is then not seen through the other:
-  // a missed grant, never a false one).
-  struct Group {
-    uint32_t major, minor;
-    std::string root;  // the filesystem path of the superblock's root dentry
-    SbId sb;
-    bool attrs_read = false;
-    bool idmapped = false;
-  };
-  std::vector<Group> groups;
-  std::unordered_map<uint32_t, MountId> model_of;  // host mount id -> model mount
-  std::optional<bool> initial_ns;  // MountNsOfInitialUserNs(), read when first needed
-  bool initial_ns_read = false;
-  for (size_t k = 0; k < order.size(); ++k) {
-    const MountInfo& m = mounts[order[k]];
-    Group* g = nullptr;
-    for (Group& x : groups)
-      if (x.major == m.major && x.minor == m.minor && !x.idmapped && !m.idmapped &&
-          Below(m.root, x.root))
-        g = &x;
-    if (g == nullptr) {
-      const SbId sb = k == 0 ? w.inode_at(w.root().dentry).sb.get()
-                             : w.NewSuperblock(S_IFDIR, 0, 0);
-      groups.push_back({m.major, m.minor, m.root, sb, false, m.idmapped});
-      g = &groups.back();
-      if (b->sbs_.size() <= sb) b->sbs_.resize(sb + 1);
-      std::string why = WhyNotModelled(m);
-      // An idmapped mount of a modelled type: its idmapping, where this
-      // kernel shows it; its inodes hold the ids the mount shows.
-      std::optional<SbIdmap> idmap;
-      if (m.idmapped && !m.overlay) {
-        MountInfo plain = m;
-        plain.idmapped = false;
-        // The idmapping's rules also ask the superblock's user namespace
-        // (fsuidgid_has_mapping(), vfsuid_has_fsmapping()), which the
-        // model takes as the initial one: true of a block filesystem, and
-        // of a tmpfs, ramfs or devpts (which a user namespace may mount)
-        // in a mount namespace of the initial user namespace (as for
-        // overlays: MountNsOfInitialUserNs()).
-        const bool userns_mountable =
-            m.fstype == "tmpfs" || m.fstype == "ramfs" || m.fstype == "devpts";
-        if (userns_mountable && !initial_ns_read) {
-          initial_ns = MountNsOfInitialUserNs(options.mountinfo);
-          initial_ns_read = true;
-        }
-        if (userns_mountable && initial_ns != true) {
-          why = fmt::format("an idmapped mount of a {} in a mount namespace that may hold mounts "
-                            "made inside a user namespace: the idmapping's rules also ask the "
-                            "filesystem's user namespace, which is not shown",
-                            m.fstype);
-        } else if (WhyNotModelled(plain).empty()) {
-          auto im = ReadMountIdmap(options.root_dir + m.mountpoint, m.id);
-          if (im) {
-            idmap = std::move(*im);
-            why.clear();
-          } else {
-            why += fmt::format(" (its idmapping cannot be read: {})", im.error());
-          }
-        }
-      }
-      OvlSb ovl;
-      if (m.overlay && why.empty()) {
-        if (!initial_ns_read) initial_ns = MountNsOfInitialUserNs(options.mountinfo);
-        initial_ns_read = true;
-        why = OverlayFor(m, options.root_dir + m.mountpoint, options.root_dir, initial_ns, mounts,
-                         &ovl);
-      }
-      b->sbs_[sb] = {m.major, m.minor, m.fstype, why};
-      uint32_t sb_flags = m.sb_readonly ? kSbReadonly : 0;
-      if (m.overlay && why.empty())
-        sb_flags |= kSbOverlay | (ovl.userxattr ? kSbOverlayUserXattr : 0);
-      if (idmap) {
-        b->idmapped_mnts_.insert(m.id);
-        sb_flags |= kSbIdmapped;
-        w.SetSbIdmap(sb, std::move(*idmap));
-      }
-      w.SetSbFlags(sb, sb_flags);
-      const InodeId rino = w.inode_of(w.sb(sb).root);
-      w.SetFlags(rino, kInodeIncomplete, 0);
-      if (sb_flags & kSbOverlay) {
-        // The layers' roots make the overlay's root; a mount of a
-        // directory inside an overlay starts where they are not known.
-        std::optional<OvlDir> top;
-        if (m.root == "/") {
-          top = OvlDir{ovl.upper, ovl.lower, {}};
-          for (size_t at = 1; at <= ovl.lower.size(); ++at) top->lower_at.push_back(at);
-        }
-        b->ovl_sbs_[sb] = std::move(ovl);
-        b->SetOvlDir(w, rino, std::move(top));
-      }
-    }
-    const SbId sb = g->sb;
-    const DentryId sb_root = w.sb(sb).root;
-    // The mount point as this process reaches it (HostOptions::root_dir).
-    const std::string host_mp = options.root_dir + m.mountpoint;
-    // Visible: the mount point on the host is this mount.
-    struct statx stx {};
-    const bool visible = statx(AT_FDCWD, host_mp.c_str(), AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW,
-                               STATX_BASIC_STATS | STATX_MNT_ID, &stx) == 0 &&
-                         (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == m.id;
-    ++b->stats_.statx_calls;
-    DentryId root_dentry = sb_root;
-    if (m.root != g->root) {
-      auto r = b->Reach(w, sb_root, *Below(m.root, g->root));
-      if (!r) return Unexpected(r.error());
-      root_dentry = *r;
-    }
-    MountId model;
-    if (k == 0) {
-      model = w.root().mnt;
-      w.SetMountFlags(model, m.flags);
-    } else {
-      auto pit = model_of.find(m.parent);
-      if (pit == model_of.end()) continue;
-      const MountInfo& pm = mounts[by_id.at(m.parent)];
-      std::optional<std::string> rel = Below(m.mountpoint, pm.mountpoint);
-      if (!rel) continue;  // not below its parent's mount point: not reachable
-      const DentryId proot = w.mount(pit->second).root;
-      auto mp = b->Reach(w, proot, *rel);
-      if (!mp) return Unexpected(mp.error());
-      model = w.Attach({pit->second, *mp}, sb, root_dentry, m.flags);
-    }
-    model_of[m.id] = model;
-    if (!visible) continue;
-    // The root's attributes, and the anchor its names are read through.
-    const InodeId rino = w.inode_of(root_dentry);
-    int err = 0;
-    if (root_dentry == sb_root ? !g->attrs_read : (w.inode(rino).flags & kInodeOpaque) != 0) {
-      if (std::optional<Found> f = b->Read(AT_FDCWD, host_mp, host_mp, &err)) {
-        if (root_dentry == sb_root) g->attrs_read = true;
-        // A synthetic ancestor made opaque loses it: it is seen now.
-        if (b->sbs_[sb].why_not.empty()) {
-          w.SetFlags(rino, 0, kInodeOpaque | kInodeUnseen);
-          b->why_.erase(rino);
-        }
-        b->SetAttrs(w, rino, *f);
-      }
-    }
-    if (!b->anchors_.count(root_dentry)) b->SetAnchor(w, root_dentry, {host_mp, m.id});
-  }
-  // A superblock whose root no visible mount shows is opaque.
-  for (const Group& g : groups) {
-    if (g.attrs_read) continue;
-    const InodeId rino = w.inode_of(w.sb(g.sb).root);
-    if (!(w.inode(rino).flags & kInodeOpaque))
-      b->MarkOpaque(w, rino, kInodeOpaque | kInodeUnseen,
-                    fmt::format("the root of filesystem {}:{} ({}) is not visible on the host",
-                                g.major, g.minor, b->sbs_[g.sb].fstype));
-  }
-  return b;
 }
 
 Result<uint64_t, std::string> HostBackend::FillBelow(

@@ -34,6 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pathwarden/acl.h"
 #include "pathwarden/model.h"
 #include "pathwarden/result.h"
 #include "src/base/arena.h"
@@ -56,6 +57,12 @@ std::optional<bool> MountNsOfInitialUserNs(const std::string& mountinfo);
 // `dir` + "/" + `name`, as the host backend reads a name below a
 // directory (one '/' between them).
 std::string JoinHostPath(std::string_view dir, std::string_view name);
+
+// HostPathBelow()
+//
+// The components of `path` below `base` ("" when equal); nullopt when
+// `path` is not below `base`.
+std::optional<std::string> HostPathBelow(std::string_view path, std::string_view base);
 
 // ReadMountIdmap()
 //
@@ -304,6 +311,21 @@ class HostBackend final : public Backend {
   bool running_programs_ = true;  // HostOptions::running_programs
   bool assume_unseen_run_nothing_ = false;
   HostStats stats_;
+};
+
+// What one statx and its companions found.
+struct HostBackend::Found {
+  uint32_t mode = 0;
+  uint32_t uid = 0, gid = 0;
+  uint32_t nlink = 0;
+  uint32_t rdev = 0;
+  uint64_t dev = 0, ino = 0;
+  uint64_t mnt_id = 0;        // 0 when statx did not say
+  uint32_t attrs = 0;         // kInodeImmutable, kInodeAppend
+  bool attrs_known = true;    // stx_attributes_mask covers both
+  std::optional<PosixAcl> acl, default_acl;
+  std::string bad_acl;        // why an ACL xattr could not be read
+  std::string link;           // symlink body
 };
 
 }  // namespace pathwarden::vfs
