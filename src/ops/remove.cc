@@ -92,10 +92,7 @@ int Do<pathwarden::Rmdir>(OpCtx& ctx) {
     FailAt(ctx, Stage::kMount, "{} is a mount point", vpos);
     return EBUSY;
   }
-  if (ctx.w.inode_at(victim).nchildren() == 0) {
-    // Empty, unless a backend has names not filled yet.
-    if (int err = vfs::NeedComplete(ctx.w, vpos)) return err;
-  }
+  if (int err = vfs::NeedEmptyKnown(ctx.w, vpos)) return err;
   if (ctx.w.inode_at(victim).nchildren() != 0) {
     FailAt(ctx, Stage::kVfs, "{} is not empty", vpos);
     return ENOTEMPTY;

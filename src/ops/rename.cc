@@ -133,10 +133,8 @@ int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir
     return EBUSY;
   }
   if (int err = OverlayRenameChecks(ctx, old_dir, old_d, new_dir, new_d, flags)) return err;
-  if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
-      w.inode(target).nchildren() == 0) {
-    // Empty, unless a backend has names not filled yet.
-    if (int err = vfs::NeedComplete(w, {new_dir.mnt, new_d})) return err;
+  if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir) {
+    if (int err = vfs::NeedEmptyKnown(w, {new_dir.mnt, new_d})) return err;
   }
   if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir &&
       w.inode(target).nchildren() != 0) {

@@ -64,6 +64,13 @@ int NeedComplete(const World& w, PathPos dir) {
   return NeedList(dir);
 }
 
+int NeedEmptyKnown(const World& w, PathPos dir) {
+  const Inode& i = w.inode_at(dir.dentry);
+  if (i.nchildren() == 0 || (w.backend() != nullptr && w.backend()->NamesMayGo()))
+    return NeedComplete(w, dir);
+  return 0;
+}
+
 std::string UnknownWhy(const World& w, InodeId ino) {
   if (w.backend() != nullptr) return w.backend()->WhyOpaque(w, ino);
   return fmt::format("inode {} is opaque to the model", ino);

@@ -79,6 +79,14 @@ int Absent(const World& w, PathPos dir, std::string_view name);
 // is, else kErrNeedFill (a listing) or kErrUnknown.
 int NeedComplete(const World& w, PathPos dir);
 
+// NeedEmptyKnown()
+//
+// What rmdir and a rename over a directory ask before counting the
+// names of directory `dir`: NeedComplete() when it looks empty (names not
+// filled yet), and also when it does not, where the backend's names may
+// have gone since they were read (Backend::NamesMayGo()).
+int NeedEmptyKnown(const World& w, PathPos dir);
+
 // UnknownWhy()
 //
 // Why inode `ino`, opaque, cannot be decided (the backend's words). The
@@ -124,6 +132,13 @@ class Backend {
   // when not known or not stacked. For explanations only: found when
   // asked, never on a fill.
   virtual std::string Layer(const World&, DentryId) const { return {}; }
+
+  // NamesMayGo()
+  //
+  // Whether a name filled from the source may have gone from it since
+  // (a source read again as it changes): a listing then also drops the
+  // names it no longer has.
+  virtual bool NamesMayGo() const { return false; }
 
   // Forgotten()
   //

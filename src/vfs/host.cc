@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -521,11 +522,17 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
     close(fd);
     return Unexpected(fmt::format("listing {}: {}", hp->path, std::strerror(names.error())));
   }
+  std::unordered_set<DentryId> listed;
   for (const std::string& name : *names) {
     DentryId c = w.Lookup(d, name);
     if (c == kNone) {
-      // What the model removed stays removed.
-      if (w.FindNegative(d, name) != kNone) continue;
+      // What the model removed stays removed; but where the host is read
+      // again as it changes (NamesMayGo()), an absence read before may be
+      // a name made since.
+      if (w.FindNegative(d, name) != kNone) {
+        if (!revalidates_) continue;
+        w.DropNegative(d, name);
+      }
       if (JoinHostPath(hp->path, name).size() >= PATH_MAX) {
         // Names are read by path, and this path is ENAMETOOLONG to every
         // call that takes one (Linux reaches the object only relative to
@@ -556,9 +563,20 @@ Result<void, std::string> HostBackend::ListInto(World& w, PathPos dir,
         c = *r;
       }
     }
+    if (c != kNone) listed.insert(c);
     if (children != nullptr && c != kNone) children->push_back(c);
   }
   close(fd);
+  if (revalidates_) {
+    // A name read from the host before and gone from it now (d_revalidate()
+    // would find it so): forgotten, as Revalidate() forgets it. What the
+    // model made itself has no fingerprint and stays.
+    for (DentryId c : w.HashedChildren(d)) {
+      if (listed.count(c) || w.dentry(c).mounts() != 0) continue;
+      const InodeId cino = w.inode_of(c);
+      if (cino != kNone && fingerprints_.get(cino) != 0) w.Forget(c);
+    }
+  }
   w.SetFlags(dino, 0, kInodeIncomplete);
   return {};
 }

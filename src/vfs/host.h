@@ -116,6 +116,9 @@ class HostBackend final : public Backend {
   void WillMove(World& w, DentryId d) override;
   std::string WhyOpaque(const World& w, InodeId ino) const override;
   std::string Layer(const World& w, DentryId d) const override;
+  // HostOptions::Consistency::kRevalidate: the host changes under the
+  // model, and a listing drops what it no longer has.
+  bool NamesMayGo() const override { return revalidates_; }
   void Forgotten(InodeId ino) override;
 
   // FillBelow()
@@ -310,6 +313,7 @@ class HostBackend final : public Backend {
   Swaps swaps_;
   bool running_programs_ = true;  // HostOptions::running_programs
   bool assume_unseen_run_nothing_ = false;
+  bool revalidates_ = false;
   HostStats stats_;
 };
 

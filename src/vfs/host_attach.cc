@@ -49,6 +49,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
   }
   b->running_programs_ = options.running_programs;
   b->assume_unseen_run_nothing_ = options.assume_unseen_run_nothing;
+  b->revalidates_ = options.consistency == HostOptions::Consistency::kRevalidate;
   w.SetBackend(b.get());
   // Superblocks: one per device and mount root tree.
   // An idmapped mount gets a superblock of its own, every inode of it

@@ -442,6 +442,15 @@ void World::Unhash(DentryId d) {
   Forget(d);
 }
 
+std::vector<DentryId> World::HashedChildren(DentryId parent) const {
+  std::vector<DentryId> out;
+  for (DentryId id = 1, end = dentries_.end(); id < end; ++id) {
+    const Dentry& de = dentries_[id];
+    if (id != parent && de.parent == parent && (de.flags & kDentryHashed)) out.push_back(id);
+  }
+  return out;
+}
+
 void World::Forget(DentryId d) {
   Dentry& de = dentries_[d];
   if (!(de.flags & kDentryHashed)) return;

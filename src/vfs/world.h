@@ -543,6 +543,13 @@ class World {
   void Unhash(DentryId d);
   void Forget(DentryId d);
 
+  // HashedChildren()
+  //
+  // The hashed children of `parent`. The world keeps no list of them: a
+  // scan of every dentry, for the rare caller (a revalidating backend's
+  // listing).
+  std::vector<DentryId> HashedChildren(DentryId parent) const;
+
   // LinkNegative() / DropNegative()
   //
   // Record, or forget, that incomplete directory `parent` has no `name`.

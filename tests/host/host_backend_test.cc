@@ -778,6 +778,40 @@ TEST_F(HostBackendTest, RevalidationSeesTheHostChange) {
   EXPECT_GE(live.host_counts().refreshed, 3u);
 }
 
+// rmdir's emptiness on a host that changes: the names a revalidating
+// model read before may have gone, and names it read as absent may have
+// come (a rename inside the directory, then a remove). Before, the model
+// kept both: ENOTEMPTY for an emptied directory, and ok for one that
+// still held the renamed file (a wrong "ok").
+TEST_F(HostBackendTest, RevalidationSeesADirectoryEmptiedOrFilled) {
+  changes_host_ = true;  // this test changes its own scratch tree
+  const std::string dir = root_ + "/data/emptied";
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  { std::ofstream(dir + "/n") << "x\n"; }
+  Model live = Host(HostOptions::Consistency::kRevalidate);
+  Process root = live.Init();
+  EXPECT_TRUE(live.Evaluate(root, Stat{.path = dir + "/n"}).allowed());
+  EXPECT_EQ(live.Evaluate(root, Stat{.path = dir + "/n3"}).err(), ENOENT);
+  EXPECT_EQ(live.Evaluate(root, Rmdir{.path = dir}).err(), ENOTEMPTY);
+  // Renamed on the host: the model's "n" is gone, its absent "n3" came.
+  ASSERT_EQ(rename((dir + "/n").c_str(), (dir + "/n3").c_str()), 0);
+  const Decision full = live.Evaluate(root, Rmdir{.path = dir});
+  EXPECT_EQ(full.err(), ENOTEMPTY) << full.ToText();
+  // Removed on the host: empty.
+  ASSERT_EQ(unlink((dir + "/n3").c_str()), 0);
+  const Decision empty = live.Evaluate(root, Rmdir{.path = dir});
+  EXPECT_TRUE(empty.allowed()) << empty.ToText();
+  // Renaming a directory over it asks the same.
+  const std::string other = root_ + "/data/renamed-over";
+  ASSERT_EQ(mkdir(other.c_str(), 0755), 0);
+  { std::ofstream(dir + "/back") << "x\n"; }
+  EXPECT_EQ(live.Evaluate(root, Rename{.oldpath = other, .newpath = dir}).err(), ENOTEMPTY);
+  ASSERT_EQ(unlink((dir + "/back").c_str()), 0);
+  EXPECT_TRUE(live.Evaluate(root, Rename{.oldpath = other, .newpath = dir}).allowed());
+  EXPECT_EQ(rmdir(other.c_str()), 0);
+  EXPECT_EQ(rmdir(dir.c_str()), 0);
+}
+
 // Filesystems that decide themselves, mounted for the test: an overlay
 // (ovl_permission() checks the lower inode with the mounter's
 // credentials) answers unknown, with why.
