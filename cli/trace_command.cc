@@ -93,6 +93,14 @@ Result<trace::LearnReport, std::string> Learnt(const std::vector<trace::Need>& n
   return r;
 }
 
+// The calls of other mount namespaces a learnt policy has no rule for.
+std::string Unlearnt(uint64_t n) {
+  return fmt::format(
+      "{} call{} in mount namespaces of their own gave no rule (their paths are not this "
+      "namespace's): the policy may refuse {}\n",
+      n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+}
+
 // What a learnt policy grants beyond what the run used.
 void Beyond(const trace::LearnReport& learnt, std::ostream& err) {
   for (const std::string& b : learnt.beyond) err << "  beyond the run: " << b << "\n";
@@ -309,6 +317,7 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
     if (need_report && *status == 0) {
       // No policy given: what one would need, as landlockconfig TOML.
       std::ostringstream err;
+      if (c.unlearnt > 0) err << Unlearnt(c.unlearnt);
       if (auto learnt = Learnt(needs, err)) {
         s += "what a policy would need for this run (landlockconfig TOML; --learn FILE writes "
              "it):\n" + trace::ToToml(learnt->policy);
@@ -327,9 +336,12 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
     if (*status != 0 && !o.keep_on_failure) {
       std::cerr << self << "--learn: the command failed (exit " << *status
                 << "): no policy written (--keep-on-failure writes it anyway)\n";
-    } else if (auto w = WriteLearnt(needs, o.learn, std::cerr); !w) {
-      std::cerr << self << "--learn: " << w.error() << "\n";
-      rc = kOwnError;
+    } else {
+      if (c.unlearnt > 0) std::cerr << self << "--learn: " << Unlearnt(c.unlearnt);
+      if (auto w = WriteLearnt(needs, o.learn, std::cerr); !w) {
+        std::cerr << self << "--learn: " << w.error() << "\n";
+        rc = kOwnError;
+      }
     }
   }
   if (o.enforce && c.disagreements > 0) rc = kOwnError;

@@ -45,7 +45,8 @@ const std::unordered_map<long, const char*>& Names() {
       {SYS_fchownat, "fchownat"}, {SYS_readlink, "readlink"}, {SYS_readlinkat, "readlinkat"},
       {SYS_chdir, "chdir"}, {SYS_fchdir, "fchdir"}, {SYS_chroot, "chroot"},
       {SYS_mount, "mount"}, {SYS_umount2, "umount2"}, {SYS_utimensat, "utimensat"},
-      {SYS_fallocate, "fallocate"},
+      {SYS_fallocate, "fallocate"}, {SYS_pivot_root, "pivot_root"}, {429, "move_mount"},
+      {442, "mount_setattr"},
       {SYS_ioctl, "ioctl"}, {SYS_bind, "bind"}, {SYS_connect, "connect"}, {SYS_kill, "kill"},
       {SYS_tgkill, "tgkill"}, {SYS_tkill, "tkill"}, {SYS_setuid, "setuid"},
       {SYS_setgid, "setgid"}, {SYS_setreuid, "setreuid"}, {SYS_setregid, "setregid"},
@@ -421,6 +422,14 @@ Decoded Decode(const Stop& s, const Memory& m) {
       }
       break;
     }
+    case SYS_pivot_root:
+    case 429:
+    case 442:
+      // Followed for the mounts they change (a mount namespace's view is
+      // read again after them); their own checks are not modelled here.
+      d.kind = Decoded::Kind::kUnknown;
+      d.why = fmt::format("{}() is not modelled on the live host", d.call);
+      break;
     case SYS_umount2: {
       Umount r;
       if (!ReadPath(m, a[0], &r.path, &d)) break;

@@ -104,6 +104,8 @@ Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions o
   std::unique_ptr<Predictor> p(new Predictor(std::move(options)));
   p->state_ = std::make_unique<State>(std::move(*m));
   State& st = *p->state_;
+  st.host_options = o;
+  st.self = *self;
   Process setup = st.model.Spawn("setup", Cred::ForUser(0, 0));
   char buf[PATH_MAX];
   if (getcwd(buf, sizeof buf) != nullptr) {
@@ -159,6 +161,37 @@ PathArgs PathsOf(Request& r) {
 
 std::string OpNameOf(const Request& r) { return std::string(OpName(OpOf(r))); }
 
+// Whether system call `call` may change the mounts of its namespace.
+bool ChangesMounts(std::string_view call) {
+  return call == "mount" || call == "umount2" || call == "pivot_root" || call == "move_mount" ||
+         call == "mount_setattr";
+}
+
+// Why a Landlock refusal in a view is not known ("" when it is): every
+// layer that refuses lost a rule there (NsView::lost), which Landlock's
+// walk up the mount tree may still meet.
+std::string LostRule(const ThreadState& t, const Decision& d) {
+  if (!t.view) return "";
+  std::string why;
+  auto layer = [&](const LayerVerdict& l) {
+    if (!l.missing) return true;
+    const size_t i = static_cast<size_t>(l.layer) - 1;
+    if (i >= t.view->lost.size() || t.view->lost[i].empty()) return false;  // a sure refusal
+    if (why.empty())
+      why = fmt::format("layer {} refuses, and its rule on {} (of the tracer's namespace) is on "
+                        "an object no path of this mount namespace reaches, which Landlock may "
+                        "still meet under a mount over it",
+                        l.layer, t.view->lost[i].front());
+    return true;
+  };
+  for (const LayerVerdict& l : d.reason().layers)
+    if (!layer(l)) return "";
+  for (const ReferSide& s : d.reason().refer)
+    for (const LayerVerdict& l : s.layers)
+      if (!layer(l)) return "";
+  return why;
+}
+
 // The first layer (1-based) whose verdict misses a right.
 int DenyingLayer(const Decision& d) {
   for (const LayerVerdict& l : d.reason().layers)
@@ -171,30 +204,47 @@ int DenyingLayer(const Decision& d) {
 
 }  // namespace
 
+namespace {
+
+// A forked process's state: its parent's descriptors and rulesets.
+void CopyProcState(Predictor::State& st, pid_t pid, pid_t parent) {
+  ProcState& ps = st.procs[pid];
+  auto pp = st.procs.find(parent);
+  if (pp == st.procs.end()) return;
+  ps.fds = pp->second.fds;
+  ps.rulesets = pp->second.rulesets;
+  ps.exact = pp->second.exact;
+}
+
+}  // namespace
+
 void Predictor::NewThread(pid_t tid, pid_t pid, pid_t parent, bool thread) {
   State& st = *state_;
   ThreadState t;
   t.pid = pid;
   auto from = st.threads.find(parent);
-  if (from == st.threads.end()) {
+  const ThreadState* pt = from == st.threads.end() ? nullptr : &from->second;
+  if (pt && pt->view && pt->view_gen != pt->view->gen) {
+    // The parent's view was read again since its last call: the child's
+    // processes are made in the new one at its first call.
+    t.view = pt->view;
+    t.view_gen = 0;
+    t.cwd = pt->cwd;
+    if (!thread) CopyProcState(st, pid, pt->pid);
+  } else if (!pt) {
     t.layered = st.model.Fork(st.base_layered, fmt::format("pid {}", pid));
     t.plain = st.model.Fork(st.base_plain, fmt::format("pid {}", pid));
     // The first process: the descriptors it starts with were opened
     // outside every layer.
     TakeRefs(st, st.procs[pid], pid, st.base_plain);
   } else {
-    t.layered = st.model.Fork(from->second.layered, fmt::format("pid {}", pid));
-    t.plain = st.model.Fork(from->second.plain, fmt::format("pid {}", pid));
-    t.cwd = from->second.cwd;
-    if (!thread) {
-      ProcState& ps = st.procs[pid];
-      auto pp = st.procs.find(from->second.pid);
-      if (pp != st.procs.end()) {
-        ps.fds = pp->second.fds;
-        ps.rulesets = pp->second.rulesets;
-        ps.exact = pp->second.exact;
-      }
-    }
+    Model& m = ModelOf(st, *pt);
+    t.layered = m.Fork(pt->layered, fmt::format("pid {}", pid));
+    t.plain = m.Fork(pt->plain, fmt::format("pid {}", pid));
+    t.view = pt->view;
+    t.view_gen = pt->view_gen;
+    t.cwd = pt->cwd;
+    if (!thread) CopyProcState(st, pid, pt->pid);
   }
   t.cred_stale = true;
   st.threads[tid] = std::move(t);
@@ -273,6 +323,9 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       return;
     case Decoded::Kind::kSignal: {
       if (d.target <= 0) return skip("a signal to a process group: the model signals one process");
+      if (t.view)
+        return unknown("a signal from a mount namespace of its own: its target (maybe in a PID "
+                       "namespace of its own) and that target's domain are not followed there");
       const pid_t target = static_cast<pid_t>(d.target);
       Process tp;
       auto tt = st.threads.find(target);
@@ -350,6 +403,9 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
         }
         rec.op = "connect_abstract";
         rec.path = "@" + d.abstract_name;
+        if (t.view)
+          return unknown("a connection from a mount namespace of its own: the listener's domain "
+                         "is not followed there");
         auto l = st.listeners.find(d.abstract_name);
         if (l != st.listeners.end()) {
           d.request = ConnectAbstract{.target = l->second};
@@ -441,11 +497,12 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   if (auto* sl = std::get_if<Symlink>(&d.request)) rec.path2 = sl->target;
 
   // The prediction, then Unix alone when it denies.
-  rec.predicted = st.model.Evaluate(t.layered, d.request);
+  Model& model = ModelOf(st, t);
+  rec.predicted = model.Evaluate(t.layered, d.request);
   rec.evaluated = !rec.predicted.unknown();
   pend.emit = true;
   if (rec.predicted.denied()) {
-    const Decision plain = st.model.Evaluate(t.plain, d.request, Model::Detail::kVerdictOnly);
+    const Decision plain = model.Evaluate(t.plain, d.request, Model::Detail::kVerdictOnly);
     if (plain.unknown()) {
       rec.predicted = plain;
       rec.evaluated = false;
@@ -454,6 +511,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     } else {
       rec.by = "policy";
       rec.layer = DenyingLayer(rec.predicted);
+      if (std::string e = LostRule(t, rec.predicted); !e.empty()) return unknown(e);
     }
   }
   // The requests whose Landlock needs a successful call has: the call,
@@ -472,7 +530,10 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     const bool fd_cloexec = via_fd && (FdFlags(s.tid, ex.dirfd.num) & O_CLOEXEC) != 0;
     for (int depth = 0; depth < 5; ++depth) {
       bool unreadable = false, script = false;
-      std::string interp = InterpreterOf(prog, &unreadable, &script);
+      // (In a view, read where the namespace has it.)
+      std::string interp = InterpreterOf(
+          t.view ? fmt::format("/proc/self/fd/{}{}", t.view->root_fd, prog) : prog, &unreadable,
+          &script);
       if (unreadable) {
         unknown(fmt::format("the interpreter of {} cannot be read without changing its atime", prog));
         break;
@@ -492,18 +553,19 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       if (interp[0] != '/') interp = Join(cwd, interp);
       rec.note += (rec.note.empty() ? "interpreter " : ", ") + interp;
       const Request ir = ExecCheck{.path = interp};
-      Decision di = st.model.Evaluate(t.layered, ir);
+      Decision di = model.Evaluate(t.layered, ir);
       if (di.allowed()) asked.push_back(ir);
       if (!di.allowed()) {
         rec.predicted = di;
         rec.evaluated = !di.unknown();
         if (di.denied()) {
-          const Decision plain = st.model.Evaluate(t.plain, ir, Model::Detail::kVerdictOnly);
+          const Decision plain = model.Evaluate(t.plain, ir, Model::Detail::kVerdictOnly);
           if (plain.denied() && plain.err() == di.err()) {
             rec.by = "unix";
           } else {
             rec.by = "policy";
             rec.layer = DenyingLayer(di);
+            if (std::string e = LostRule(t, di); !e.empty()) unknown(e);
           }
         }
         break;
@@ -512,6 +574,13 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     }
   }
   if (!rec.predicted.allowed() || !options_.learn) return;
+  if (t.view && !t.view->own) {
+    // A rule names the tracer's paths; these are another namespace's.
+    ++counts_.unlearnt;
+    rec.note += std::string(rec.note.empty() ? "" : "; ") +
+                "in a mount namespace of its own: no rule learnt";
+    return;
+  }
 
   // What Landlock would have to allow, if the call succeeds: what the
   // engine's Landlock hooks asked of which paths (Reason::fs_requests,
@@ -522,7 +591,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   // (Traced again: the hooks record their requests only in a trace.)
   std::vector<FsRequest> per_path;
   for (const Request& r : asked) {
-    const Decision traced = st.model.Evaluate(t.layered, r, Model::Detail::kTrace);
+    const Decision traced = model.Evaluate(t.layered, r, Model::Detail::kTrace);
     for (const FsRequest& f : traced.reason().fs_requests) {
       auto same = std::find_if(per_path.begin(), per_path.end(),
                                [&](const FsRequest& p) { return p.path == f.path; });
@@ -573,8 +642,10 @@ bool Predictor::Entry(const Stop& s, const Memory& m) {
     case Decoded::Kind::kLandlockCreate:
     case Decoded::Kind::kLandlockAddRule:
     case Decoded::Kind::kLandlockRestrict: want = true; break;
+    case Decoded::Kind::kUnknown: want |= ChangesMounts(d.call); break;
     case Decoded::Kind::kRequest:
       if (d.exec || std::holds_alternative<Chroot>(d.request)) want = true;
+      want |= ChangesMounts(d.call);
       // An open's fd is recorded once the process confined itself.
       if (std::holds_alternative<pathwarden::Open>(d.request) && state_->procs[t.pid].exact)
         want = true;
@@ -633,8 +704,11 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
         // The thread's domain grows by one layer; files it opened before
         // keep the rights frozen then (their opener stays the old one).
         // What it holds now was opened under the old domain.
-        TakeRefs(st, ps, t.pid, t.layered);
         ps.exact = true;
+        // In a view the program's own layers are not followed: its calls
+        // are unknown from here (Sync::Namespaces()).
+        if (t.view) break;
+        TakeRefs(st, ps, t.pid, t.layered);
         const Process next = st.model.Fork(t.layered, fmt::format("pid {}", t.pid));
         if (r != ps.rulesets.end()) {
           (void)st.model.Apply(next, Restrict{r->second.ruleset});
@@ -646,7 +720,11 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
       break;
     default: break;
   }
-  if (!pend.abstract_name.empty() && ret == 0) {
+  if (ret == 0 && ChangesMounts(d.call)) {
+    if (t.view) t.view->stale = true;
+    else st.own_changed = true;
+  }
+  if (!pend.abstract_name.empty() && ret == 0 && !t.view) {
     // The process now listens: connections are checked against its domain
     // now.
     const Process l = st.model.Fork(t.layered, fmt::format("pid {} listening", t.pid));
@@ -668,10 +746,11 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
     } else if (std::holds_alternative<Chroot>(d.request)) {
       // Model the new root.
       const std::string root = ReadLinkAt(fmt::format("/proc/{}/root", s.tid));
-      auto n = LookupFresh(st, t.plain, root, true);
+      Model& model = ModelOf(st, t);
+      auto n = LookupFresh(model, t.plain, root, true);
       if (n) {
-        (void)st.model.SetRoot(t.layered, *n);
-        (void)st.model.SetRoot(t.plain, *n);
+        (void)model.SetRoot(t.layered, *n);
+        (void)model.SetRoot(t.plain, *n);
       }
     }
   }

@@ -13,7 +13,10 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,7 @@
 #include "src/policy/policy.h"
 #include "src/trace/host_paths.h"
 #include "src/trace/predict.h"
+#include "src/vfs/mountinfo.h"
 
 namespace pathwarden::trace {
 
@@ -72,8 +76,42 @@ struct Pending {
   std::string creates;
 };
 
+// NsView
+//
+// A mount namespace other than the tracer's (`unshare -m`, a container,
+// bubblewrap), read as `explain --pid` reads one: through the root and
+// mount table of a thread in it (HostOptions::root_dir, here an O_PATH
+// descriptor of that root the tracer holds, so that the view outlives
+// the thread). The policy's layers are built again on it, each rule on
+// the object the tracer's rule is on, found by device and inode through
+// the namespace's mounts (NsPathOf()). A mount call of one of its
+// threads makes it `stale`: read again at its next call.
+struct NsView {
+  std::optional<Model> model;
+  int root_fd = -1;
+  Process base_layered, base_plain;
+  uint64_t gen = 0;  // counts the reads; a thread's processes are of one
+  bool stale = true;
+  bool own = false;  // the tracer's own namespace, whose paths are its own
+  std::string why_not;  // why its calls are unknown ("" when modelled)
+  // Per layer of the policy: the rules whose object no path of the
+  // namespace reaches but Landlock's walk up may still meet (a mount on
+  // it; NsPathOf()), or whose place was not found out: a refusal by such
+  // a layer is unknown.
+  std::vector<std::vector<std::string>> lost;
+
+  NsView() = default;
+  NsView(const NsView&) = delete;
+  NsView& operator=(const NsView&) = delete;
+  ~NsView();
+};
+
 struct ThreadState {
   pid_t pid = 0;
+  // The mount namespace its processes are modelled in: nullptr for the
+  // tracer's (State::model), else a view as read at `view_gen`.
+  NsView* view = nullptr;
+  uint64_t view_gen = 0;
   Process layered;  // the policy's layers and the program's own
   Process plain;    // none of the policy's layers (the program's own: none)
   std::string cwd;  // what the model's processes have as their cwd
@@ -104,15 +142,55 @@ struct Predictor::State {
   // The tracer's own mount namespace: the one the host model is read
   // from (/proc/self/ns/mnt).
   std::string own_mnt_ns = ReadLinkAt("/proc/self/ns/mnt");
+  // A traced thread changed the tracer's namespace's mounts: the model
+  // above no longer holds them, and its threads move to a view of it,
+  // read again.
+  bool own_changed = false;
+  // The other mount namespaces the traced threads entered, by
+  // /proc/TID/ns/mnt; and how the tracer's model was read, for theirs.
+  std::map<std::string, std::unique_ptr<NsView>> views;
+  HostOptions host_options;
+  Cred self;
 
   explicit State(Model m) : model(std::move(m)) {}
 };
 
+// The model thread `t`'s processes are in.
+inline Model& ModelOf(Predictor::State& st, const ThreadState& t) {
+  return t.view ? *t.view->model : st.model;
+}
+
+// ViewFor()
+//
+// The view of mount namespace `mnt` (its /proc/TID/ns/mnt link), read
+// through thread `tid` in it when first asked or stale; "" when it is
+// modelled, else why its calls are unknown.
+std::string ViewFor(Predictor::State& st, const std::string& mnt, pid_t tid, NsView** out);
+
+// SameInView()
+//
+// Whether `path`, as view `v` reads it, is the object /proc shows at
+// `proc_obj` (a thread's cwd or fd link): /proc names a file by its own
+// namespace's path, which is the view's only when the file is inside the
+// view's tree (a descriptor or cwd brought in from elsewhere is not).
+bool SameInView(const NsView& v, const std::string& path, const std::string& proc_obj);
+
+// NsPathOf()
+//
+// Where the object at `path` of the tracer's own namespace is for the
+// namespace whose root is `ns_root` (a directory path of the tracer's:
+// /proc/self/fd/N) and whose mounts are `mounts`: kReached, by the path
+// *at (checked by device and inode); kNever, inside none of its mounts,
+// so no Landlock walk there meets it; kCovered, under a mount on it,
+// whose walks meet it; kUnknown, not found out.
+enum class NsPlace { kReached, kNever, kCovered, kUnknown };
+NsPlace NsPathOf(const std::string& path, const std::string& ns_root,
+                 std::span<const vfs::MountInfo> mounts, std::string* at);
+
 // The node at `path` (from /proc: the host as it is now): what the model
 // read before is checked again when it does not find it (a name created
 // since it was read as absent).
-Result<Node, int> LookupFresh(Predictor::State& st, Process p, const std::string& path,
-                              bool follow);
+Result<Node, int> LookupFresh(Model& m, Process p, const std::string& path, bool follow);
 
 // The tracee's pidfd, opened once.
 int PidfdOf(ProcState& ps, pid_t pid);
@@ -143,22 +221,54 @@ class Sync {
   Sync& operator=(const Sync&) = delete;
 
   // The thread's namespaces, before each call. In a mount namespace
-  // other than the tracer's its paths name other mounts than the host
-  // model holds: every call is unknown ("" when not). A user namespace
-  // entered since the last call (unshare(CLONE_NEWUSER), setns(), a
-  // clone()) makes its credentials read again, and so does each call
-  // while the namespace's maps are unwritten.
+  // other than the tracer's (or in the tracer's once a traced thread
+  // changed its mounts), its processes are modelled in that namespace's
+  // view (ViewFor()), made afresh when it enters one or the view is read
+  // again: their credentials and cwd are read again, their
+  // domain is the policy's layers built on the view. Unknown ("" when
+  // not) where that cannot stand: a domain the program made itself (its
+  // rules are on the tracer's model's objects), a root other than the
+  // namespace's (the paths /proc shows for its descriptors are the
+  // namespace's). A user namespace entered since the last call
+  // (unshare(CLONE_NEWUSER), setns(), a clone()) makes its credentials
+  // read again, and so does each call while the namespace's maps are
+  // unwritten.
   std::string Namespaces() {
-    const std::string mnt = ReadLinkAt(fmt::format("/proc/{}/task/{}/ns/mnt", t_.pid, tid_));
+    const std::string task = fmt::format("/proc/{}/task/{}", t_.pid, tid_);
+    const std::string mnt = ReadLinkAt(task + "/ns/mnt");
     if (mnt.empty() || st_.own_mnt_ns.empty())
       return "its mount namespace cannot be read: whether its paths are the host model's is "
              "not known";
-    if (mnt != st_.own_mnt_ns)
-      return fmt::format("it is in a mount namespace of its own ({}; unshare(CLONE_NEWNS), "
-                         "setns() or clone()), whose mounts the trace, reading the host from "
-                         "{}, does not follow",
-                         mnt, st_.own_mnt_ns);
-    std::string user = ReadLinkAt(fmt::format("/proc/{}/task/{}/ns/user", t_.pid, tid_));
+    NsView* want = nullptr;
+    if (mnt != st_.own_mnt_ns || st_.own_changed) {
+      // (The root first: a view is read through the thread's root.)
+      if (const std::string root = ReadLinkAt(task + "/root"); root != "/")
+        return fmt::format("its root is {} of its mount namespace ({}), not the namespace's "
+                           "root, from which /proc names its files",
+                           root.empty() ? "not readable" : root, mnt);
+      if (std::string e = ViewFor(st_, mnt, tid_, &want); !e.empty()) return e;
+    }
+    if (want && st_.procs[t_.pid].exact && want == t_.view && t_.view_gen == want->gen)
+      return fmt::format("it confined itself with Landlock in mount namespace {}, where the "
+                         "trace does not follow a program's own layers",
+                         mnt);
+    if (want != t_.view || (want && t_.view_gen != want->gen)) {
+      if (st_.procs[t_.pid].exact)
+        return fmt::format(
+            "it entered mount namespace {} after confining itself with Landlock: the rules "
+            "it added are on the objects of the namespace it left, which the trace does not "
+            "carry over",
+            mnt);
+      Model& m = want ? *want->model : st_.model;
+      t_.layered = m.Fork(want ? want->base_layered : st_.base_layered,
+                          fmt::format("pid {}", t_.pid));
+      t_.plain = m.Fork(want ? want->base_plain : st_.base_plain, fmt::format("pid {}", t_.pid));
+      t_.view = want;
+      t_.view_gen = want ? want->gen : 0;
+      t_.cwd.clear();
+      t_.cred_stale = true;
+    }
+    std::string user = ReadLinkAt(task + "/ns/user");
     if (user != t_.userns || t_.maps_pending) {
       t_.userns = std::move(user);
       t_.cred_stale = true;
@@ -172,8 +282,8 @@ class Sync {
     auto c = identity::ReadCred(fmt::format("/proc/{}/task/{}/status", t_.pid, tid_));
     if (!c) return c.error();
     t_.maps_pending = c->userns && (c->userns->uid_map.empty() || c->userns->gid_map.empty());
-    (void)st_.model.SetCred(t_.layered, *c);
-    (void)st_.model.SetCred(t_.plain, *c);
+    (void)ModelOf(st_, t_).SetCred(t_.layered, *c);
+    (void)ModelOf(st_, t_).SetCred(t_.plain, *c);
     t_.cred_stale = false;
     return "";
   }
@@ -183,10 +293,12 @@ class Sync {
     *cwd = ReadLinkAt(fmt::format("/proc/{}/cwd", tid_));
     if (cwd->empty() || (*cwd)[0] != '/') return "the working directory cannot be read";
     if (*cwd == t_.cwd) return "";
-    auto n = LookupFresh(st_, t_.plain, *cwd, true);
+    if (t_.view && !SameInView(*t_.view, *cwd, fmt::format("/proc/{}/cwd", tid_)))
+      return fmt::format("the working directory {} is outside its mount namespace's tree", *cwd);
+    auto n = LookupFresh(ModelOf(st_, t_), t_.plain, *cwd, true);
     if (!n) return fmt::format("the working directory {} is not in the model", *cwd);
-    (void)st_.model.SetCwd(t_.layered, *n);
-    (void)st_.model.SetCwd(t_.plain, *n);
+    (void)ModelOf(st_, t_).SetCwd(t_.layered, *n);
+    (void)ModelOf(st_, t_).SetCwd(t_.plain, *n);
     t_.cwd = *cwd;
     return "";
   }
@@ -201,14 +313,15 @@ class Sync {
     }
     if ((*path)[0] != '/') return fmt::format("fd {} is not a file on a filesystem ({})", fd, *path);
     if (path->ends_with(" (deleted)")) return fmt::format("fd {} names a removed file", fd);
-    auto n = LookupFresh(st_, t_.plain, *path, false);
+    if (std::string e = InView(fd, *path); !e.empty()) return e;
+    auto n = LookupFresh(ModelOf(st_, t_), t_.plain, *path, false);
     if (!n) return fmt::format("fd {} ({}) is not in the model", fd, *path);
     // The walk needs only the file's place: held as O_PATH, as the
     // rights frozen in it matter only to the calls on the fd itself
     // (File()).
     adopted_.push_back(fd);
-    auto a = st_.model.Adopt(t_.layered, fd, *n, O_PATH);
-    auto b = st_.model.Adopt(t_.plain, fd, *n, O_PATH);
+    auto a = ModelOf(st_, t_).Adopt(t_.layered, fd, *n, O_PATH);
+    auto b = ModelOf(st_, t_).Adopt(t_.plain, fd, *n, O_PATH);
     if (!a || !b) return fmt::format("fd {} ({}) cannot be held in the model", fd, *path);
     return "";
   }
@@ -232,8 +345,13 @@ class Sync {
       Close(fd);
       return "";
     }
-    const Process opener = OpenerOf(st_, ps, tid_, fd, sb, t_.layered);
-    auto n = LookupFresh(st_, t_.plain, *path, false);
+    if (std::string e = InView(fd, *path); !e.empty()) return e;
+    Process opener = OpenerOf(st_, ps, tid_, fd, sb, t_.layered);
+    // In a view the domain is the policy's since the program started (a
+    // program that confined itself is not followed there): a descriptor
+    // the tracer holds a reference of was opened outside every layer.
+    if (t_.view && opener != t_.layered) opener = t_.view->base_plain;
+    auto n = LookupFresh(ModelOf(st_, t_), t_.plain, *path, false);
     if (!n) return fmt::format("fd {} ({}) is not in the model", fd, *path);
     const int64_t flags = FdFlags(tid_, fd);
     if (flags < 0) {
@@ -241,17 +359,24 @@ class Sync {
       return "";
     }
     adopted_.push_back(fd);
-    auto a = st_.model.Adopt(t_.layered, fd, *n, static_cast<uint64_t>(flags), opener);
-    auto b = st_.model.Adopt(t_.plain, fd, *n, static_cast<uint64_t>(flags));
+    auto a = ModelOf(st_, t_).Adopt(t_.layered, fd, *n, static_cast<uint64_t>(flags), opener);
+    auto b = ModelOf(st_, t_).Adopt(t_.plain, fd, *n, static_cast<uint64_t>(flags));
     if (!a || !b)
       return fmt::format("fd {} ({}): the model cannot hold it ({})", fd, *path,
                          ErrnoName(!a ? a.error() : b.error()));
     return "";
   }
 
+  // "" unless the thread is in a view and its fd `fd` is not what the
+  // view finds at `path` (SameInView()).
+  std::string InView(int fd, const std::string& path) {
+    if (!t_.view || SameInView(*t_.view, path, fmt::format("/proc/{}/fd/{}", tid_, fd))) return "";
+    return fmt::format("fd {} ({}) is outside its mount namespace's tree", fd, path);
+  }
+
   void Close(int fd) {
-    (void)st_.model.CloseFd(t_.layered, Fd{fd});
-    (void)st_.model.CloseFd(t_.plain, Fd{fd});
+    (void)ModelOf(st_, t_).CloseFd(t_.layered, Fd{fd});
+    (void)ModelOf(st_, t_).CloseFd(t_.plain, Fd{fd});
   }
 
  private:

@@ -18,13 +18,11 @@ int PidfdOf(ProcState& ps, pid_t pid) {
   return ps.pidfd;
 }
 
-
-Result<Node, int> LookupFresh(Predictor::State& st, Process p, const std::string& path,
-                              bool follow) {
-  auto n = st.model.Lookup(path, follow);
+Result<Node, int> LookupFresh(Model& m, Process p, const std::string& path, bool follow) {
+  auto n = m.Lookup(path, follow);
   if (n) return n;
-  if (!st.model.Revalidate(p, path)) return n;
-  return st.model.Lookup(path, follow);
+  if (!m.Revalidate(p, path)) return n;
+  return m.Lookup(path, follow);
 }
 
 void TakeRefs(Predictor::State& st, ProcState& ps, pid_t pid, Process opener) {

@@ -76,7 +76,8 @@ const std::vector<int>& TracedSyscalls() {
       SYS_renameat2, SYS_truncate, SYS_ftruncate, SYS_chmod, SYS_fchmod, SYS_fchmodat,
       452 /* fchmodat2 */, SYS_chown, SYS_fchown, SYS_lchown, SYS_fchownat, SYS_readlink,
       SYS_readlinkat, SYS_chdir, SYS_fchdir, SYS_chroot, SYS_mount, SYS_umount2,
-      SYS_utimensat, SYS_fallocate, SYS_ioctl,
+      SYS_utimensat, SYS_fallocate, SYS_ioctl, SYS_pivot_root, 429 /* move_mount */,
+      442 /* mount_setattr */,
       // Sockets and signals.
       SYS_bind, SYS_connect, SYS_kill, SYS_tgkill, SYS_tkill,
       // What the model must follow: credentials, Landlock, io_uring (whose

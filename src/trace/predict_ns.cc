@@ -1,0 +1,176 @@
+// Traced threads in mount namespaces other than the tracer's: each
+// namespace read as a host model of its own, and the policy's rules
+// carried onto the objects they are on (predict_state.h, NsView).
+// Linux: fs/d_path.c d_path() (a descriptor's path, named from the root
+// of its namespace's mount tree when the reader's root is elsewhere),
+// security/landlock/fs.c is_access_to_paths_allowed() (the walk up the
+// mount tree that meets the rules).
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "src/trace/predict_state.h"
+#include "src/vfs/host.h"
+
+namespace pathwarden::trace {
+namespace {
+
+Result<std::vector<vfs::MountInfo>, std::string> ReadMounts(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) return Unexpected(fmt::format("{} cannot be read", file));
+  std::stringstream text;
+  text << in.rdbuf();
+  return vfs::ParseMountInfo(text.str(), file);
+}
+
+struct Object {
+  uint32_t major = 0, minor = 0;
+  uint64_t ino = 0;
+  uint64_t mnt_id = 0;
+};
+
+std::optional<Object> StatObject(const std::string& path, int flags) {
+  struct statx stx {};
+  if (statx(AT_FDCWD, path.c_str(), flags, STATX_INO | STATX_MNT_ID, &stx) != 0) return std::nullopt;
+  return Object{stx.stx_dev_major, stx.stx_dev_minor, stx.stx_ino,
+                (stx.stx_mask & STATX_MNT_ID) ? stx.stx_mnt_id : 0};
+}
+
+// The view read afresh through thread `tid`: the model, its processes
+// and the policy's layers built on it.
+void Build(Predictor::State& st, NsView& v, pid_t tid) {
+  v.model.reset();
+  if (v.root_fd >= 0) close(v.root_fd);
+  v.stale = false;
+  ++v.gen;
+  v.why_not.clear();
+  v.lost.assign(st.built.size(), {});
+  const std::string proc = fmt::format("/proc/{}", tid);
+  v.root_fd = open((proc + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (v.root_fd < 0) {
+    v.why_not = fmt::format("its mount namespace's root cannot be opened ({}/root: {})", proc,
+                            ErrnoName(errno));
+    return;
+  }
+  HostOptions o = st.host_options;
+  o.mountinfo = proc + "/mountinfo";
+  o.root_dir = fmt::format("/proc/self/fd/{}", v.root_fd);
+  auto mounts = ReadMounts(o.mountinfo);
+  if (!mounts) {
+    v.why_not = "its mount namespace's table cannot be read: " + mounts.error();
+    return;
+  }
+  auto m = Model::FromHost(o);
+  if (!m) {
+    v.why_not = "its mount namespace cannot be read: " + m.error();
+    return;
+  }
+  v.model.emplace(std::move(*m));
+  Model& model = *v.model;
+  const Process setup = model.Spawn("setup", Cred::ForUser(0, 0));
+  v.base_plain = model.Spawn("traced", st.self, setup);
+  v.base_layered = model.Spawn("traced", st.self, setup);
+  for (size_t i = 0; i < st.built.size(); ++i) {
+    LandlockRuleset r = st.built[i].ruleset;
+    r.rules.clear();
+    for (const LandlockRule& rule : st.built[i].ruleset.rules) {
+      if (rule.type != landlock::kRulePathBeneath) {
+        r.rules.push_back(rule);
+        continue;
+      }
+      std::string at;
+      switch (rule.nofollow ? NsPlace::kUnknown : NsPathOf(rule.path, o.root_dir, *mounts, &at)) {
+        case NsPlace::kReached: {
+          LandlockRule moved = rule;
+          moved.path = std::move(at);
+          r.rules.push_back(std::move(moved));
+          break;
+        }
+        case NsPlace::kNever: break;  // no walk in the namespace meets it
+        case NsPlace::kCovered:
+        case NsPlace::kUnknown: v.lost[i].push_back(rule.path); break;
+      }
+    }
+    const Decision d = model.Apply(v.base_layered, Restrict{std::move(r)});
+    if (!d.allowed()) {
+      v.why_not = fmt::format("the policy's layer {} cannot be built in its mount namespace: {}",
+                              i + 1, d.ToText());
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+NsView::~NsView() {
+  model.reset();
+  if (root_fd >= 0) close(root_fd);
+}
+
+NsPlace NsPathOf(const std::string& path, const std::string& ns_root,
+                 std::span<const vfs::MountInfo> mounts, std::string* at) {
+  // The object and the mount the tracer reaches it through: its path
+  // inside its filesystem is that mount's root and the rest.
+  char real[PATH_MAX];
+  if (realpath(path.c_str(), real) == nullptr) return NsPlace::kUnknown;
+  const std::optional<Object> obj = StatObject(real, AT_SYMLINK_NOFOLLOW);
+  if (!obj || obj->mnt_id == 0) return NsPlace::kUnknown;
+  auto own = ReadMounts("/proc/self/mountinfo");
+  if (!own) return NsPlace::kUnknown;
+  std::optional<std::string> in_fs;
+  for (const vfs::MountInfo& m : *own) {
+    if (m.id != obj->mnt_id) continue;
+    std::optional<std::string> rest = vfs::HostPathBelow(real, m.mountpoint);
+    if (rest) in_fs = rest->empty() ? m.root : vfs::JoinHostPath(m.root, *rest);
+  }
+  if (!in_fs) return NsPlace::kUnknown;
+  // Each mount of that filesystem in the namespace whose root is at or
+  // above it: the first whose path reaches the same object. Landlock's
+  // walk meets the object only inside such a mount (it goes up to the
+  // mount's root, then to where that is mounted), and, where the path is
+  // covered by a mount on it, from that mount's root. (A path hidden by a
+  // mount further up is met only through a descriptor opened before the
+  // mount hid it: taken as never, which can make a refusal of the model's
+  // wrong, never an allow.)
+  NsPlace place = NsPlace::kNever;
+  for (const vfs::MountInfo& m : mounts) {
+    if (m.major != obj->major || m.minor != obj->minor) continue;
+    std::optional<std::string> rest = vfs::HostPathBelow(*in_fs, m.root);
+    if (!rest) continue;
+    std::string p = rest->empty() ? m.mountpoint : vfs::JoinHostPath(m.mountpoint, *rest);
+    const std::optional<Object> seen = StatObject(ns_root + p, AT_SYMLINK_NOFOLLOW);
+    if (seen && seen->major == obj->major && seen->minor == obj->minor && seen->ino == obj->ino) {
+      *at = std::move(p);
+      return NsPlace::kReached;
+    }
+    for (const vfs::MountInfo& over : mounts)
+      if (over.parent == m.id && over.mountpoint == p) place = NsPlace::kCovered;
+  }
+  return place;
+}
+
+bool SameInView(const NsView& v, const std::string& path, const std::string& proc_obj) {
+  struct stat a, b;
+  return stat(proc_obj.c_str(), &a) == 0 &&
+         lstat(fmt::format("/proc/self/fd/{}{}", v.root_fd, path).c_str(), &b) == 0 &&
+         a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+std::string ViewFor(Predictor::State& st, const std::string& mnt, pid_t tid, NsView** out) {
+  std::unique_ptr<NsView>& slot = st.views[mnt];
+  if (!slot) slot = std::make_unique<NsView>();
+  NsView& v = *slot;
+  v.own = mnt == st.own_mnt_ns;
+  if (v.stale) Build(st, v, tid);
+  *out = &v;
+  return v.why_not;
+}
+
+}  // namespace pathwarden::trace

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# `pathwarden trace` of programs in mount namespaces of their own, held to
+# the kernel with --enforce: a workload entering a container (an overlay
+# root, pivot_root, its own mount namespace) under a policy written for
+# the host's paths, and a process that mounts in a namespace it made.
+# Each namespace is read as a model of its own through a thread in it;
+# the policy's rules are carried onto the objects they are on. Runs as
+# root in a private mount namespace of its own; everything it makes is
+# below a scratch directory, removed at the end.
+set -euo pipefail
+pw="$1"
+. "$(dirname "$0")/../lib.sh"
+require_root
+if [ -z "${PATHWARDEN_TRACE_NS_TEST:-}" ]; then
+  PATHWARDEN_TRACE_NS_TEST=1 exec unshare -m --propagation private "$0" "$@"
+fi
+command -v nsenter >/dev/null || skip "no nsenter"
+scratch out
+s="$out/s"
+mkdir "$s"
+mount -t tmpfs tmpfs "$s"
+ctr=""
+cleanup() {
+  [ -n "$ctr" ] && kill -9 "$ctr" 2>/dev/null
+  umount -l "$s" 2>/dev/null || true
+  rm -rf -- "$out"
+}
+trap cleanup EXIT
+expect_also() {
+  shift
+  [[ "$last" =~ ,\ 0\ disagreements$ ]] || fail "$*: $last"
+}
+
+# The container: an overlay of a lower layer (a directory /d, a
+# writable /w with a file in it) and an empty upper, the host's programs
+# bound in, pivoted onto, a procfs of its own, the old root gone.
+mkdir -p "$s"/lower/{usr,bin,lib,lib64,etc,proc,d,w,old} "$s"/upper "$s"/work "$s"/merged
+echo lower >"$s/lower/d/f"
+echo lowerw >"$s/lower/w/g"
+echo ctr >"$s/lower/etc/hostname"
+mount -t overlay overlay -o "lowerdir=$s/lower,upperdir=$s/upper,workdir=$s/work" "$s/merged" ||
+  skip "no overlayfs here"
+unshare -m --propagation private /bin/sh -c "
+  cd '$s/merged'
+  for d in usr bin lib lib64; do [ -d /\$d ] && mount --rbind /\$d \$d; done
+  pivot_root . old
+  cd /
+  mount -t proc proc /proc
+  umount -l /old
+  exec sleep 1000" &
+ctr=$!
+disown "$ctr"
+for _ in $(seq 50); do
+  [ "$(readlink "/proc/$ctr/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] &&
+    [ -e "/proc/$ctr/root/etc/hostname" ] && [ "$(cat "/proc/$ctr/comm")" = sleep ] && break
+  sleep 0.1
+done
+[ "$(cat "/proc/$ctr/root/etc/hostname")" = ctr ] || fail "the container did not start"
+
+# The policy names the host's paths: read and run everything below / and
+# below the overlay, write below its /w. In the container the overlay is
+# /: the rules reach it there (a rule on / itself does not: the walk
+# stops at the container's root).
+cat >"$out/policy.toml" <<EOF
+[[ruleset]]
+handled_access_fs = ["execute", "read_file", "read_dir", "write_file", "make_reg", "make_dir", "remove_file", "remove_dir", "truncate", "refer"]
+[[path_beneath]]
+allowed_access = ["execute", "read_file", "read_dir"]
+parent = ["/", "$s/merged"]
+[[path_beneath]]
+allowed_access = ["read_file", "read_dir", "write_file", "make_reg", "make_dir", "remove_file", "remove_dir", "truncate", "refer"]
+parent = ["$s/merged/w"]
+EOF
+# Under Landlock nsenter cannot open the container's /proc files itself
+# (ptrace access to a process outside the domain): the namespace and the
+# root are descriptors opened before.
+workload='
+cat /etc/hostname /d/f /w/g
+echo new > /w/n; echo more >> /w/g; mv /w/n /w/n2; mkdir /w/sub; mv /w/n2 /w/sub/n3
+rmdir /w/sub || true; rm /w/sub/n3; rmdir /w/sub; : > /w/g; rm /w/g
+echo no > /d/new || true; echo no >> /d/f || true; rm /d/f || true; mkdir /d/x || true
+echo back > /w/h; mv /w/h /d/h || true; ls / /w /d
+true'
+exec 3<"/proc/$ctr/ns/mnt" 4<"/proc/$ctr/root"
+expect 0 "" "$pw" trace --enforce --policy "$out/policy.toml" --json -o "$out/ctr.json" -- \
+  nsenter --mount=/proc/self/fd/3 --root=/proc/self/fd/4 --wd=/proc/self/fd/4 /bin/sh -c "$workload"
+/usr/bin/python3 - "$out/ctr.json" <<'PY' || fail "container: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+inside = [r for r in recs if r["path"].startswith(("/w", "/d", "/etc/hostname"))]
+assert len(inside) >= 25, inside
+assert all(r["predicted"] != "unknown" for r in inside), [r for r in inside if r["predicted"] == "unknown"]
+assert all(r.get("agrees", True) for r in recs), [r for r in recs if not r.get("agrees", True)]
+unfollowed = [r for r in recs if "of its own" in (r.get("unknown_why") or "")]
+assert not unfollowed, unfollowed
+def one(op, path, want):
+    d = [r for r in inside if r["op"] == op and r["path"] == path and r["predicted"] == want]
+    assert d and d[0]["actual"] == want, (op, path, want, [r for r in inside if r["path"] == path])
+    return d[0]
+# The policy's refusals in the container, by its layer.
+for op, path in [("open", "/d/new"), ("open", "/d/f"), ("unlink", "/d/f"), ("mkdir", "/d/x")]:
+    assert one(op, path, "EACCES")["by"] == "policy", (op, path)
+assert one("rename", "/w/h", "EACCES")["by"] == "policy"
+# The overlay's own answers: the lower file read, an emptied directory.
+one("open", "/d/f", "ok")
+one("rmdir", "/w/sub", "ENOTEMPTY")
+one("rmdir", "/w/sub", "ok")
+PY
+
+# A namespace whose mounts change: after the tmpfs mount the namespace is
+# read again, and the file made on the new tmpfs is found there (uid
+# 1000 cannot enter the 0700 directory made on it).
+mkdir "$out/m"
+expect 0 "" "$pw" trace --enforce --json -o "$out/mnt.json" -- unshare -m --propagation private /bin/sh -c "
+  mount -t tmpfs none '$out/m'; mkdir -m 0700 '$out/m/d'; echo x > '$out/m/d/f'
+  setpriv --reuid 1000 --regid 1000 --clear-groups cat '$out/m/d/f' 2>/dev/null; true"
+/usr/bin/python3 - "$out/mnt.json" "$out/m/d/f" <<'PY' || fail "mount: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+d = [r for r in recs if r["path"] == sys.argv[2] and r["op"] == "open"]
+assert len(d) == 2 and d[0]["predicted"] == "ok" and d[1]["predicted"] == "EACCES", d
+assert d[1]["actual"] == "EACCES" and d[1]["by"] == "unix", d
+PY
+[ -z "$(ls "$out/m")" ] || fail "the namespace's tmpfs is seen outside it"
+
+# The tracer's own namespace, its mounts changed by the traced program:
+# read again after the mount (a read-only tmpfs: EROFS) and after the
+# unmount (the directory below again).
+mkdir "$out/own"
+expect 0 "" "$pw" trace --enforce --json -o "$out/own.json" -- /bin/sh -c "
+  mount -t tmpfs -o ro none '$out/own'; touch '$out/own/x' 2>/dev/null
+  umount '$out/own'; touch '$out/own/y'; rm '$out/own/y'"
+/usr/bin/python3 - "$out/own.json" "$out/own" <<'PY' || fail "own namespace: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+at = lambda name: [r for r in recs if r["path"] == sys.argv[2] + name and r["op"] == "open"]
+assert at("/x") and at("/x")[0]["predicted"] == "EROFS" and at("/x")[0]["actual"] == "EROFS", at("/x")
+assert at("/y") and at("/y")[0]["predicted"] == "ok" and at("/y")[0]["actual"] == "ok", at("/y")
+PY
+
+# Without a policy, what a policy would need: the container's calls give
+# no rule (their paths are not this namespace's), and the report says so.
+expect 0 "in mount namespaces of their own gave no rule" "$pw" trace --colour never -- \
+  nsenter --mount=/proc/self/fd/3 --root=/proc/self/fd/4 --wd=/proc/self/fd/4 /bin/cat /etc/hostname
+note "ok"
