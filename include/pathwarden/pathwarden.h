@@ -424,7 +424,9 @@ PATHWARDEN_EXPORT const char *pathwarden_decision_json(const pathwarden_decision
  * decided it in words ("owner 1000", "ACL entry user:33", "other",
  * "CAP_DAC_OVERRIDE", "anyone may search (fast path)"), the capability
  * that granted it (-1: none), the inode's mode (type and bits), owner,
- * and whether it has an ACL. */
+ * whether it has an ACL, and on an overlay the layers that hold the
+ * object ("upper", "lower 2", "upper + lower 1"; "" elsewhere or when
+ * not known). */
 struct pathwarden_check {
   const char *path;
   uint32_t want;
@@ -435,6 +437,7 @@ struct pathwarden_check {
   uint32_t mode;
   uint32_t uid, gid;
   int has_acl;
+  const char *layer;
 };
 /* The walk's components, in order. */
 PATHWARDEN_EXPORT int pathwarden_decision_component_count(const pathwarden_decision *d);

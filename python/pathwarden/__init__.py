@@ -114,7 +114,8 @@ class _Check(ctypes.Structure):
     _fields_ = [("path", ctypes.c_char_p), ("want", ctypes.c_uint32), ("granted", ctypes.c_int),
                 ("fast", ctypes.c_int), ("decided_by", ctypes.c_char_p),
                 ("capability", ctypes.c_int), ("mode", ctypes.c_uint32),
-                ("uid", ctypes.c_uint32), ("gid", ctypes.c_uint32), ("has_acl", ctypes.c_int)]
+                ("uid", ctypes.c_uint32), ("gid", ctypes.c_uint32), ("has_acl", ctypes.c_int),
+                ("layer", ctypes.c_char_p)]
 
 
 class _Layer(ctypes.Structure):
@@ -471,6 +472,9 @@ class Check:
         self.uid = c.uid
         self.gid = c.gid
         self.has_acl = bool(c.has_acl)
+        # On an overlay, the layers that hold the object ("upper",
+        # "lower 2"); "" elsewhere.
+        self.layer = _s(c.layer)
 
     def __repr__(self):
         return (f"Check({self.path!r}, want={self.want}, granted={self.granted}, "

@@ -6,7 +6,10 @@
 #include "pathwarden/pathwarden.h"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -327,6 +330,7 @@ TEST_F(CapiTest, BuilderChmodChownSetfaclMountSysctl) {
   EXPECT_STREQ(c.path, "/home/alice");
   EXPECT_EQ(c.has_acl, 1);
   EXPECT_STREQ(c.decided_by, "ACL entry user:34");
+  EXPECT_STREQ(c.layer, "");  // not an overlay
   pathwarden_decision_free(d);
   EXPECT_EQ(pathwarden_model_setfacl(m_, "/home/alice", "u:34:rwz", nullptr, 0), -EINVAL);
   // (uid_t)-1 is no id: Linux refuses it in an ACL, and so do the builders.
@@ -770,6 +774,56 @@ TEST(CapiHost, WritingAFileNothingRunsIsAnsweredWhenAssumed) {
   pathwarden_decision_free(d);
   pathwarden_process_free(self);
   pathwarden_model_free(m);
+}
+
+// On an overlay, a check names the layers that hold its object, as
+// explain's walk table does: a lower file, an upper one, a merged
+// directory. In a child, in a private mount namespace; root only.
+TEST(CapiHost, AChecksLayerOnAnOverlay) {
+  if (geteuid() != 0) GTEST_SKIP() << "not root";
+  const pathwarden::base_testing::ScratchDir dir("pathwarden-capi-ovl");
+  for (const char* d : {"lower", "lower/d", "upper", "upper/d", "work", "m"})
+    ASSERT_EQ(mkdir(dir.Path(d).c_str(), 0755), 0) << d;
+  ASSERT_TRUE(dir.Write("lower/d/low", "x"));
+  ASSERT_TRUE(dir.Write("upper/d/up", "x"));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // 0: every check as expected; 2: no overlay here; others: a failure.
+    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      _exit(3);
+    const std::string opts = "lowerdir=" + dir.Path("lower") + ",upperdir=" + dir.Path("upper") +
+                             ",workdir=" + dir.Path("work");
+    if (mount("overlay", dir.Path("m").c_str(), "overlay", 0, opts.c_str()) != 0) _exit(2);
+    pathwarden_model* m = nullptr;
+    pathwarden_process* self = nullptr;
+    if (pathwarden_model_from_host(&m, nullptr, PATHWARDEN_SNAPSHOT, 0) != 0 ||
+        pathwarden_process_from_pid(m, getpid(), &self, 0) != 0)
+      _exit(4);
+    auto layer_of = [&](const std::string& path) {
+      pathwarden_decision* d = nullptr;
+      std::string got = "(no check)";
+      pathwarden_check c{};
+      if (pathwarden_ask_line(self, ("access " + path + " R_OK|AT_EACCESS").c_str(), &d, 0) == 0 &&
+          pathwarden_decision_dac(d, &c, 0) == 0)
+        got = c.layer;
+      pathwarden_decision_free(d);
+      return got;
+    };
+    int rc = 0;
+    if (layer_of(dir.Path("m/d/low")) != "lower 1") rc = 5;
+    if (layer_of(dir.Path("m/d/up")) != "upper") rc = 6;
+    if (layer_of(dir.Path("m/d")) != "upper + lower 1") rc = 7;
+    pathwarden_process_free(self);
+    pathwarden_model_free(m);
+    _exit(rc);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "no overlayfs here";
+  // 5, 6, 7: the lower file, the upper file, the merged directory.
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(CapiHost, APidInAModelWithoutItsCwd) {

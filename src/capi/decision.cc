@@ -70,6 +70,7 @@ void FillCheck(const PermVerdict& v, bool fast, const std::string& by, pathwarde
   out->uid = v.uid;
   out->gid = v.gid;
   out->has_acl = v.has_acl ? 1 : 0;
+  out->layer = v.layer.c_str();
 }
 
 const pathwarden_decision* LiveDecision(const pathwarden_decision* d) {

@@ -62,6 +62,7 @@ def test_owner_allowed_with_dac(model):
     d = alice.ask_line("open /home/alice/key O_RDWR")
     assert d.allowed and d.errno == 0
     assert d.dac.decided_by == "owner 1000" and d.dac.granted
+    assert d.dac.layer == ""  # not an overlay (the C API test has one)
 
 
 def test_landlock_layer_denial(model):
