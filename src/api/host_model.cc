@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include "pathwarden/model.h"
 #include "src/api/model_impl.h"
 #include "src/vfs/backend.h"
+#include "src/vfs/host.h"
 #include "src/vfs/mountinfo.h"
 
 namespace pathwarden {
@@ -150,11 +153,59 @@ struct Revalidator {
 
 }  // namespace
 
+namespace {
+
+// A process chrooted below a mount's root (a build chroot, `chroot DIR`)
+// has no line for the mount its root is on: /proc/PID/mountinfo leaves
+// out what its root cannot reach, and the mounts inside its root name
+// that one as their parent. That mount is this process's own when the
+// two share a mount namespace: it is added as the root of `mounts`,
+// from the chroot's directory down. "" when done or not needed, else why
+// the table has no root.
+std::string AddChrootRoot(const HostOptions& o, std::vector<vfs::MountInfo>* mounts) {
+  std::set<uint32_t> ids;
+  for (const vfs::MountInfo& m : *mounts) ids.insert(m.id);
+  for (const vfs::MountInfo& m : *mounts)
+    if (m.mountpoint == "/" && !ids.count(m.parent)) return "";
+  if (o.root_dir.empty()) return "";  // Attach() says what is missing
+  struct statx stx {};
+  char link[PATH_MAX];
+  const ssize_t n = readlink(o.root_dir.c_str(), link, sizeof link - 1);
+  if (statx(AT_FDCWD, o.root_dir.c_str(), 0, STATX_MNT_ID, &stx) != 0 ||
+      !(stx.stx_mask & STATX_MNT_ID) || n <= 0)
+    return fmt::format("{} cannot be read", o.root_dir);
+  const std::string root(link, static_cast<size_t>(n));
+  auto own_text = ReadText("/proc/self/mountinfo");
+  if (!own_text) return own_text.error();
+  auto own = vfs::ParseMountInfo(*own_text, "/proc/self/mountinfo");
+  if (!own) return own.error();
+  for (const vfs::MountInfo& m : *own) {
+    if (m.id != stx.stx_mnt_id) continue;
+    std::optional<std::string> rest = vfs::HostPathBelow(root, m.mountpoint);
+    if (!rest) break;
+    vfs::MountInfo r = m;
+    r.mountpoint = "/";
+    if (!rest->empty()) r.root = vfs::JoinHostPath(m.root, *rest);
+    // A parent outside the table, as a root's is.
+    r.parent = 0;
+    while (ids.count(r.parent) || r.parent == r.id) ++r.parent;
+    mounts->insert(mounts->begin(), std::move(r));
+    return "";
+  }
+  return fmt::format("the root {} ({}) is inside mount {}, which neither its mount table nor "
+                     "this process's shows (a chroot in another mount namespace)",
+                     root, o.root_dir, stx.stx_mnt_id);
+}
+
+}  // namespace
+
 Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) {
   auto text = ReadText(options.mountinfo);
   if (!text) return Unexpected(text.error());
   auto mounts = vfs::ParseMountInfo(*text, options.mountinfo);
   if (!mounts) return Unexpected(mounts.error());
+  if (std::string e = AddChrootRoot(options, &*mounts); !e.empty())
+    return Unexpected(fmt::format("{}: no root mount: {}", options.mountinfo, e));
   auto sysctls = ReadSysctls(options.sysctl_dir);
   if (!sysctls) return Unexpected(sysctls.error());
   Model m = NewModel(EngineOptions{}, abi);

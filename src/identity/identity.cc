@@ -312,6 +312,20 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
     if (!ns || !own_ns || *ns != *own_ns || *root != "/") {
       id.host_root = proc + "/root";
       id.root = "/";
+      // /proc names the cwd and the root from the root of the mount
+      // namespace (ours, or the process's when not reachable from ours);
+      // the model's root is the process's: a chroot's cwd is made
+      // relative to it.
+      if (*root != "/") {
+        if (id.cwd == *root)
+          id.cwd = "/";
+        else if (id.cwd.starts_with(*root + "/"))
+          id.cwd = id.cwd.substr(root->size());
+        else
+          return Unexpected(fmt::format("the working directory of process {} ({}) is outside "
+                                        "its root ({})",
+                                        *o.pid, id.cwd, *root));
+      }
     }
     id.notes.push_back(fmt::format(
         "the Landlock domain of process {} cannot be read from userspace: only the --policy "
