@@ -2,7 +2,8 @@
 # `pathwarden trace` of programs in mount namespaces of their own, held to
 # the kernel with --enforce: a workload entering a container (an overlay
 # root, pivot_root, its own mount namespace) under a policy written for
-# the host's paths, and a process that mounts in a namespace it made.
+# the host's paths, a process that mounts a tmpfs or an overlay in a
+# namespace it made, and mounts changed in the tracer's own namespace.
 # Each namespace is read as a model of its own through a thread in it;
 # the policy's rules are carried onto the objects they are on. Runs as
 # root in a private mount namespace of its own; everything it makes is
@@ -136,6 +137,31 @@ recs = [json.loads(l) for l in open(sys.argv[1])]
 at = lambda name: [r for r in recs if r["path"] == sys.argv[2] + name and r["op"] == "open"]
 assert at("/x") and at("/x")[0]["predicted"] == "EROFS" and at("/x")[0]["actual"] == "EROFS", at("/x")
 assert at("/y") and at("/y")[0]["predicted"] == "ok" and at("/y")[0]["actual"] == "ok", at("/y")
+PY
+
+# A program that mounts an overlay in a namespace of its own (absolute
+# layers): the view read after the mount models it. A directory of the
+# lower layer does not move (EXDEV, redirect_dir off: mv copies it
+# instead), uid 1000 is refused a 0600 lower file, root writes (copy-up).
+o="$s/o2"
+mkdir -p "$o"/{l/d,u,w,m}
+echo low >"$o/l/d/f"
+chmod 600 "$o/l/d/f"
+expect 0 "" "$pw" trace --enforce --json -o "$out/ovl.json" -- unshare -m --propagation private /bin/sh -c "
+  mount -t overlay o -o 'lowerdir=$o/l,upperdir=$o/u,workdir=$o/w' '$o/m'
+  echo x > '$o/m/new'; cat '$o/m/d/f' >/dev/null
+  setpriv --reuid 1000 --regid 1000 --clear-groups cat '$o/m/d/f' 2>/dev/null
+  mv '$o/m/d' '$o/m/e'; rm '$o/m/new'; true"
+/usr/bin/python3 - "$out/ovl.json" "$o/m" <<'PY' || fail "overlay mount: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+m = sys.argv[2]
+on = [r for r in recs if r["path"].startswith(m + "/")]
+assert len(on) >= 15 and all(r["predicted"] != "unknown" for r in on), [r for r in on if r["predicted"] == "unknown"]
+rename = [r for r in on if r["op"] == "rename" and r["path"] == m + "/d"]
+assert rename and rename[0]["predicted"] == "EXDEV" == rename[0]["actual"], rename
+denied = [r for r in on if r["op"] == "open" and r["predicted"] == "EACCES"]
+assert len(denied) == 1 and denied[0]["actual"] == "EACCES" and denied[0]["by"] == "unix", denied
 PY
 
 # Without a policy, what a policy would need: the container's calls give
