@@ -301,6 +301,11 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     w.SetNlink(ino, f.nlink);
     changed = true;
   }
+  // A device bound on its own is a mount's root, made before it was read.
+  if ((S_ISCHR(f.mode) || S_ISBLK(f.mode)) && i.rdev != f.rdev) {
+    w.SetRdev(ino, f.rdev);
+    changed = true;
+  }
   constexpr uint32_t kAttrs = kInodeImmutable | kInodeAppend | kInodeVerity;
   if ((i.flags & kAttrs) != f.attrs) {
     w.SetFlags(ino, f.attrs, kAttrs & ~f.attrs);

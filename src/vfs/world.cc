@@ -359,6 +359,12 @@ void World::SetNlink(InodeId ino, uint32_t nlink) {
   inodes_[ino].nlink = nlink;
 }
 
+void World::SetRdev(InodeId ino, uint32_t rdev) {
+  Inode& i = inodes_[ino];
+  if (S_ISDIR(i.mode)) return;
+  i.rdev = S_ISCHR(i.mode) || S_ISBLK(i.mode) ? rdev : 0;
+}
+
 bool World::AddOpenCounts(InodeId ino, int readers, int writers) {
   Inode& i = inodes_[ino];
   const int r = static_cast<int>(i.readers()) + readers;

@@ -518,6 +518,10 @@ class World {
   void SetFlags(InodeId ino, uint32_t set, uint32_t clear);
   void SetData(InodeId ino, StrId data);
   void SetNlink(InodeId ino, uint32_t nlink);
+  // SetRdev(): a device's number, for a backend that read the inode as
+  // another type first (a mount's root made before it was seen: a device
+  // file bound on its own). Not for a directory, whose field it shares.
+  void SetRdev(InodeId ino, uint32_t rdev);
   // AddOpenCounts()
   //
   // False (and no change) when a count would leave 0..65535.
