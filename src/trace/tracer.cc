@@ -113,6 +113,10 @@ Result<scmp_filter_ctx, std::string> BuildFilter() {
 // Loads the filter: without no_new_privs when the process may (it would
 // change what setuid programs do), with it otherwise.
 int LoadFilter(scmp_filter_ctx ctx) {
+  // The kernel's own errno (libseccomp otherwise reports every refusal
+  // as ECANCELED, and the EACCES of a process without CAP_SYS_ADMIN would
+  // never be retried with no_new_privs).
+  seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
   seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
   int rc = seccomp_load(ctx);
   if (rc == -EACCES) {
