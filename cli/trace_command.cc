@@ -96,8 +96,8 @@ Result<trace::LearnReport, std::string> Learnt(const std::vector<trace::Need>& n
 // The calls of other mount namespaces a learnt policy has no rule for.
 std::string Unlearnt(uint64_t n) {
   return fmt::format(
-      "{} call{} in mount namespaces of their own gave no rule (their paths are not this "
-      "namespace's): the policy may refuse {}\n",
+      "{} call{} in mount namespaces of their own, on objects no path of this namespace "
+      "reaches, gave no rule: the policy may refuse {}\n",
       n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
 }
 

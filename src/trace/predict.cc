@@ -574,13 +574,17 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     }
   }
   if (!rec.predicted.allowed() || !options_.learn) return;
-  if (t.view && !t.view->own) {
-    // A rule names the tracer's paths; these are another namespace's.
+  // In another namespace a rule names the object by the tracer's path
+  // for it (TracerPathOf()); a call on an object the tracer reaches by no
+  // path gives no rule, and is counted.
+  const NsView* other = t.view && !t.view->own ? t.view : nullptr;
+  auto unlearnt = [&] {
     ++counts_.unlearnt;
     rec.note += std::string(rec.note.empty() ? "" : "; ") +
-                "in a mount namespace of its own: no rule learnt";
-    return;
-  }
+                "in a mount namespace of its own, on an object no path of the tracer's "
+                "reaches: no rule learnt";
+    rec.needs.clear();
+  };
 
   // What Landlock would have to allow, if the call succeeds: what the
   // engine's Landlock hooks asked of which paths (Reason::fs_requests,
@@ -599,28 +603,45 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       else same->access |= f.access;
     }
   }
-  for (const FsRequest& f : per_path) rec.needs.push_back(PathNeed(f.path, f.access, f.directory));
+  for (const FsRequest& f : per_path) {
+    std::string at = f.path;
+    if (other) {
+      std::optional<std::string> tp = TracerPathOf(*other, f.path);
+      if (!tp) return unlearnt();
+      at = std::move(*tp);
+    }
+    rec.needs.push_back(PathNeed(std::move(at), f.access, f.directory));
+  }
 
   // What the call creates (its real path), for the needs of later calls
   // beneath it (at the exit); an open's path for the exit's bookkeeping.
+  // (In another namespace: read through its root, and named by the
+  // tracer's path of the parent.)
   const std::string abs1 = rec.path;
+  auto host = [&](const std::string& p) { return other ? ViewPath(*other, p) : p; };
+  // (realpath() cannot resolve below /proc/self/fd/N, whose link text is
+  // the namespace's "/": the parent is found by device and inode.)
+  auto real_join = [&](const std::string& p) -> std::string {
+    if (!other) return RealParentJoin(p, nullptr);
+    auto [dir, name] = Split(p);
+    std::optional<std::string> tp = TracerPathOf(*other, dir);
+    return tp ? Join(*tp, name) : "";
+  };
   std::visit(
       [&](const auto& q) {
         using T = std::decay_t<decltype(q)>;
-        std::string parent;
         if constexpr (std::is_same_v<T, pathwarden::Open>) {
           if (q.flags & O_PATH) return;
-          const std::string obj = RealParentJoin(abs1, &parent);
           struct stat sb;
-          if (stat(abs1.c_str(), &sb) != 0 && (q.flags & O_CREAT)) pend.creates = obj;
+          if (stat(host(abs1).c_str(), &sb) != 0 && (q.flags & O_CREAT))
+            pend.creates = real_join(abs1);
           pend.host_path = abs1;
         } else if constexpr (std::is_same_v<T, Mkdir> || std::is_same_v<T, Mknod> ||
                              std::is_same_v<T, Symlink>) {
-          pend.creates = RealParentJoin(abs1, &parent);
+          pend.creates = real_join(abs1);
         } else if constexpr (std::is_same_v<T, Link> || std::is_same_v<T, Rename>) {
-          const std::string o2 = RealParentJoin(rec.path2, &parent);
           struct stat sb;
-          if (lstat(o2.c_str(), &sb) != 0) pend.creates = o2;
+          if (lstat(host(rec.path2).c_str(), &sb) != 0) pend.creates = real_join(rec.path2);
         }
       },
       d.request);

@@ -73,8 +73,9 @@ struct PredictOptions {
 struct Counts {
   uint64_t calls = 0, denials = 0, policy_denials = 0, unknown = 0, disagreements = 0,
            skipped = 0;
-  // Calls allowed in a mount namespace other than the tracer's, whose
-  // needs --learn does not write (their paths are not the tracer's).
+  // Calls allowed in a mount namespace other than the tracer's on an
+  // object the tracer reaches by no path, whose needs --learn does not
+  // write (a rule is built on the tracer's paths).
   uint64_t unlearnt = 0;
 };
 

@@ -67,6 +67,7 @@ void Build(Predictor::State& st, NsView& v, pid_t tid) {
     v.why_not = "its mount namespace's table cannot be read: " + mounts.error();
     return;
   }
+  v.mounts = *mounts;
   auto m = Model::FromHost(o);
   if (!m) {
     v.why_not = "its mount namespace cannot be read: " + m.error();
@@ -114,39 +115,50 @@ NsView::~NsView() {
   if (root_fd >= 0) close(root_fd);
 }
 
-NsPlace NsPathOf(const std::string& path, const std::string& ns_root,
-                 std::span<const vfs::MountInfo> mounts, std::string* at) {
-  // The object and the mount the tracer reaches it through: its path
-  // inside its filesystem is that mount's root and the rest.
-  char real[PATH_MAX];
-  if (realpath(path.c_str(), real) == nullptr) return NsPlace::kUnknown;
-  const std::optional<Object> obj = StatObject(real, AT_SYMLINK_NOFOLLOW);
-  if (!obj || obj->mnt_id == 0) return NsPlace::kUnknown;
-  auto own = ReadMounts("/proc/self/mountinfo");
-  if (!own) return NsPlace::kUnknown;
-  std::optional<std::string> in_fs;
-  for (const vfs::MountInfo& m : *own) {
+namespace {
+
+// An object and its path inside its filesystem.
+struct Located {
+  Object obj;
+  std::string in_fs;
+};
+
+// The object the path `full` (one the tracer can stat) reaches, and its
+// path inside its filesystem: `path` (the same object's canonical path in
+// the namespace whose mounts are `mounts`) below its mount's point, after
+// that mount's root.
+std::optional<Located> Locate(const std::string& full, const std::string& path,
+                              std::span<const vfs::MountInfo> mounts) {
+  const std::optional<Object> obj = StatObject(full, AT_SYMLINK_NOFOLLOW);
+  if (!obj || obj->mnt_id == 0) return std::nullopt;
+  for (const vfs::MountInfo& m : mounts) {
     if (m.id != obj->mnt_id) continue;
-    std::optional<std::string> rest = vfs::HostPathBelow(real, m.mountpoint);
-    if (rest) in_fs = rest->empty() ? m.root : vfs::JoinHostPath(m.root, *rest);
+    std::optional<std::string> rest = vfs::HostPathBelow(path, m.mountpoint);
+    if (!rest) return std::nullopt;
+    return Located{*obj, rest->empty() ? m.root : vfs::JoinHostPath(m.root, *rest)};
   }
-  if (!in_fs) return NsPlace::kUnknown;
-  // Each mount of that filesystem in the namespace whose root is at or
-  // above it: the first whose path reaches the same object. Landlock's
-  // walk meets the object only inside such a mount (it goes up to the
-  // mount's root, then to where that is mounted), and, where the path is
-  // covered by a mount on it, from that mount's root. (A path hidden by a
-  // mount further up is met only through a descriptor opened before the
-  // mount hid it: taken as never, which can make a refusal of the model's
-  // wrong, never an allow.)
+  return std::nullopt;
+}
+
+// Where the namespace whose root is `root` ("" for the tracer's own) and
+// whose mounts are `mounts` has `l`: each mount of that filesystem whose
+// root is at or above it, the first whose path reaches the same object.
+// Landlock's walk meets the object only inside such a mount (it goes up
+// to the mount's root, then to where that is mounted), and, where the
+// path is covered by a mount on it, from that mount's root. (A path
+// hidden by a mount further up is met only through a descriptor opened
+// before the mount hid it: taken as never, which can make a refusal of
+// the model's wrong, never an allow.)
+NsPlace Place(const Located& l, const std::string& root, std::span<const vfs::MountInfo> mounts,
+              std::string* at) {
   NsPlace place = NsPlace::kNever;
   for (const vfs::MountInfo& m : mounts) {
-    if (m.major != obj->major || m.minor != obj->minor) continue;
-    std::optional<std::string> rest = vfs::HostPathBelow(*in_fs, m.root);
+    if (m.major != l.obj.major || m.minor != l.obj.minor) continue;
+    std::optional<std::string> rest = vfs::HostPathBelow(l.in_fs, m.root);
     if (!rest) continue;
     std::string p = rest->empty() ? m.mountpoint : vfs::JoinHostPath(m.mountpoint, *rest);
-    const std::optional<Object> seen = StatObject(ns_root + p, AT_SYMLINK_NOFOLLOW);
-    if (seen && seen->major == obj->major && seen->minor == obj->minor && seen->ino == obj->ino) {
+    const std::optional<Object> seen = StatObject(root + p, AT_SYMLINK_NOFOLLOW);
+    if (seen && seen->major == l.obj.major && seen->minor == l.obj.minor && seen->ino == l.obj.ino) {
       *at = std::move(p);
       return NsPlace::kReached;
     }
@@ -156,10 +168,36 @@ NsPlace NsPathOf(const std::string& path, const std::string& ns_root,
   return place;
 }
 
+}  // namespace
+
+NsPlace NsPathOf(const std::string& path, const std::string& ns_root,
+                 std::span<const vfs::MountInfo> mounts, std::string* at) {
+  char real[PATH_MAX];
+  if (realpath(path.c_str(), real) == nullptr) return NsPlace::kUnknown;
+  auto own = ReadMounts("/proc/self/mountinfo");
+  if (!own) return NsPlace::kUnknown;
+  const std::optional<Located> l = Locate(real, real, *own);
+  if (!l) return NsPlace::kUnknown;
+  return Place(*l, ns_root, mounts, at);
+}
+
+std::string ViewPath(const NsView& v, const std::string& path) {
+  return fmt::format("/proc/self/fd/{}{}", v.root_fd, path);
+}
+
+std::optional<std::string> TracerPathOf(const NsView& v, const std::string& path) {
+  auto own = ReadMounts("/proc/self/mountinfo");
+  if (!own) return std::nullopt;
+  const std::optional<Located> l = Locate(ViewPath(v, path), path, v.mounts);
+  std::string at;
+  if (!l || Place(*l, "", *own, &at) != NsPlace::kReached) return std::nullopt;
+  return at;
+}
+
 bool SameInView(const NsView& v, const std::string& path, const std::string& proc_obj) {
   struct stat a, b;
   return stat(proc_obj.c_str(), &a) == 0 &&
-         lstat(fmt::format("/proc/self/fd/{}{}", v.root_fd, path).c_str(), &b) == 0 &&
+         lstat(ViewPath(v, path).c_str(), &b) == 0 &&
          a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 

@@ -89,6 +89,7 @@ struct Pending {
 struct NsView {
   std::optional<Model> model;
   int root_fd = -1;
+  std::vector<vfs::MountInfo> mounts;  // its table, as read
   Process base_layered, base_plain;
   uint64_t gen = 0;  // counts the reads; a thread's processes are of one
   bool stale = true;
@@ -166,6 +167,19 @@ inline Model& ModelOf(Predictor::State& st, const ThreadState& t) {
 // through thread `tid` in it when first asked or stale; "" when it is
 // modelled, else why its calls are unknown.
 std::string ViewFor(Predictor::State& st, const std::string& mnt, pid_t tid, NsView** out);
+
+// ViewPath()
+//
+// Where the tracer reads `path` of view `v`'s namespace
+// (/proc/self/fd/N/...).
+std::string ViewPath(const NsView& v, const std::string& path);
+
+// TracerPathOf()
+//
+// The path of the tracer's own namespace that reaches the object at
+// canonical `path` of view `v`'s (checked by device and inode); nullopt
+// when none does.
+std::optional<std::string> TracerPathOf(const NsView& v, const std::string& path);
 
 // SameInView()
 //

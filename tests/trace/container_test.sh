@@ -211,8 +211,21 @@ else
   note "skipped the bubblewrap case: no usable bwrap"
 fi
 
-# Without a policy, what a policy would need: the container's calls give
-# no rule (their paths are not this namespace's), and the report says so.
-expect 0 "in mount namespaces of their own gave no rule" "$pw" trace --colour never -- \
-  nsenter --mount=/proc/self/fd/3 --root=/proc/self/fd/4 --wd=/proc/self/fd/4 /bin/cat /etc/hostname
+# Without a policy, what a policy would need: a rule on the tracer's path
+# of what the container reads (its /etc/hostname is the overlay's); what
+# the tracer reaches by no path (a tmpfs mounted inside the namespace
+# only) gives no rule, and the report says how many calls.
+# A directory the run makes gets no rule of its own (it will not exist
+# when the policy is built): its needs go to its parent.
+expect 0 "" "$pw" trace --colour never --learn "$out/learnt.toml" -- \
+  nsenter --mount=/proc/self/fd/3 --root=/proc/self/fd/4 --wd=/proc/self/fd/4 /bin/sh -c \
+  'cat /etc/hostname; mkdir /w/made; echo x > /w/made/f; ls /w/made; rm -r /w/made'
+grep -q "\"$s/merged/etc/hostname\"\|\"$s/merged/etc\"" "$out/learnt.toml" ||
+  fail "learnt: no rule on the overlay's /etc: $(cat "$out/learnt.toml")"
+grep -q "\"$s/merged/w\"" "$out/learnt.toml" || fail "learnt: no rule on /w: $(cat "$out/learnt.toml")"
+! grep -q "/w/made" "$out/learnt.toml" || fail "learnt: a rule on what the run made: $(cat "$out/learnt.toml")"
+mkdir "$out/inside"
+expect 0 "in mount namespaces of their own, on objects no path of this namespace reaches" \
+  "$pw" trace --colour never -- unshare -m --propagation private /bin/sh -c "
+    mount -t tmpfs none '$out/inside'; echo x > '$out/inside/f'"
 note "ok"
