@@ -20,6 +20,16 @@ note() { echo "$test_name: $*"; }
 # require_root: skips unless root.
 require_root() { [ "$(id -u)" -eq 0 ] || skip "not root"; }
 
+# in_private_mount_ns "$@": runs the calling test again, once, in a
+# mount namespace of its own with private propagation (root only), so
+# that what it mounts is gone with it, however it ends.
+in_private_mount_ns() {
+  local var="PATHWARDEN_NS_${test_name//[^A-Za-z0-9]/_}"
+  [ -n "${!var:-}" ] && return 0
+  export "$var"=1
+  exec unshare -m --propagation private "$0" "$@"
+}
+
 # scratch VAR [TEMPLATE]: VAR names a new temporary directory (mktemp -d
 # [TEMPLATE]), removed with everything in it when the test exits, however
 # it exits.

@@ -9,9 +9,7 @@ set -euo pipefail
 pw="$1"
 . "$(dirname "$0")/../lib.sh"
 require_root
-if [ -z "${PATHWARDEN_PID_CHROOT_NS:-}" ]; then
-  PATHWARDEN_PID_CHROOT_NS=1 exec unshare -m --propagation private "$0" "$@"
-fi
+in_private_mount_ns "$@"
 scratch out
 c="$out/root"
 mkdir -p "$c"/{usr,bin,lib,lib64,etc,sub}

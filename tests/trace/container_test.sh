@@ -12,9 +12,7 @@ set -euo pipefail
 pw="$1"
 . "$(dirname "$0")/../lib.sh"
 require_root
-if [ -z "${PATHWARDEN_TRACE_NS_TEST:-}" ]; then
-  PATHWARDEN_TRACE_NS_TEST=1 exec unshare -m --propagation private "$0" "$@"
-fi
+in_private_mount_ns "$@"
 command -v nsenter >/dev/null || skip "no nsenter"
 scratch out
 s="$out/s"
