@@ -145,6 +145,43 @@ PathArgs PathsOf(Request& r) {
 
 std::string OpNameOf(const Request& r) { return std::string(OpName(OpOf(r))); }
 
+// The NSpid line of /proc/PID/status: the process's pid in each PID
+// namespace, its own (innermost) last.
+std::vector<pid_t> NsPids(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  std::vector<pid_t> out;
+  while (std::getline(in, line)) {
+    if (!line.starts_with("NSpid:")) continue;
+    std::istringstream words(line.substr(6));
+    for (long v; words >> v;) out.push_back(static_cast<pid_t>(v));
+  }
+  return out;
+}
+
+// kill()'s target as the tracer's pid: the signaller (thread `tid`) names
+// it in its own PID namespace, which may not be the tracer's (unshare
+// -p, a container): there the traced process of that namespace whose own
+// pid it is. "" when found.
+std::string GlobalTarget(const Predictor::State& st, pid_t tid, pid_t* target) {
+  const std::string ns = ReadLinkAt(fmt::format("/proc/{}/ns/pid", tid));
+  if (ns.empty() || st.own_pid_ns.empty())
+    return "the signaller's PID namespace cannot be read: which process its target is, is not "
+           "known";
+  if (ns == st.own_pid_ns) return "";
+  for (const auto& [pid, ps] : st.procs) {
+    if (ReadLinkAt(fmt::format("/proc/{}/ns/pid", pid)) != ns) continue;
+    const std::vector<pid_t> pids = NsPids(pid);
+    if (!pids.empty() && pids.back() == *target) {
+      *target = pid;
+      return "";
+    }
+  }
+  return fmt::format("pid {} of its PID namespace ({}) is no traced process of it: processes "
+                     "outside the trace are found by the tracer's pids",
+                     *target, ns);
+}
+
 // Why a Landlock refusal in a view is not known ("" when it is): every
 // layer that refuses lost a rule there (NsView::lost), which Landlock's
 // walk up the mount tree may still meet.
@@ -301,13 +338,19 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       return;
     case Decoded::Kind::kSignal: {
       if (d.target <= 0) return skip("a signal to a process group: the model signals one process");
-      if (t.view)
-        return unknown("a signal from a mount namespace of its own: its target (maybe in a PID "
-                       "namespace of its own) and that target's domain are not followed there");
-      const pid_t target = static_cast<pid_t>(d.target);
+      pid_t target = static_cast<pid_t>(d.target);
+      rec.op = "signal";
+      rec.path = fmt::format("pid {}", target);
+      if (std::string e = GlobalTarget(st, s.tid, &target); !e.empty()) return unknown(e);
       Process tp;
       auto tt = st.threads.find(target);
-      if (tt != st.threads.end()) {
+      if (tt != st.threads.end() &&
+          (tt->second.view != t.view || tt->second.view_gen != t.view_gen)) {
+        return unknown("its target is modelled in another mount namespace's view");
+      } else if (tt == st.threads.end() && t.view) {
+        return unknown("a signal from a mount namespace of its own to a process outside the "
+                       "trace, which is not modelled there");
+      } else if (tt != st.threads.end()) {
         // A traced thread (kill() of a thread's id signals its process,
         // whose credentials and domain it shares): its credentials as they
         // are now.
@@ -317,8 +360,6 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       } else {
         auto c = identity::ReadCred(fmt::format("/proc/{}/status", target));
         if (!c) {
-          rec.op = "signal";
-          rec.path = fmt::format("pid {}", target);
           Reason r;
           r.text = fmt::format("no process {}", target);
           rec.predicted = Decision(Verdict::kDenied, ESRCH, std::move(r));
@@ -332,8 +373,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
         tp = ext;
         rec.needs.push_back(Unscope(landlock::kScopeSignal));
       }
-      rec.op = "signal";
-      rec.path = fmt::format("pid {}", target);
+      rec.path = fmt::format("pid {}", target);  // the tracer's pid of it
       d.request = Signal{.target = tp};
       break;
     }

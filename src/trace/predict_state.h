@@ -147,6 +147,9 @@ struct Predictor::State {
   // above no longer holds them, and its threads move to a view of it,
   // read again.
   bool own_changed = false;
+  // The tracer's PID namespace: a signal's target is named in the
+  // signaller's (GlobalTarget()).
+  std::string own_pid_ns = ReadLinkAt("/proc/self/ns/pid");
   // The other mount namespaces the traced threads entered, by
   // /proc/TID/ns/mnt; and how the tracer's model was read, for theirs.
   std::map<std::string, std::unique_ptr<NsView>> views;

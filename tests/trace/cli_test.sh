@@ -144,6 +144,20 @@ d = [r for r in recs if r["path"] == "/etc/shadow" and r["op"] == "open"]
 assert d and d[-1]["predicted"] == "EACCES" and d[-1]["actual"] == "EACCES", d
 assert "user namespace" in d[-1]["reason"], d[-1]
 PY
+  # In a PID namespace of its own a process names others by that
+  # namespace's pids: its child is pid 2 there, another process here
+  # (before: the model asked about this machine's pid 2, and refused).
+  expect 0 "" "$pw" trace --enforce --json -o "$out/pid.json" -- setpriv --reuid 1000 --regid 1000 \
+    --clear-groups unshare -Upf --map-root-user /bin/sh -c 'sleep 5 & kill $!; kill -0 99 2>/dev/null; true'
+  [[ "$last" =~ ,\ 0\ disagreements$ ]] || fail "PID namespace: $last"
+  /usr/bin/python3 - "$out/pid.json" <<'PY' || fail "PID namespace: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+sig = [r for r in recs if r["call"] == "kill"]
+assert len(sig) == 2, sig
+assert sig[0]["predicted"] == "ok" == sig[0]["actual"], sig[0]
+assert sig[1]["predicted"] == "unknown" and "is no traced process" in sig[1]["unknown_why"], sig[1]
+PY
   expect 0 "" "$pw" trace --enforce --json -o "$out/mnt.json" -- unshare -m cat /etc/hostname
   /usr/bin/python3 - "$out/mnt.json" <<'PY' || fail "unshare -m: records"
 import json, sys
