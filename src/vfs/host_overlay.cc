@@ -113,14 +113,25 @@ std::string HostBackend::OverlayFor(const MountInfo& m, const std::string& host_
       return fmt::format("an overlay layer \"{}\" named relative to the mounter's working "
                          "directory, which the host does not show",
                          l);
-    struct statx stx {};
-    int err = statx(AT_FDCWD, l.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MNT_ID, &stx)
-                  ? errno
-                  : 0;
-    if (err != 0 && !root_dir.empty() &&
-        statx(AT_FDCWD, (root_dir + l).c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MNT_ID,
-              &stx) == 0) {
+    constexpr unsigned kMask = STATX_TYPE | STATX_INO | STATX_MNT_ID;
+    struct statx stx {}, there {};
+    int err = statx(AT_FDCWD, l.c_str(), AT_SYMLINK_NOFOLLOW, kMask, &stx) ? errno : 0;
+    const bool in_table_view =
+        !root_dir.empty() &&
+        statx(AT_FDCWD, (root_dir + l).c_str(), AT_SYMLINK_NOFOLLOW, kMask, &there) == 0;
+    // Found in both views as different directories (a directory of the
+    // table's namespace mounted over, or a container holding the same
+    // path): which one the mounter meant is not shown.
+    if (err == 0 && in_table_view &&
+        (stx.stx_dev_major != there.stx_dev_major || stx.stx_dev_minor != there.stx_dev_minor ||
+         stx.stx_ino != there.stx_ino))
+      return fmt::format("the overlay layer {} names different directories here and in the "
+                         "mount namespace the overlay is in: which one its mounter meant is not "
+                         "shown",
+                         l);
+    if (err != 0 && in_table_view) {
       l = root_dir + l;
+      stx = there;
       err = 0;
     }
     if (err != 0)

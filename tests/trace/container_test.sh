@@ -122,6 +122,25 @@ assert d[1]["actual"] == "EACCES" and d[1]["by"] == "unix", d
 PY
 [ -z "$(ls "$out/m")" ] || fail "the namespace's tmpfs is seen outside it"
 
+# Layers the namespace mounted over: the same absolute paths name other
+# directories from the tracer (a tmpfs over them in the namespace only).
+# Which ones the mounter meant is not shown: unknown, never the
+# tracer's directories.
+o3="$s/o3"
+mkdir -p "$o3"/{l,u,w,m}
+echo tracer >"$o3/l/f"
+expect 0 "" "$pw" trace --enforce --json -o "$out/ovl3.json" -- unshare -m --propagation private /bin/sh -c "
+  mount -t tmpfs none '$o3'; mkdir '$o3/l' '$o3/u' '$o3/w' '$o3/m'; echo ns > '$o3/l/g'
+  mount -t overlay o -o 'lowerdir=$o3/l,upperdir=$o3/u,workdir=$o3/w' '$o3/m'
+  cat '$o3/m/g' >/dev/null; cat '$o3/m/f' 2>/dev/null; true"
+/usr/bin/python3 - "$out/ovl3.json" "$o3/m" <<'PY' || fail "overlay over mounted-over layers: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+on = [r for r in recs if r["path"].startswith(sys.argv[2] + "/")]
+assert on and all(r["predicted"] == "unknown" and "names different directories" in r["unknown_why"]
+                  for r in on), on
+PY
+
 # The tracer's own namespace, its mounts changed by the traced program:
 # read again after the mount (a read-only tmpfs: EROFS) and after the
 # unmount (the directory below again).
