@@ -416,10 +416,20 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
   // an overlay, a column says which layers hold each object.
   std::vector<std::array<std::string, 8>> rows;
   bool stacked = false;
+  // For an asker in a user namespace (read from outside it), each owner
+  // and group also as the namespace has it: "1000 (0)", "0 (-)" where it
+  // does not map.
+  const Cred& cred = s.who().cred;
+  const bool ns = cred.userns && !cred.userns->reader_inside && !cred.userns->overflow_shown;
+  auto id = [&](uint32_t v, bool gid) {
+    if (!ns) return std::to_string(v);
+    const auto in = IdInside(gid ? cred.userns->gid_map : cred.userns->uid_map, v);
+    return in ? fmt::format("{} ({})", v, *in) : fmt::format("{} (-)", v);
+  };
   auto row = [&](const PermVerdict& v, bool fast) {
     stacked |= !v.layer.empty();
     rows.push_back({input::QuoteName(v.path), std::string(TypeName(v.mode)), ModeText(v),
-                    std::to_string(v.uid), std::to_string(v.gid), v.layer, WantString(v.want),
+                    id(v.uid, false), id(v.gid, true), v.layer, WantString(v.want),
                     DecidedBy(v, fast) +
                         (v.granted || v.decided_by == PermClass::kUnknown ? "" : " — refused")});
   };
@@ -445,6 +455,9 @@ std::string RenderText(const Session& s, const Answer& a, bool colour) {
       const bool refused = rows[i][7].ends_with("refused");
       out += line(rows[i], refused ? kRed : nullptr);
     }
+    if (ns)
+      out += "    (owner and group: this machine's ids, and in parentheses the user namespace's, "
+             "- where they do not map into it)\n";
     if (stacked)
       out += "    (overlay: each object is checked for the caller as shown, then its real inode, "
              "the upper layer's or else the topmost lower's, for the overlay's mounter, root of "

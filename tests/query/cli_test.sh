@@ -76,6 +76,16 @@ expect 2 '--userns and --pid' "$pw" explain --userns 0:0:1 --pid $$ stat /
 run "$pw" explain --userns 0:1000:1 --gid 0 open /etc/shadow
 [ "$rc" -eq 1 ] || fail "explain --userns open /etc/shadow: exit $rc, not 1: $stdout $stderr"
 case "$stdout" in *"owner 0 does not map into it"*) ;; *) fail "--userns: no reason: $stdout" ;; esac
+# The walk table shows each owner and group as the namespace has it too.
+grep -Eq '^ +/etc/shadow +file +-rw-r----- +0 \(-\) +42 \(-\) ' <<<"$stdout" ||
+  fail "--userns: the table's ids: $stdout"
+if [ "$(id -u)" -eq 0 ]; then
+  echo x >"$out/alices"
+  chown 1000:1000 "$out/alices"
+  run "$pw" explain --userns 0:1000:1 open "$out/alices"
+  grep -Eq ' 1000 \(0\) +1000 \(0\) +r ' <<<"$stdout" ||
+    fail "--userns: a mapped owner: $stdout"
+fi
 expect 2 '/proc/999999999/status' "$pw" explain --pid 999999999 stat /
 expect 2 "$out/missing.toml" "$pw" explain --policy "$out/missing.toml" stat /
 printf 'abi = 1\n[[ruleset]]\nhandled_access_fs = ["read_fil"]\n' >"$out/bad.toml"
