@@ -183,8 +183,8 @@ std::string GlobalTarget(const Predictor::State& st, pid_t tid, pid_t* target) {
 }
 
 // Why a Landlock refusal in a view is not known ("" when it is): every
-// layer that refuses lost a rule there (NsView::lost), which Landlock's
-// walk up the mount tree may still meet.
+// layer that refuses has a rule whose place there was not found out
+// (NsView::lost).
 std::string LostRule(const ThreadState& t, const Decision& d) {
   if (!t.view) return "";
   std::string why;
@@ -193,9 +193,8 @@ std::string LostRule(const ThreadState& t, const Decision& d) {
     const size_t i = static_cast<size_t>(l.layer) - 1;
     if (i >= t.view->lost.size() || t.view->lost[i].empty()) return false;  // a sure refusal
     if (why.empty())
-      why = fmt::format("layer {} refuses, and its rule on {} (of the tracer's namespace) is on "
-                        "an object no path of this mount namespace reaches, which Landlock may "
-                        "still meet under a mount over it",
+      why = fmt::format("layer {} refuses, and where its rule on {} (of the tracer's namespace) "
+                        "is in this mount namespace was not found out",
                         l.layer, t.view->lost[i].front());
     return true;
   };

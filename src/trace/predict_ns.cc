@@ -95,7 +95,6 @@ void Build(Predictor::State& st, NsView& v, pid_t tid) {
           break;
         }
         case NsPlace::kNever: break;  // no walk in the namespace meets it
-        case NsPlace::kCovered:
         case NsPlace::kUnknown: v.lost[i].push_back(rule.path); break;
       }
     }
@@ -143,15 +142,14 @@ std::optional<Located> Locate(const std::string& full, const std::string& path,
 // Where the namespace whose root is `root` ("" for the tracer's own) and
 // whose mounts are `mounts` has `l`: each mount of that filesystem whose
 // root is at or above it, the first whose path reaches the same object.
-// Landlock's walk meets the object only inside such a mount (it goes up
-// to the mount's root, then to where that is mounted), and, where the
-// path is covered by a mount on it, from that mount's root. (A path
-// hidden by a mount further up is met only through a descriptor opened
-// before the mount hid it: taken as never, which can make a refusal of
-// the model's wrong, never an allow.)
+// Landlock's walk meets the object only inside such a mount: it goes up
+// to the mount's root, then to where that is mounted, skipping the
+// mount point itself (a rule on a directory a mount covers is not met
+// from the mount: seen on 6.18). A path hidden by a mount is met only
+// through a descriptor opened before the mount hid it: taken as never,
+// which can make a refusal of the model's wrong, never an allow.
 NsPlace Place(const Located& l, const std::string& root, std::span<const vfs::MountInfo> mounts,
               std::string* at) {
-  NsPlace place = NsPlace::kNever;
   for (const vfs::MountInfo& m : mounts) {
     if (m.major != l.obj.major || m.minor != l.obj.minor) continue;
     std::optional<std::string> rest = vfs::HostPathBelow(l.in_fs, m.root);
@@ -162,10 +160,8 @@ NsPlace Place(const Located& l, const std::string& root, std::span<const vfs::Mo
       *at = std::move(p);
       return NsPlace::kReached;
     }
-    for (const vfs::MountInfo& over : mounts)
-      if (over.parent == m.id && over.mountpoint == p) place = NsPlace::kCovered;
   }
-  return place;
+  return NsPlace::kNever;
 }
 
 }  // namespace

@@ -95,10 +95,9 @@ struct NsView {
   bool stale = true;
   bool own = false;  // the tracer's own namespace, whose paths are its own
   std::string why_not;  // why its calls are unknown ("" when modelled)
-  // Per layer of the policy: the rules whose object no path of the
-  // namespace reaches but Landlock's walk up may still meet (a mount on
-  // it; NsPathOf()), or whose place was not found out: a refusal by such
-  // a layer is unknown.
+  // Per layer of the policy: the rules whose place in the namespace was
+  // not found out (NsPathOf(): the object cannot be read): a refusal by
+  // such a layer is unknown.
   std::vector<std::vector<std::string>> lost;
 
   NsView() = default;
@@ -198,9 +197,9 @@ bool SameInView(const NsView& v, const std::string& path, const std::string& pro
 // namespace whose root is `ns_root` (a directory path of the tracer's:
 // /proc/self/fd/N) and whose mounts are `mounts`: kReached, by the path
 // *at (checked by device and inode); kNever, inside none of its mounts,
-// so no Landlock walk there meets it; kCovered, under a mount on it,
-// whose walks meet it; kUnknown, not found out.
-enum class NsPlace { kReached, kNever, kCovered, kUnknown };
+// so no Landlock walk there meets it (also when a mount covers it); kUnknown,
+// not found out.
+enum class NsPlace { kReached, kNever, kUnknown };
 NsPlace NsPathOf(const std::string& path, const std::string& ns_root,
                  std::span<const vfs::MountInfo> mounts, std::string* at);
 

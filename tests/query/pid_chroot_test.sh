@@ -17,7 +17,7 @@ for d in usr bin lib lib64; do [ -d "/$d" ] && mount --bind "/$d" "$c/$d"; done
 echo secret >"$c/sub/secret"
 chmod 600 "$c/sub/secret"
 echo ctr >"$c/etc/hostname"
-chroot "$c" /bin/sh -c 'cd /sub && exec sleep 1000' &
+chroot "$c" /bin/sh -c 'cd /sub && exec sleep 1000' </dev/null >/dev/null 2>&1 &
 pid=$!
 disown "$pid"
 trap 'kill -9 $pid 2>/dev/null; umount -R "$c"/{usr,bin,lib,lib64} 2>/dev/null || true; rm -rf -- "$out"' EXIT
