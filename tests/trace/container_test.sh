@@ -23,8 +23,8 @@ cov=""
 # (The background processes hold no pipe of ours, and die with the test
 # however it ends.)
 cleanup() {
-  [ -n "$ctr" ] && kill -9 "$ctr" 2>/dev/null
-  [ -n "$cov" ] && kill -9 "$cov" 2>/dev/null
+  if [ -n "$ctr" ]; then kill -9 "$ctr" 2>/dev/null || true; fi
+  if [ -n "$cov" ]; then kill -9 "$cov" 2>/dev/null || true; fi
   umount -l "$s" 2>/dev/null || true
   rm -rf -- "$out"
 }
@@ -258,6 +258,7 @@ expect 0 "" "$pw" trace --enforce --json -o "$out/cov.json" --policy "$out/cov.t
   nsenter --mount=/proc/self/fd/5 /bin/sh -c "echo x > '$s/cov/dir/f' 2>/dev/null; true"
 exec 5<&-
 kill -9 "$cov"
+cov=""
 /usr/bin/python3 - "$out/cov.json" "$s/cov/dir/f" <<'PY' || fail "covered rule: records"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
