@@ -116,9 +116,12 @@ NsView::~NsView() {
 
 namespace {
 
-// An object and its path inside its filesystem.
+// An object, its filesystem (the device mountinfo gives its mounts: an
+// overlay over several filesystems shows a file's layer's device to
+// stat), and its path inside that filesystem.
 struct Located {
   Object obj;
+  uint32_t sb_major = 0, sb_minor = 0;
   std::string in_fs;
 };
 
@@ -134,7 +137,8 @@ std::optional<Located> Locate(const std::string& full, const std::string& path,
     if (m.id != obj->mnt_id) continue;
     std::optional<std::string> rest = vfs::HostPathBelow(path, m.mountpoint);
     if (!rest) return std::nullopt;
-    return Located{*obj, rest->empty() ? m.root : vfs::JoinHostPath(m.root, *rest)};
+    return Located{*obj, m.major, m.minor,
+                   rest->empty() ? m.root : vfs::JoinHostPath(m.root, *rest)};
   }
   return std::nullopt;
 }
@@ -151,7 +155,7 @@ std::optional<Located> Locate(const std::string& full, const std::string& path,
 NsPlace Place(const Located& l, const std::string& root, std::span<const vfs::MountInfo> mounts,
               std::string* at) {
   for (const vfs::MountInfo& m : mounts) {
-    if (m.major != l.obj.major || m.minor != l.obj.minor) continue;
+    if (m.major != l.sb_major || m.minor != l.sb_minor) continue;
     std::optional<std::string> rest = vfs::HostPathBelow(l.in_fs, m.root);
     if (!rest) continue;
     std::string p = rest->empty() ? m.mountpoint : vfs::JoinHostPath(m.mountpoint, *rest);
