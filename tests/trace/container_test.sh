@@ -32,6 +32,7 @@ trap cleanup EXIT
 expect_also() {
   shift
   [[ "$last" =~ ,\ 0\ disagreements$ ]] || fail "$*: $last"
+  note "$last"
 }
 
 # The container: an overlay of a lower layer (a directory /d, a
