@@ -136,8 +136,11 @@ std::string AclEntriesToText(const std::vector<AclEntry>& entries);
 // posix_acl_from_xattr() gives: EINVAL for a short or ragged value, an
 // unknown tag or the invalid id (uid_t)-1, EOPNOTSUPP for another version.
 // An empty value, or one with no entries, is an empty list: the call
-// removes the ACL.
-Result<std::vector<AclEntry>, int> AclEntriesFromXattr(std::string_view value);
+// removes the ACL. `drop_invalid_ids`: a named entry of (uid_t)-1 is left
+// out instead, as getxattr() through an idmapped mount shows an id the
+// mount maps nowhere (such an entry matches no one).
+Result<std::vector<AclEntry>, int> AclEntriesFromXattr(std::string_view value,
+                                                      bool drop_invalid_ids = false);
 std::string AclEntriesToXattr(const std::vector<AclEntry>& entries);
 
 // AclFromValidEntries()

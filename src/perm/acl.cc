@@ -265,7 +265,8 @@ std::string AclEntriesToText(const std::vector<AclEntry>& entries) {
 
 // Linux: fs/posix_acl.c posix_acl_from_xattr(), posix_acl_to_xattr(),
 // posix_acl_valid()
-Result<std::vector<AclEntry>, int> AclEntriesFromXattr(std::string_view value) {
+Result<std::vector<AclEntry>, int> AclEntriesFromXattr(std::string_view value,
+                                                      bool drop_invalid_ids) {
   std::vector<AclEntry> out;
   if (value.empty()) return out;
   constexpr size_t kHeader = 4, kEntry = 8;
@@ -288,7 +289,10 @@ Result<std::vector<AclEntry>, int> AclEntriesFromXattr(std::string_view value) {
       case 0x02:
       case 0x08:
         e.tag = tag == 0x02 ? AclTag::kUser : AclTag::kGroup;
-        if (id == 0xffffffffu) return Unexpected(EINVAL);
+        if (id == 0xffffffffu) {
+          if (drop_invalid_ids) continue;
+          return Unexpected(EINVAL);
+        }
         e.id = id;
         break;
       default: return Unexpected(EINVAL);

@@ -61,6 +61,11 @@ TEST(AclXattr, RoundTripsAndRefusesAsLinuxDoes) {
   std::string no_id = v;
   no_id.replace(4 + 8 + 4, 4, "\xff\xff\xff\xff");
   EXPECT_EQ(AclEntriesFromXattr(no_id).error(), EINVAL);
+  // Read through an idmapped mount, that is an id the mount maps nowhere:
+  // the entry is left out.
+  auto dropped = AclEntriesFromXattr(no_id, /*drop_invalid_ids=*/true);
+  ASSERT_TRUE(dropped);
+  EXPECT_EQ(*dropped, (std::vector<AclEntry>{e[0], e[2], e[3], e[4]}));
 }
 
 TEST(AclXattr, ValidityIsPosixAclValid) {

@@ -11,6 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -43,47 +44,14 @@ std::optional<std::string> HostPathBelow(std::string_view path, std::string_view
 
 namespace {
 
-// An ACL read through an idmapped mount: getxattr() shows each named
-// entry's id mapped through the idmapping, (uid_t)-1 where it maps
-// nowhere (posix_acl_fix_xattr_to_user()). Such an entry matches no one
-// (posix_acl_permission(): an invalid vfsuid equals no fsuid, an invalid
-// vfsgid is in no group), so it is dropped; the rest are put back in
-// posix_acl_valid()'s order, which mapping may have changed.
-std::string NormalizeIdmappedAcl(std::string_view v) {
-  constexpr size_t kHeader = 4, kEntry = 8;
-  if (v.size() < kHeader || (v.size() - kHeader) % kEntry != 0) return std::string(v);
-  struct E {
-    uint16_t tag, perm;
-    uint32_t id;
-  };
-  std::vector<E> entries;
-  for (size_t at = kHeader; at < v.size(); at += kEntry) {
-    E e;
-    std::memcpy(&e.tag, v.data() + at, 2);
-    std::memcpy(&e.perm, v.data() + at + 2, 2);
-    std::memcpy(&e.id, v.data() + at + 4, 4);
-    // ACL_USER 0x02, ACL_GROUP 0x08
-    if ((e.tag == 0x02 || e.tag == 0x08) && e.id == 0xffffffffu) continue;
-    entries.push_back(e);
-  }
-  std::stable_sort(entries.begin(), entries.end(), [](const E& a, const E& b) {
-    if (a.tag != b.tag) return a.tag < b.tag;
-    return (a.tag == 0x02 || a.tag == 0x08) && a.id < b.id;
-  });
-  std::string out(v.substr(0, kHeader));
-  for (const E& e : entries) {
-    char b[kEntry];
-    std::memcpy(b, &e.tag, 2);
-    std::memcpy(b + 2, &e.perm, 2);
-    std::memcpy(b + 4, &e.id, 4);
-    out.append(b, kEntry);
-  }
-  return out;
-}
-
 // Linux: include/uapi/linux/posix_acl_xattr.h: a 4-byte version (2), then
 // entries of tag (u16), perm (u16), id (u32), little-endian. `idmapped`:
-// read through an idmapped mount (NormalizeIdmappedAcl()).
+// read through an idmapped mount, where getxattr() shows each named
+// entry's id mapped through the idmapping, (uid_t)-1 where it maps
+// nowhere (posix_acl_fix_xattr_to_user()): such an entry matches no one
+// (posix_acl_permission(): an invalid vfsuid equals no fsuid, an invalid
+// vfsgid is in no group) and is left out; the rest are put back in
+// posix_acl_valid()'s order, which mapping may have changed.
 Result<std::optional<PosixAcl>, std::string> ReadAcl(const std::string& path, const char* name,
                                                     uint64_t* calls, bool idmapped) {
   std::vector<char> buf(256);
@@ -105,12 +73,16 @@ Result<std::optional<PosixAcl>, std::string> ReadAcl(const std::string& path, co
     // what Linux refuses: a short or ragged value, an unknown tag, the id
     // (uid_t)-1 (what getxattr() shows, in a user namespace, for an entry
     // whose id is not mapped there); then posix_acl_valid().
-    std::string value(buf.data(), static_cast<size_t>(n));
-    if (idmapped) value = NormalizeIdmappedAcl(value);
-    auto entries = AclEntriesFromXattr(value);
+    auto entries =
+        AclEntriesFromXattr(std::string_view(buf.data(), static_cast<size_t>(n)), idmapped);
     if (!entries)
       return Unexpected(fmt::format("{}: not an ACL Linux would accept ({})", name,
                                     ErrnoName(entries.error())));
+    if (idmapped)
+      std::stable_sort(entries->begin(), entries->end(), [](const AclEntry& a, const AclEntry& b) {
+        if (a.tag != b.tag) return a.tag < b.tag;
+        return (a.tag == AclTag::kUser || a.tag == AclTag::kGroup) && a.id < b.id;
+      });
     auto acl = AclFromValidEntries(*entries);
     if (!acl)
       return Unexpected(acl.error() == kAclOutsideModel
