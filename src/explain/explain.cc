@@ -200,9 +200,18 @@ std::string DescribeCheck(const vfs::World& w, const Cred& cred,
   return s + ")";
 }
 
+void FillObject(const vfs::World& w, vfs::PathPos at, PermVerdict* v) {
+  const vfs::Inode& i = w.inode_at(at.dentry);
+  v->mode = i.mode;
+  v->uid = i.uid;
+  v->gid = i.gid;
+  v->has_acl = i.acl != vfs::kNone;
+  if ((w.sb(i.sb).flags & vfs::kSbOverlay) && w.backend() != nullptr)
+    v->layer = w.backend()->Layer(w, at.dentry);
+}
+
 PermVerdict VerdictOf(const vfs::World& w, vfs::PathPos at, std::string path,
                       const perm::PermCheck& pc) {
-  const vfs::InodeId ino = w.inode_of(at.dentry);
   PermVerdict v;
   v.path = std::move(path);
   v.want = pc.want;
@@ -230,13 +239,7 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::PathPos at, std::string path,
     case Via::kUnknown: v.decided_by = PermClass::kUnknown; break;
   }
   if (pc.via == Via::kAclUser || pc.via == Via::kAclGroup) v.acl_id = pc.entry_id;
-  const vfs::Inode& i = w.inode(ino);
-  v.mode = i.mode;
-  v.uid = i.uid;
-  v.gid = i.gid;
-  v.has_acl = i.acl != vfs::kNone;
-  if ((w.sb(i.sb).flags & vfs::kSbOverlay) && w.backend() != nullptr)
-    v.layer = w.backend()->Layer(w, at.dentry);
+  FillObject(w, at, &v);
   return v;
 }
 

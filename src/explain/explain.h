@@ -110,6 +110,12 @@ std::string DescribeInode(const vfs::World& w, vfs::InodeId ino);
 std::string DescribePerm(const vfs::World& w, const Cred& cred,
                          vfs::InodeId ino, const perm::PermCheck& pc);
 
+// FillObject()
+//
+// What a verdict says of the object at `at`: its mode, owner, group,
+// whether it has an ACL, and on an overlay the layers that hold it.
+void FillObject(const vfs::World& w, vfs::PathPos at, PermVerdict* v);
+
 // VerdictOf()
 //
 // The structured form of a permission check on the inode at `at`, shown

@@ -62,19 +62,12 @@ LastType Classify(uint64_t key) {
 // A directory the fast search check let through, in a trace.
 [[gnu::noinline]] void TraceFastSearch(Nameidata& nd) {
   const World& w = *nd.env.w;
-  const vfs::InodeId ino = w.inode_of(nd.path.dentry);
-  const vfs::Inode& i = w.inode(ino);
   PermVerdict v;
   v.path = w.DisplayPathOf(nd.path, nd.root);
   v.want = perm::kMayExec;
   v.granted = true;
   v.decided_by = PermClass::kFastSearch;
-  v.mode = i.mode;
-  v.uid = i.uid;
-  v.gid = i.gid;
-  v.has_acl = i.acl != vfs::kNone;
-  if ((w.sb(i.sb).flags & vfs::kSbOverlay) && w.backend() != nullptr)
-    v.layer = w.backend()->Layer(w, nd.path.dentry);
+  FillObject(w, nd.path, &v);
   nd.env.ex->Component({std::move(v), true});
 }
 
