@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "pathwarden/errno.h"
 #include "pathwarden/model.h"
@@ -221,6 +222,16 @@ inline void Tally(const std::vector<std::string>& lines, const std::vector<Decis
                                     d.ToText()));
     }
   }
+}
+
+// ExpectAllAgree()
+//
+// Every one of the `n` queries `o` counted is the kernel's answer, none
+// unknown: each that is not fails the test, named with `who`.
+inline void ExpectAllAgree(const Outcome& o, size_t n, const std::string& who) {
+  for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
+    for (const std::string& l : *list) ADD_FAILURE() << who << ": " << l;
+  EXPECT_EQ(o.agree, n) << who;
 }
 
 // Each of `lines` asked of `session`, then made in order on the kernel by

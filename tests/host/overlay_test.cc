@@ -163,6 +163,23 @@ class OverlayTest : public ::testing::Test {
     scratch_.AddMount(*base + "/mro");
     return "";
   }
+  // Each identity of RootAndUser() on overlays of its own (`prefix` and
+  // its index below the scratch directory): body(k, name, cred, base,
+  // tree).
+  template <typename F>
+  void ForEachIdentity(const std::string& prefix, F&& body) {
+    const auto whos = RootAndUser();
+    for (size_t k = 0; k < whos.size(); ++k) {
+      std::string base;
+      TreeSpec tree;
+      const std::string e = Layers(fmt::format("{}{}", prefix, k), &base, &tree);
+      if (!e.empty()) {
+        ADD_FAILURE() << whos[k].first << ": " << e;
+        return;
+      }
+      body(k, whos[k].first, whos[k].second, base, tree);
+    }
+  }
   Scratch scratch_{"overlay"};
 };
 
@@ -215,9 +232,7 @@ TEST_F(OverlayTest, TheKernelAgreesThroughMergedAndReadOnlyOverlays) {
     EXPECT_EQ(layer(fmt::format("access {} W_OK", Q(m + "/pub"))), "lower 1 + lower 2");
     EXPECT_EQ(layer(fmt::format("access {} W_OK", Q(m + "/open"))), "upper");
     total += o.queries;
-    for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
-      for (const std::string& l : *list) ADD_FAILURE() << w.name << ": " << l;
-    EXPECT_EQ(o.agree, lines.size()) << w.name;
+    ExpectAllAgree(o, lines.size(), w.name);
     std::printf("%s: %zu queries through the overlays, %zu agree with the kernel, %zu unknown\n",
                 w.name, o.queries, o.agree, o.unknown);
   }
@@ -248,13 +263,9 @@ TEST_F(OverlayTest, AScratchDirectoryOnAnOverlayIsRefused) {
 // directory does not cover the layer's.
 TEST_F(OverlayTest, LandlockRulesOnLayersDoNotCoverTheMergedView) {
   using namespace landlock;
-  const auto whos = RootAndUser();
   size_t total = 0;
-  for (size_t k = 0; k < whos.size(); ++k) {
-    const auto& [name, cred] = whos[k];
-    std::string base;
-    TreeSpec tree;
-    ASSERT_EQ(Layers(fmt::format("landlock{}", k), &base, &tree), "") << name;
+  ForEachIdentity("landlock", [&](size_t, const char* name, const Cred& cred,
+                                  const std::string& base, const TreeSpec& tree) {
     auto rule = [](std::string path, AccessMask access) {
       return policy::PathRule{std::move(path), access, {{"test", 1, 1}}};
     };
@@ -283,9 +294,7 @@ TEST_F(OverlayTest, LandlockRulesOnLayersDoNotCoverTheMergedView) {
     size_t landlock = 0;
     for (const Decision& d : decisions) landlock += d.stage() == Stage::kLandlock;
     total += o.queries;
-    for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
-      for (const std::string& l : *list) ADD_FAILURE() << name << " (Landlock): " << l;
-    EXPECT_EQ(o.agree, lines.size()) << name;
+    ExpectAllAgree(o, lines.size(), fmt::format("{} (Landlock)", name));
     EXPECT_GT(landlock, lines.size() / 8) << name << ": too few answers decided by Landlock";
     // The point, named: the lower layer's file is readable by its rule,
     // the same file through the merged directory is not; the merged
@@ -303,7 +312,7 @@ TEST_F(OverlayTest, LandlockRulesOnLayersDoNotCoverTheMergedView) {
     std::printf("%s under Landlock: %zu queries through the overlays, %zu agree with the kernel, "
                 "%zu decided by Landlock\n",
                 name, o.queries, o.agree, landlock);
-  }
+  });
   EXPECT_GE(total, 1000u);
 }
 
@@ -427,13 +436,9 @@ Asked RunInContainer(const std::string& merged, const Cred& who,
 // overlay's layers are found in this namespace, and every answer is the
 // kernel's as the process itself gets it.
 TEST_F(OverlayTest, ExplainPidOfAProcessInAContainer) {
-  const auto whos = RootAndUser();
   size_t total = 0;
-  for (size_t k = 0; k < whos.size(); ++k) {
-    const auto& [name, cred] = whos[k];
-    std::string base;
-    TreeSpec tree;
-    ASSERT_EQ(Layers(fmt::format("container{}", k), &base, &tree), "") << name;
+  ForEachIdentity("container", [&](size_t k, const char* name, const Cred& cred,
+                                   const std::string& base, const TreeSpec& tree) {
     // Paths as the container sees them: its root is the overlay.
     std::vector<std::string> lines = QueryLines("", tree, k == 0 ? "0:0" : "1000:1000",
                                                 k == 0 ? "1000:1000" : "1001:1001");
@@ -443,13 +448,11 @@ TEST_F(OverlayTest, ExplainPidOfAProcessInAContainer) {
     Outcome o;
     Tally(lines, a.decisions, a.kernel, o);
     total += o.queries;
-    for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
-      for (const std::string& l : *list) ADD_FAILURE() << name << " (explain --pid): " << l;
-    EXPECT_EQ(o.agree, lines.size()) << name;
+    ExpectAllAgree(o, lines.size(), fmt::format("{} (explain --pid)", name));
     std::printf("%s in a container: %zu queries by explain --pid, %zu agree with the kernel, %zu "
                 "unknown\n",
                 name, o.queries, o.agree, o.unknown);
-  }
+  });
   EXPECT_GE(total, 1000u);
 }
 

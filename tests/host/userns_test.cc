@@ -591,9 +591,7 @@ TEST_F(UserNsTest, AnIdmappedMountIsTheKernelsAnswer) {
     mapped_queries += lines.size() - read_only / 2;
     // None unknown: an ACL entry naming an id the mount maps nowhere
     // (getxattr() shows it as (uid_t)-1) matches no one.
-    for (const auto* list : {&o.false_ok, &o.wrong, &o.unknowns})
-      for (const std::string& l : *list) ADD_FAILURE() << w.name << ": " << l;
-    EXPECT_EQ(o.agree, lines.size()) << w.name;
+    ExpectAllAgree(o, lines.size(), w.name);
     std::printf("%s: %zu queries, %zu through the idmapped mount; %zu agree with the kernel, "
                 "%zu unknown\n",
                 w.name, lines.size(), lines.size() - read_only / 2, o.agree, o.unknown);
