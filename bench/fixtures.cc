@@ -58,7 +58,7 @@ Request ChainRequest(const ChainWorld& c) {
 
 std::unique_ptr<UsrWorld> UsrModel(const std::string& usr, const EngineOptions& options,
                                    bool progress, std::string* why) {
-  auto host = Model::FromHost();
+  auto host = Model::FromHost(BenchHostOptions());
   if (!host) {
     *why = "the host model: " + host.error();
     return nullptr;

@@ -33,6 +33,19 @@ std::unique_ptr<ChainWorld> ChainModel(int depth, int layers, const EngineOption
 // make_reg after walking to the root.
 Request ChainRequest(const ChainWorld& c);
 
+// BenchHostOptions()
+//
+// The host read as the benchmarks read it: without the security modules
+// (HostOptions::lsm), so that what is measured is the engine's Unix and
+// Landlock evaluation wherever it runs (under valgrind, which does not
+// know lsm_list_modules(), their list would be unknown and every answer
+// with it).
+inline HostOptions BenchHostOptions() {
+  HostOptions o;
+  o.lsm.read = false;
+  return o;
+}
+
 // UsrWorld, UsrModel()
 //
 // The host (Model::FromHost(), kSnapshot) with everything below host

@@ -106,7 +106,7 @@ void RunHost(const Options& o, Reporter& r) {
   double best_s = -1;
   HostCounts fill;
   for (int k = 0; k < rounds; ++k) {
-    auto m = Model::FromHost();
+    auto m = Model::FromHost(BenchHostOptions());
     if (!m) {
       r.Note("host: " + m.error());
       return;
@@ -145,7 +145,7 @@ void RunHost(const Options& o, Reporter& r) {
   double ns[2] = {0, 0};
   double revalidated = 0, syscalls = 0;
   for (int mode = 0; mode < 2; ++mode) {
-    HostOptions ho;
+    HostOptions ho = BenchHostOptions();
     ho.consistency = mode ? HostOptions::Consistency::kRevalidate
                           : HostOptions::Consistency::kSnapshot;
     auto m = Model::FromHost(ho);

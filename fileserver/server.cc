@@ -28,9 +28,12 @@ Result<void, std::string> Server::Start() {
   umask(0);
   decide_ = !o_.default_permissions || !o_.policies.empty();
   // The kernel refuses writing a running program among the served files
-  // itself (ETXTBSY on its FUSE inode, before the server is asked).
+  // itself (ETXTBSY on its FUSE inode, before the server is asked), and
+  // its security modules check the FUSE inode before the server is asked
+  // too: the server's answer is Unix's and Landlock's alone.
   HostOptions host;
   host.running_programs = false;
+  host.lsm.read = false;
   auto m = Model::FromHost(host);
   if (!m) return Unexpected(m.error());
   model_.emplace(std::move(*m));

@@ -52,6 +52,7 @@
 #include "pathwarden/request.h"
 #include "pathwarden/result.h"
 #include "pathwarden/ruleset.h"
+#include "pathwarden/security_modules.h"
 #include "pathwarden/sysctls.h"
 #include "pathwarden/export.h"
 
@@ -157,6 +158,10 @@ struct HostOptions {
   // test's own scratch tree, a tree only it can reach) sets this: they
   // are then taken to run nothing.
   bool assume_unseen_run_nothing = false;
+  // How the security modules other than capabilities and Landlock are
+  // read (pathwarden/security_modules.h): where one is active and could
+  // refuse, Evaluate() answers unknown instead of allowed.
+  SecurityModuleSources lsm;
 };
 
 // HostCounts
@@ -205,6 +210,9 @@ class Model {
                                              int abi = landlock::kAbiLatest);
   // Whether this model reads the host (FromHost()).
   bool is_host() const;
+  // The host's security modules as FromHost() read them (HostOptions::lsm);
+  // null for a model not read from the host, or with lsm.read off.
+  const SecurityModules* security_modules() const;
 
   // Preload()
   //
@@ -372,8 +380,12 @@ class Model {
   Decision Evaluate(Process p, const Request& request, Detail detail = Detail::kReason) const;
   // EvaluateAsIs()
   //
-  // Evaluate() on the model as it is, without checking a host model
-  // against the host first (kRevalidate's Evaluate() calls it after).
+  // What Unix and Landlock say of the model as it is: Evaluate() without
+  // checking a host model against the host first (kRevalidate's
+  // Evaluate() calls it after), without the second evaluation that makes
+  // a user namespace's doubtful answers unknown, and without the security
+  // modules that could refuse (HostOptions::lsm): an allowed answer here
+  // is not the kernel's where Evaluate() says unknown.
   Decision EvaluateAsIs(Process p, const Request& request, Detail detail = Detail::kReason) const;
   // Apply()
   //

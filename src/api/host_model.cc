@@ -230,6 +230,10 @@ Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) 
   }
   if (options.consistency == HostOptions::Consistency::kRevalidate)
     impl.special |= Model::Impl::kRevalidates;
+  if (options.lsm.read) {
+    impl.lsms = std::make_shared<const SecurityModules>(ReadSecurityModules(options.lsm));
+    if (impl.lsms->MayRefuse()) impl.special |= Model::Impl::kLsm;
+  }
   m.SetSysctls(*sysctls);
   // fs.mount-max, where the directory has it (a test's stand-in may not:
   // the kernel's default stays).
@@ -252,6 +256,8 @@ Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) 
 }
 
 bool Model::is_host() const { return impl_->host != nullptr; }
+
+const SecurityModules* Model::security_modules() const { return impl_->lsms.get(); }
 
 Result<uint64_t, std::string> Model::Preload(std::string_view path,
                                              const std::function<void(uint64_t)>& progress) {

@@ -659,13 +659,32 @@ std::optional<int64_t> ChownGid(const Request& r) {
       ns.Describe(), other.ToText(), strict.ToText()));
 }
 
-// A model that revalidates, uses the prefix memo, or holds a process of
-// another user namespace.
+// An allowed answer where a security module the model does not model
+// could refuse the call: unknown, naming the module (what Unix and
+// Landlock said kept in the reason). A denial stays: the module is asked
+// after DAC, and Landlock's refusal stands whatever it says.
+[[gnu::noinline]] Decision UnknownForModules(const SecurityModules& lsms, const Request& request,
+                                             Decision d) {
+  std::string why = lsms.WhyUnknown(OpOf(request));
+  if (why.empty()) return d;
+  Reason reason = d.reason();
+  reason.unknown_why = std::move(why);
+  reason.stage = Stage::kNone;
+  reason.text = fmt::format("unknown: {} (Unix and Landlock allow it{}{})", reason.unknown_why,
+                            d.reason().text.empty() ? "" : ": ", d.reason().text);
+  return Decision(Verdict::kUnknown, -1, std::move(reason));
+}
+
+// A model that revalidates, uses the prefix memo, holds a process of
+// another user namespace, or has a security module that could refuse.
 [[gnu::noinline]] Decision EvaluateSpecial(const Model& m, Model::Impl& impl, Process p,
                                            const Request& request, Model::Detail detail) {
-  if ((impl.special & Model::Impl::kUserNs) && m.Has(p) && !m.cred(p).InInitialUserNs())
-    return EvaluateInUserNs(m, impl, p, request, detail);
-  return EvaluateSpecialPlain(m, impl, p, request, detail);
+  Decision d = (impl.special & Model::Impl::kUserNs) && m.Has(p) && !m.cred(p).InInitialUserNs()
+                   ? EvaluateInUserNs(m, impl, p, request, detail)
+                   : EvaluateSpecialPlain(m, impl, p, request, detail);
+  if ((impl.special & Model::Impl::kLsm) && d.allowed())
+    return UnknownForModules(*impl.lsms, request, std::move(d));
+  return d;
 }
 
 }  // namespace

@@ -38,16 +38,21 @@ struct Model::Impl {
   // when there is neither): a host model with kRevalidate (kRevalidates),
   // a model whose evaluations use the prefix memo (kPrefixMemo), a model
   // with a process in a user namespace other than the initial one
-  // (kUserNs: its evaluations are checked with and without capabilities).
+  // (kUserNs: its evaluations are checked with and without capabilities),
+  // a host model where a security module it does not model could refuse
+  // (kLsm: an allowed answer is unknown, naming the module).
   static constexpr uint8_t kRevalidates = 1;
   static constexpr uint8_t kPrefixMemo = 2;
   static constexpr uint8_t kUserNs = 4;
+  static constexpr uint8_t kLsm = 8;
   uint8_t special = 0;
   // A host model read from inside a user namespace other than the
   // initial one: every process of it lives there at least (SetCred()
   // gives one of the initial namespace this one).
   std::shared_ptr<const UserNamespace> reader_userns;
   HeldFiles sysctl_files;
+  // HostOptions::lsm's reading (null when not read).
+  std::shared_ptr<const SecurityModules> lsms;
   Engine engine;
 };
 

@@ -296,6 +296,7 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   if (!own) return Unexpected(own.error());
   id.cred = *own;  // with its user namespace, which --uid's identity shares
   if (o.pid) {
+    id.pid = *o.pid;
     auto cwd = ReadLink(proc + "/cwd");
     if (!cwd) return Unexpected(cwd.error());
     auto root = ReadLink(proc + "/root");

@@ -52,6 +52,11 @@ struct Identity {
   // How the host is read for it: HostOptions::assume_unseen_run_nothing
   // (--assume-unseen-run-nothing).
   bool assume_unseen_run_nothing = false;
+  // Whose security labels the host's modules are read for
+  // (SecurityModuleSources::pid: 0 for this process's), and the modules
+  // taken to refuse nothing (--trust-lsm).
+  pid_t pid = 0;
+  std::vector<std::string> trusted_lsms;
   std::vector<std::string> notes;
   // "uid 33 (www-data), gid 33, groups 33, no capabilities"
   std::string Describe() const;

@@ -217,6 +217,8 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
   o.root_dir = who.host_root;
   o.overflow = identity::HostOverflowFor(who.cred);
   o.assume_unseen_run_nothing = who.assume_unseen_run_nothing;
+  o.lsm.pid = who.pid;
+  o.lsm.trusted = who.trusted_lsms;
   auto m = Model::FromHost(o);
   if (!m) return Unexpected(m.error());
   std::unique_ptr<Session> s(new Session(std::move(*m), who));

@@ -83,12 +83,17 @@ Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions o
   // id shown as the overflow id is ambiguous.
   o.overflow = identity::HostOverflowFor(*self, /*many=*/true);
   o.assume_unseen_run_nothing = options.assume_unseen_run_nothing;
+  o.lsm.read = false;
+  SecurityModuleSources lsm_from;
+  lsm_from.trusted = options.trusted_lsms;
+  lsm_from.labels_change = true;
   auto m = Model::FromHost(o);
   if (!m) return Unexpected(m.error());
   std::unique_ptr<Predictor> p(new Predictor(std::move(options)));
   p->state_ = std::make_unique<State>(std::move(*m));
   State& st = *p->state_;
   st.host_options = o;
+  st.lsms = ReadSecurityModules(lsm_from);
   st.self = *self;
   Process setup = st.model.Spawn("setup", Cred::ForUser(0, 0));
   char buf[PATH_MAX];
@@ -590,7 +595,13 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
       prog = interp;
     }
   }
-  if (!rec.predicted.allowed() || !options_.learn) return;
+  // A security module the model does not model could refuse what Unix and
+  // Landlock allow (pathwarden/security_modules.h): unknown, naming it.
+  // (What the call needs of Landlock is learnt all the same.)
+  const bool allowed = rec.predicted.allowed();
+  if (allowed)
+    if (std::string why = st.lsms.WhyUnknown(OpOf(d.request)); !why.empty()) unknown(why);
+  if (!allowed || !options_.learn) return;
   // In another namespace a rule names the object by the tracer's path
   // for it (TracerPathOf()); a call on an object the tracer reaches by no
   // path gives no rule, and is counted.

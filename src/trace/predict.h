@@ -63,6 +63,7 @@ struct PredictOptions {
   bool enforce = false;
   bool learn = false;
   bool assume_unseen_run_nothing = false;  // HostOptions::assume_unseen_run_nothing
+  std::vector<std::string> trusted_lsms;  // SecurityModuleSources::trusted (--trust-lsm)
   std::function<void(const Record&)> on_record;
 };
 

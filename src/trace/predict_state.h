@@ -153,6 +153,12 @@ struct Predictor::State {
   // /proc/TID/ns/mnt; and how the tracer's model was read, for theirs.
   std::map<std::string, std::unique_ptr<NsView>> views;
   HostOptions host_options;
+  // The host's security modules, read once for every traced program (whose
+  // labels may change at exec): an allowed prediction that one of them
+  // could refuse is unknown (Predictor::Evaluate()). The models themselves
+  // do not read them, so that what Unix and Landlock say stays known to the
+  // learning and the attribution of denials.
+  SecurityModules lsms;
   Cred self;
 
   explicit State(Model m) : model(std::move(m)) {}

@@ -184,6 +184,8 @@ LandlockRuleset Layer(const std::string& root) {
 // that the host refuses pathwarden what it refuses that user), as text:
 // "could not ..." when the child could not read the host.
 std::string ReadAsUid1001(const std::function<std::string(Model&)>& ask) {
+  HostOptions o;
+  o.lsm.trusted = RootIdleModules();
   int pipefd[2];
   if (pipe(pipefd) != 0) return "pipe failed";
   const pid_t pid = fork();
@@ -194,7 +196,7 @@ std::string ReadAsUid1001(const std::function<std::string(Model&)>& ask) {
     if (setgroups(0, nullptr) != 0 || setresgid(1001, 1001, 1001) != 0 ||
         setresuid(1001, 1001, 1001) != 0) {
       out = "could not drop to uid 1001";
-    } else if (auto h = Model::FromHost(); !h) {
+    } else if (auto h = Model::FromHost(o); !h) {
       out = "could not read the host: " + h.error();
     } else {
       out = ask(*h);

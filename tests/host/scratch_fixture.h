@@ -11,13 +11,35 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "pathwarden/security_modules.h"
 #include "src/kernel/scratch_host.h"
 #include "src/kernel/sysctl_guard.h"
 
 namespace pathwarden {
+
+// RootIdleModules()
+//
+// The security modules this process, as root, reads as refusing nothing
+// the model answers (the BPF LSM with no program attached): a test that
+// reads the host as a user who cannot read that (no CAP_SYS_ADMIN in the
+// initial user namespace) passes them as SecurityModuleSources::trusted,
+// as `--trust-lsm` after checking, so that its answers stay about what
+// it tests. What such a user is answered without it is tested in
+// tests/host/security_modules_test.cc and tests/query/cli_test.sh. Read
+// once, the first time (call it before dropping privileges or forking).
+inline const std::vector<std::string>& RootIdleModules() {
+  static const std::vector<std::string> idle = [] {
+    std::vector<std::string> out;
+    for (const SecurityModule& m : ReadSecurityModules({}).active)
+      if (m.refuses == SecurityModule::Refuses::kNever) out.push_back(m.name);
+    return out;
+  }();
+  return idle;
+}
 
 // ScratchHostTest
 //

@@ -64,6 +64,7 @@
 #include "src/query/explain.h"
 #include "src/query/query.h"
 #include "tests/host/host_tree.h"
+#include "tests/host/scratch_fixture.h"
 
 namespace pathwarden {
 namespace {
@@ -194,6 +195,7 @@ std::string OutsideIds(const std::string& ids, const std::string& map) {
 Result<std::vector<Decision>, std::string> AskAll(identity::Identity who,
                                                   const std::vector<std::string>& lines) {
   who.assume_unseen_run_nothing = true;
+  who.trusted_lsms = RootIdleModules();
   auto session = Session::Open(who, {});
   if (!session) return Unexpected(session.error());
   std::vector<Decision> out;
@@ -298,6 +300,7 @@ Outcome RunInUserNs(const NsCase& c, const std::vector<std::string>& lines,
         // The scratch tree is this test's own (its private mount
         // namespace): no process unseen from inside runs a program there.
         who->assume_unseen_run_nothing = true;
+        who->trusted_lsms = RootIdleModules();
         auto session = Session::Open(*who, {});
         if (!session) {
           o.failure = session.error();
@@ -392,6 +395,7 @@ TEST_F(UserNsTest, NeverAllowedWhereTheKernelRefuses) {
            "0 0 1\n1000 1000 1\n", {0}, capable, "1000:1000", "0:0", 0, true),
   };
 
+  (void)RootIdleModules();  // read as root, before the children drop it
   size_t total = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const NsCase& c = cases[i];
