@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "src/input/doc.h"
@@ -49,6 +51,20 @@ void IdentityFlags::Add(CLI::App* cmd) {
                   "and --groups are then the namespace's ids");
   cmd->add_option("--userns-gids", userns_gids, "its gid map (default: the --userns map)");
   cmd->add_flag("--assume-unseen-run-nothing", assume_unseen_run_nothing, kAssumeUnseenHelp);
+  AddTrustLsm(cmd, &trusted_lsms);
+}
+
+void AddTrustLsm(CLI::App* cmd, std::vector<std::string>* names) {
+  cmd->add_option("--trust-lsm", *names, kTrustLsmHelp)->delimiter(',')->allow_extra_args(false);
+}
+
+Result<void, std::string> CheckTrustLsm(const std::vector<std::string>& names) {
+  const std::vector<std::string>& known = SecurityModuleNames();
+  for (const std::string& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end())
+      return Unexpected(fmt::format("--trust-lsm: \"{}\" is not a security module ({})", n,
+                                    fmt::join(known, ", ")));
+  return {};
 }
 
 Result<identity::Identity, std::string> IdentityFlags::Resolve() const {
@@ -94,8 +110,12 @@ Result<identity::Identity, std::string> IdentityFlags::Resolve() const {
     if (*pid <= 0) return Unexpected(fmt::format("--pid {} is not a process id", *pid));
     o.pid = *pid;
   }
+  if (auto ok = CheckTrustLsm(trusted_lsms); !ok) return Unexpected(ok.error());
   auto who = identity::ResolveIdentity(o);
-  if (who) who->assume_unseen_run_nothing = assume_unseen_run_nothing;
+  if (who) {
+    who->assume_unseen_run_nothing = assume_unseen_run_nothing;
+    who->trusted_lsms = trusted_lsms;
+  }
   return who;
 }
 
@@ -108,6 +128,9 @@ void AddExplain(CLI::App& app, ExplainOptions* o, CLI::App** out) {
   o->who.Add(cmd);
   cmd->add_option("--batch", o->batch, "one query per line from FILE (- for stdin)");
   cmd->add_flag("--json", o->json, "one JSON object per query");
+  cmd->add_flag("-v,--verbose", o->verbose,
+                "say on stderr which security modules are active and whether each could refuse "
+                "what Unix and Landlock allow");
   cmd->add_flag("--verify", o->verify,
                 "also ask the real kernel (read-only queries) and show whether it agrees");
   cmd->add_option("--scratch", o->scratch,
@@ -250,6 +273,10 @@ int RunExplain(const ExplainOptions& o) {
     std::cerr << "explain: note: " << input::EscapeText(n) << "\n";
   for (const std::string& w : (*session)->warnings())
     std::cerr << "explain: warning: " << input::EscapeText(w) << "\n";
+  if (o.verbose)
+    if (const SecurityModules* lsms = (*session)->model().security_modules())
+      for (const std::string& line : lsms->Describe())
+        std::cerr << "explain: security module " << input::EscapeText(line) << "\n";
   const bool colour = WantColour(o.colour);
   int status = 0;
   bool any_unknown = false;

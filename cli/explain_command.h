@@ -24,6 +24,7 @@ struct IdentityFlags {
   std::optional<std::string> uid, gid, groups, caps, umask, cwd, userns, userns_gids;
   std::optional<int> pid;
   bool assume_unseen_run_nothing = false;
+  std::vector<std::string> trusted_lsms;
   void Add(CLI::App* cmd);
   // The identity, or the message for a bad value.
   Result<identity::Identity, std::string> Resolve() const;
@@ -34,6 +35,15 @@ inline constexpr const char* kAssumeUnseenHelp =
     "take the processes whose program cannot be read (/proc/PID/exe: other users' when not "
     "root, those a security module hides) to run none of the files asked about: writing a "
     "file with an execute bit is then answered, not unknown";
+
+// --trust-lsm's help (explain, map, trace), the option, and the check of
+// its names (SecurityModuleNames()).
+inline constexpr const char* kTrustLsmHelp =
+    "NAME[,NAME]: take these security modules to refuse nothing that Unix and Landlock allow "
+    "(you checked, e.g. that `bpftool prog show` lists no lsm program where reading that takes "
+    "root): their allowed answers are then allowed, not unknown";
+void AddTrustLsm(CLI::App* cmd, std::vector<std::string>* names);
+Result<void, std::string> CheckTrustLsm(const std::vector<std::string>& names);
 
 // CurrentDir()
 //
@@ -80,6 +90,7 @@ struct ExplainOptions {
   std::optional<std::string> batch;
   bool json = false;
   bool verify = false;
+  bool verbose = false;  // -v: the security modules' states on stderr
   std::string scratch;
   std::string format = "full";  // or "result"
   std::string colour = "auto";

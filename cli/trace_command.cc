@@ -146,6 +146,7 @@ void AddTrace(CLI::App& app, TraceOptions* o, CLI::App** out) {
   cmd->add_flag("--keep-on-failure", o->keep_on_failure,
                 "with --learn: write the policy even when the command fails");
   cmd->add_flag("--assume-unseen-run-nothing", o->assume_unseen_run_nothing, kAssumeUnseenHelp);
+  AddTrustLsm(cmd, &o->trusted_lsms);
   cmd->add_flag("--json", o->json, "one JSON object per evaluated call");
   cmd->add_option("-o,--output", o->output, "write the report to FILE (default: stderr)");
   cmd->add_option("--colour,--color", o->colour, "auto, always or never")
@@ -191,6 +192,10 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
     std::cerr << self << layers.error() << "\n";
     return kOwnError;
   }
+  if (auto ok = CheckTrustLsm(o.trusted_lsms); !ok) {
+    std::cerr << self << ok.error() << "\n";
+    return kOwnError;
+  }
   // The report: a file, or stderr.
   FILE* out = stderr;
   if (!o.output.empty()) {
@@ -232,6 +237,7 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
   po.layers = *layers;
   po.enforce = o.enforce;
   po.assume_unseen_run_nothing = o.assume_unseen_run_nothing;
+  po.trusted_lsms = o.trusted_lsms;
   // Without layers, the report is what a policy would need: learnt.
   const bool need_report = layers->empty() && o.learn.empty();
   po.learn = !o.learn.empty() || need_report;

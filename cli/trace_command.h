@@ -22,6 +22,7 @@ struct TraceOptions {
   std::string learn;  // --learn OUT.toml
   bool keep_on_failure = false;
   bool assume_unseen_run_nothing = false;
+  std::vector<std::string> trusted_lsms;  // --trust-lsm
   bool json = false;
   std::string output;  // -o FILE; "" for stderr
   std::string colour = "auto";

@@ -556,4 +556,26 @@ assert j["result"] == "ok" and j["verified"]["agrees"] is True, j
 assert l["missing"] == [] and sorted(g["rule"].rsplit("/", 1)[-1] for g in l["grants"]) == ["a", "b"], l' "$stdout" \
     || fail "verify the allowed rename: $stdout"
 fi
+# Security modules besides capabilities and Landlock (docs/commands.md):
+# -v lists each with its state; where one could refuse, an allowed answer
+# is unknown (exit 3) and names it; a denial stays a denial.
+expect 0 "" "$pw" explain -v --colour never stat /
+case "$stderr" in *"security module landlock: modelled: refuses nothing"*) ;; *) fail "-v: $stderr" ;; esac
+expect 2 '--trust-lsm: "nosuch" is not a security module' "$pw" explain --trust-lsm nosuch stat /
+if [ "$(id -u)" -eq 0 ]; then
+  bpf_idle=0
+  expect 0 "" "$pw" explain -v stat /
+  case "$stderr" in *"security module bpf: no LSM program attached"*) bpf_idle=1 ;; esac
+  if [ "$bpf_idle" = 1 ]; then
+    # Which BPF LSM programs are attached takes CAP_SYS_ADMIN to read:
+    # another user cannot know that none is.
+    as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+    expect 3 "" as_nobody "$pw" explain --colour never stat /
+    case "$stdout" in *"unknown: bpf (LSM programs not known: reading which are attached takes CAP_SYS_ADMIN) also decides; not modelled (Unix and Landlock allow it"*) ;;
+      *) fail "stat / as nobody under the BPF LSM: $stdout" ;; esac
+    expect 1 "" as_nobody "$pw" explain --colour never access /root W_OK
+    expect 0 "" as_nobody "$pw" explain --trust-lsm bpf --colour never stat /
+    expect 0 "" as_nobody "$pw" explain --trust-lsm yama,bpf --format result stat /
+  fi
+fi
 echo "cli_test: ok"

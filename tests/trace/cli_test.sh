@@ -103,6 +103,30 @@ recs = [json.loads(l) for l in open(sys.argv[1])]
 d = [r for r in recs if r["path"] == sys.argv[2] and r["op"] == "open"]
 assert d and d[0]["predicted"] == "EACCES" == d[0]["actual"], d
 PY
+  # Which BPF LSM programs are attached takes CAP_SYS_ADMIN to read: where
+  # the BPF LSM is active, uid 1000's allowed calls are unknown, naming
+  # it, unless --trust-lsm bpf says none is (its denials stay either way).
+  run "$pw" explain -v stat /
+  if [[ "$stderr" == *"security module bpf: no LSM program attached"* ]]; then
+    /usr/bin/python3 - "$out/w/user.json" <<'PY' || fail "trace by uid 1000 under the BPF LSM: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+h = [r for r in recs if r["path"] == "/etc/hostname" and r["op"] == "open"]
+assert h and h[0]["predicted"] == "unknown" and "bpf (LSM programs not known" in h[0]["unknown_why"], h
+PY
+    expect 0 "" setpriv --reuid 1000 --regid 1000 --clear-groups "$pw" trace --enforce --json \
+      -o "$out/w/user.json" --trust-lsm bpf --policy "$out/ro.toml" -- /bin/sh -c "echo y > $out/denied; cat /etc/hostname >/dev/null"
+    [[ "$last" =~ ,\ 0\ disagreements$ ]] || fail "trace by uid 1000, --trust-lsm bpf: $last"
+    /usr/bin/python3 - "$out/w/user.json" "$out/denied" <<'PY' || fail "trace by uid 1000, --trust-lsm bpf: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+h = [r for r in recs if r["path"] == "/etc/hostname" and r["op"] == "open"]
+assert h and h[0]["predicted"] == "ok" == h[0]["actual"], h
+d = [r for r in recs if r["path"] == sys.argv[2] and r["op"] == "open"]
+assert d and d[0]["predicted"] == "EACCES" == d[0]["actual"], d
+PY
+  fi
+  expect 125 '--trust-lsm: "nosuch" is not a security module' "$pw" trace --trust-lsm nosuch -- /bin/true
   rm -f "$out/w/user.json"
   read -r m1 m2 <<<"$(echo $modes)"
   chmod "$m1" "$out"
