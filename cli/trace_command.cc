@@ -65,14 +65,16 @@ nlohmann::json RecordJson(const trace::Predictor& p, const trace::Record& r, boo
   j["op"] = r.op.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.op);
   j["path"] = r.path;
   if (!r.path2.empty()) j["path2"] = r.path2;
-  j["predicted"] = query::ResultName(r.predicted);
+  j["predicted"] = r.consequence_of.empty() ? query::ResultName(r.predicted) : "consequence";
+  if (!r.consequence_of.empty()) j["consequence_of"] = r.consequence_of;
   if (enforce && r.has_actual) j["actual"] = ActualName(r.actual);
   if (enforce) j["agrees"] = !r.disagrees;
   j["by"] = r.by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.by);
   if (r.layer) j["layer"] = r.layer;
   j["stage"] = std::string(StageName(r.predicted.stage()));
   j["reason"] = ReasonText(p, r);
-  if (r.predicted.unknown()) j["unknown_why"] = r.predicted.reason().unknown_why;
+  if (r.predicted.unknown() && r.consequence_of.empty())
+    j["unknown_why"] = r.predicted.reason().unknown_why;
   if (!r.note.empty()) j["note"] = r.note;
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerVerdict& l : r.predicted.reason().layers) {
@@ -155,7 +157,8 @@ void AddTrace(CLI::App& app, TraceOptions* o, CLI::App** out) {
   cmd->allow_extras();
   cmd->footer(
       "The last line on stderr is always: trace: N calls evaluated, D denials predicted, U "
-      "unknown, K disagreements. Exit status: the command's; 125 for trace's own errors and when "
+      "unknown, C consequences, K disagreements (C: calls on a descriptor whose open was "
+      "predicted refused, which the kernel would not have had to answer). Exit status: the command's; 125 for trace's own errors and when "
       "--enforce found a disagreement.");
   *out = cmd;
 }
@@ -169,13 +172,16 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts);
 int RunTrace(const TraceOptions& o) {
   trace::Counts c;
   const int rc = RunTraceCounting(o, &c);
-  std::cerr << fmt::format("trace: {} calls evaluated, {} denials predicted, {} unknown, {} disagreements\n",
-                           c.calls, c.denials, c.unknown, c.disagreements);
+  std::cerr << fmt::format(
+      "trace: {} calls evaluated, {} denials predicted, {} unknown, {} consequences, {} "
+      "disagreements\n",
+      c.calls, c.denials, c.unknown, c.consequences, c.disagreements);
   return rc;
 }
 
 void PrintNoCounts() {
-  std::cerr << "trace: 0 calls evaluated, 0 denials predicted, 0 unknown, 0 disagreements\n";
+  std::cerr << "trace: 0 calls evaluated, 0 denials predicted, 0 unknown, 0 consequences, 0 "
+               "disagreements\n";
 }
 
 namespace {
@@ -250,7 +256,8 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
       std::fwrite(line.data(), 1, line.size(), out);
     } else if (denial || r.predicted.unknown() || r.disagrees) {
       const std::string paths = r.path2.empty() ? r.path : r.path + " -> " + r.path2;
-      std::string verdict = query::ResultName(r.predicted);
+      std::string verdict =
+          r.consequence_of.empty() ? query::ResultName(r.predicted) : "consequence";
       const char* paint = r.predicted.unknown() ? query::ansi::kYellow
                           : r.by == "policy"    ? query::ansi::kRed
                                                 : query::ansi::kBlue;
@@ -274,7 +281,7 @@ int RunTraceCounting(const TraceOptions& o, trace::Counts* counts) {
         ++groups[{"unix", ErrnoName(r.predicted.err()), Parent(r.path)}];
       }
     }
-    if (r.predicted.unknown() && unknowns.size() < 1000)
+    if (r.predicted.unknown() && r.consequence_of.empty() && unknowns.size() < 1000)
       unknowns.push_back(fmt::format("{}({}): {}", r.call, r.path, r.predicted.reason().unknown_why));
   };
   auto predictor = trace::Predictor::Open(std::move(po));

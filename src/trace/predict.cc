@@ -231,6 +231,7 @@ void CopyProcState(Predictor::State& st, pid_t pid, pid_t parent) {
   auto pp = st.procs.find(parent);
   if (pp == st.procs.end()) return;
   ps.fds = pp->second.fds;
+  ps.refused = pp->second.refused;
   ps.rulesets = pp->second.rulesets;
   ps.exact = pp->second.exact;
 }
@@ -497,6 +498,26 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     if (std::string e = sync.Dirfd(pa.dirfd->num, &base1); !e.empty()) return unknown(e);
   } else {
     base1 = cwd;
+  }
+  // A call on a descriptor whose open was predicted refused: a
+  // consequence of that denial, not a question of its own.
+  for (const int fd : {d.fd, pa.dirfd && !pa.dirfd->at_cwd() ? pa.dirfd->num : -1}) {
+    auto r = fd >= 0 ? ps.refused.find(fd) : ps.refused.end();
+    struct stat sb;
+    if (r == ps.refused.end()) continue;
+    if (!FdStat(s.tid, fd, &sb) || sb.st_dev != r->second.dev || sb.st_ino != r->second.ino) {
+      ps.refused.erase(r);  // closed meanwhile, the number reused
+      continue;
+    }
+    rec.op = OpNameOf(d.request);
+    if (rec.path.empty()) rec.path = FdLink(s.tid, fd);
+    rec.consequence_of = r->second.denial;
+    unknown(fmt::format("fd {} exists only because the kernel was not asked to refuse {}", fd,
+                        r->second.denial));
+    Reason why = rec.predicted.reason();
+    why.text = "consequence: " + why.unknown_why;
+    rec.predicted = Decision(Verdict::kUnknown, -1, std::move(why));
+    return;
   }
   if (d.fd >= 0) {
     bool skipped = false;

@@ -49,6 +49,12 @@ struct Record {
   long actual = 0;  // the kernel's return (or -errno)
   bool disagrees = false;
   std::vector<Need> needs;  // when the call succeeded
+  // A call on a descriptor whose open was predicted refused (the kernel
+  // was not asked to refuse it: trace without --enforce, or a
+  // disagreement): the denial it follows from ("openat(/dev/tty) at
+  // 0.012 s, predicted EACCES by policy"). Not evaluated (`predicted` is
+  // unknown, saying so) and counted apart from the unknown.
+  std::string consequence_of;
 };
 
 // PredictOptions
@@ -70,10 +76,12 @@ struct PredictOptions {
 // Counts
 //
 // calls: evaluated; denials: predicted refusals by a permission check
-// (of which by the policy); unknown; disagreements (with enforce).
+// (of which by the policy); unknown; consequences: calls on a descriptor
+// whose open was predicted refused (Record::consequence_of), not among
+// the unknown; disagreements (with enforce).
 struct Counts {
-  uint64_t calls = 0, denials = 0, policy_denials = 0, unknown = 0, disagreements = 0,
-           skipped = 0;
+  uint64_t calls = 0, denials = 0, policy_denials = 0, unknown = 0, consequences = 0,
+           disagreements = 0, skipped = 0;
   // Calls allowed in a mount namespace other than the tracer's on an
   // object the tracer reaches by no path, whose needs --learn does not
   // write (a rule is built on the tracer's paths).

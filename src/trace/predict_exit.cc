@@ -62,8 +62,10 @@ bool Predictor::Entry(const Stop& s, const Memory& m) {
     case Decoded::Kind::kRequest:
       if (d.exec || std::holds_alternative<Chroot>(d.request)) want = true;
       want |= ChangesMounts(d.call);
-      // An open's fd is recorded once the process confined itself.
-      if (std::holds_alternative<pathwarden::Open>(d.request) && state_->procs[t.pid].exact)
+      // An open's fd is recorded once the process confined itself, and
+      // where a denial was predicted (the calls on it are consequences).
+      if (std::holds_alternative<pathwarden::Open>(d.request) &&
+          (state_->procs[t.pid].exact || IsDenial(pend.rec.predicted)))
         want = true;
       break;
     default: break;
@@ -150,14 +152,27 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
   if (d.kind == Decoded::Kind::kRequest && ret >= 0) {
     if (std::holds_alternative<pathwarden::Open>(d.request)) {
       struct stat sb;
-      if (ps.exact && FdStat(s.tid, static_cast<int>(ret), &sb))
-        ps.fds[static_cast<int>(ret)] =
-            FdRec{sb.st_dev, sb.st_ino, t.layered, (pend.d.open_flags & O_CLOEXEC) != 0};
+      const int fd = static_cast<int>(ret);
+      const bool cloexec = (pend.d.open_flags & O_CLOEXEC) != 0;
+      const bool have = FdStat(s.tid, fd, &sb);
+      if (ps.exact && have) ps.fds[fd] = FdRec{sb.st_dev, sb.st_ino, t.layered, cloexec};
+      // Opened where a denial was predicted: the calls on it follow from
+      // that denial (Record::consequence_of).
+      const Record& r = pend.rec;
+      if (have && IsDenial(r.predicted))
+        ps.refused[fd] = RefusedFd{sb.st_dev, sb.st_ino, cloexec,
+                                   fmt::format("{}({}) at {:.3f} s, predicted {}{}", r.call, r.path,
+                                               r.seconds, ErrnoName(r.predicted.err()),
+                                               r.by.empty() ? "" : " by " + r.by)};
+      else
+        ps.refused.erase(fd);
     } else if (d.exec) {
       // The new program: close-on-exec files gone, credentials may change
       // (a setuid binary), the other threads gone.
       for (auto f = ps.fds.begin(); f != ps.fds.end();)
         f = f->second.cloexec ? ps.fds.erase(f) : std::next(f);
+      for (auto f = ps.refused.begin(); f != ps.refused.end();)
+        f = f->second.cloexec ? ps.refused.erase(f) : std::next(f);
       t.cred_stale = true;
     } else if (std::holds_alternative<Chroot>(d.request)) {
       // Model the new root.
@@ -207,7 +222,8 @@ void Predictor::Finish(Pending& pend, bool has_actual, long ret) {
     }
   }
   ++counts_.calls;
-  if (rec.predicted.unknown()) ++counts_.unknown;
+  if (!rec.consequence_of.empty()) ++counts_.consequences;
+  else if (rec.predicted.unknown()) ++counts_.unknown;
   if (IsDenial(rec.predicted)) {
     ++counts_.denials;
     if (rec.by == "policy") ++counts_.policy_denials;

@@ -44,10 +44,21 @@ struct ProgramRuleset {
   LandlockRuleset ruleset;
 };
 
+// A descriptor whose open was predicted refused but which the kernel
+// opened (Record::consequence_of): the file it is (a later descriptor of
+// that number is another once these differ), and the denial.
+struct RefusedFd {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool cloexec = false;
+  std::string denial;
+};
+
 struct ProcState {
   // Opened by calls whose exit was seen (only once the process, or one
   // it was forked from, confined itself: `exact`).
   std::map<int, FdRec> fds;
+  std::map<int, RefusedFd> refused;
   std::map<int, ProgramRuleset> rulesets;
   int pidfd = -1;
   bool exact = false;

@@ -14,7 +14,7 @@ expect_also() {
   shift
   [[ "$last" =~ $counts ]] || fail "$*: the last stderr line is not the counts: $last"
 }
-counts='^trace: [0-9]+ calls evaluated, [0-9]+ denials predicted, [0-9]+ unknown, [0-9]+ disagreements$'
+counts='^trace: [0-9]+ calls evaluated, [0-9]+ denials predicted, [0-9]+ unknown, [0-9]+ consequences, [0-9]+ disagreements$'
 
 # Own errors: 125, nothing run.
 expect 125 "no command" "$pw" trace
@@ -83,6 +83,25 @@ assert d and d[0]["predicted"] == "EACCES" and d[0]["actual"] == "EACCES" and d[
 assert all(r["agrees"] for r in recs), [r for r in recs if not r["agrees"]]
 PY
 fi
+
+# Calls on a descriptor whose open was predicted refused (trace does not
+# enforce: the kernel opened it) are consequences of that denial, linked
+# to it and counted apart from the unknown, not unknowns of their own.
+echo x > "$out/c"
+expect 0 "" "$pw" trace --json -o "$out/c.json" --policy "$out/ro.toml" -- /usr/bin/python3 -c \
+  "import os; fd = os.open('$out/c', os.O_WRONLY); os.ftruncate(fd, 0); os.fchmod(fd, 0o644); os.close(fd); os.chmod('$out/c', 0o600)"
+[[ "$last" =~ ,\ 0\ unknown,\ 2\ consequences,\ 0\ disagreements$ ]] || fail "consequences: $last"
+/usr/bin/python3 - "$out/c.json" "$out/c" <<'PY' || fail "consequences: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+on = [r for r in recs if r["path"] == sys.argv[2]]
+assert [(r["call"], r["predicted"]) for r in on] == [
+    ("openat", "EACCES"), ("ftruncate", "consequence"), ("fchmod", "consequence"),
+    ("chmod", "ok")], on
+assert on[1]["consequence_of"].startswith("openat(%s) at " % sys.argv[2]), on[1]
+assert on[1]["consequence_of"].endswith(", predicted EACCES by policy"), on[1]
+assert "unknown_why" not in on[1] and on[1]["reason"].startswith("consequence: fd "), on[1]
+PY
 
 # Run by an ordinary user (no CAP_SYS_ADMIN): the seccomp filter loads
 # with no_new_privs (with --enforce the layers ask for it first), and the

@@ -51,7 +51,7 @@ set -e
 [ "$rc" -eq 0 ] || fail "trace --learn exit $rc: $(tail -n 20 "$t/learn.err")"
 # (Unknown predictions do not matter here: what is learnt comes from the
 # calls that succeeded.)
-read -r n d u k <<<"$(summary_counts "$t/learn.err")"
+read -r n d u c k <<<"$(summary_counts "$t/learn.err")"
 note "the job: $n calls evaluated, $d denials predicted, $u unknown"
 check_outputs "the traced job"
 [ -s "$t/learnt.toml" ] || fail "no learnt policy"

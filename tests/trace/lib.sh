@@ -67,21 +67,22 @@ EOF
 last_line() { tail -n 1 "$1"; }
 
 # summary_counts ERR: the last stderr line has the contract's form;
-# prints "N D U K" (calls, denials, unknown, disagreements).
+# prints "N D U C K" (calls, denials, unknown, consequences,
+# disagreements).
 summary_counts() {
   local line
   line="$(last_line "$1")"
-  [[ "$line" =~ ^trace:\ ([0-9]+)\ calls\ evaluated,\ ([0-9]+)\ denials\ predicted,\ ([0-9]+)\ unknown,\ ([0-9]+)\ disagreements$ ]] ||
+  [[ "$line" =~ ^trace:\ ([0-9]+)\ calls\ evaluated,\ ([0-9]+)\ denials\ predicted,\ ([0-9]+)\ unknown,\ ([0-9]+)\ consequences,\ ([0-9]+)\ disagreements$ ]] ||
     fail "last stderr line is not trace's summary: '$line'"
-  echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]} ${BASH_REMATCH[4]}"
+  echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]} ${BASH_REMATCH[4]} ${BASH_REMATCH[5]}"
 }
 
 # check_summary ERR: the same, with 0 disagreements and 0 unknown (with
 # TRACE_UNKNOWN_OK=1, unknowns are allowed: check_form then says which);
 # prints "N D" (calls, denials).
 check_summary() {
-  local n d u k
-  read -r n d u k <<<"$(summary_counts "$1")"
+  local n d u c k
+  read -r n d u c k <<<"$(summary_counts "$1")"
   [ "$u" -eq 0 ] || [ "${TRACE_UNKNOWN_OK:-0}" = 1 ] || fail "$u unknown predictions: $(last_line "$1")"
   [ "$k" -eq 0 ] || fail "$k disagreements: $(last_line "$1")"
   echo "$n $d"
@@ -135,7 +136,9 @@ check_form() {
       (.predicted == "ok" and .by != null) or
       (.by != null and .by != "unix" and .by != "policy") or
       (.by != null and (.predicted == "ok" or .predicted == "unknown")) or
-      (.predicted != "ok" and .predicted != "unknown" and .by == null) or
+      (.predicted != "ok" and .predicted != "unknown" and .predicted != "consequence" and
+         .by == null) or
+      ((.predicted == "consequence") != ((.consequence_of | type) == "string")) or
       (.by == "policy" and (.layer | type) != "number"))' "$f")"
   [ -z "$bad" ] || fail "malformed records:"$'\n'"$bad"
   # Unknown: never for the calls program; for real programs only what the
