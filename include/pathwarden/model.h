@@ -315,6 +315,14 @@ class Model {
   // Commits new credentials (as setresuid/setgroups/capset would have),
   // which also counts as new credentials for linkat(AT_EMPTY_PATH).
   Result<void, int> SetCred(Process p, const Cred& cred);
+  // SetControllingTty()
+  //
+  // Whether `p` has a controlling terminal (field 7, tty_nr, of
+  // /proc/PID/stat; a fork keeps its parent's). Without one, an open of
+  // /dev/tty (char 5:0) is ENXIO once every permission check passed
+  // (tty_open_current_tty()); with one, that terminal's driver answers
+  // (unknown on a host model); never said, unknown. Errors: ESRCH.
+  Result<void, int> SetControllingTty(Process p, bool has);
   const Cred& cred(Process p) const;
   std::string_view name(Process p) const;
   int layers(Process p) const;  // Landlock layers of its domain

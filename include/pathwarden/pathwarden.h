@@ -213,8 +213,9 @@ PATHWARDEN_EXPORT int pathwarden_process_new(pathwarden_model *m, const char *na
                                              const struct pathwarden_cred *cred,
                                              pathwarden_process **out, uint32_t flags);
 /* The running process `pid` as `pathwarden --pid` takes it
- * (/proc/PID/status, cwd, root): its ids, groups, capabilities, umask,
- * working directory and root. Its Landlock domain cannot be read from
+ * (/proc/PID/status, cwd, root, stat): its ids, groups, capabilities,
+ * umask, working directory, root, and whether it has a controlling
+ * terminal (an open of /dev/tty is ENXIO without one). Its Landlock domain cannot be read from
  * userspace: apply its policies with pathwarden_process_restrict(). Its
  * mount namespace is the model's (pathwarden_model_from_host() with
  * "/proc/PID/mountinfo" for its own). Errors: -ESRCH for no such

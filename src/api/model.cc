@@ -346,6 +346,12 @@ Result<void, int> Model::SetCred(Process p, const Cred& cred) {
   return {};
 }
 
+Result<void, int> Model::SetControllingTty(Process p, bool has) {
+  if (!Has(p)) return Unexpected(ESRCH);
+  impl_->engine.tasks().task(p.index).ctty = has ? Task::Ctty::kSome : Task::Ctty::kNone;
+  return {};
+}
+
 const Cred& Model::cred(Process p) const { return TaskOf(impl_->engine, p).cred; }
 
 std::string_view Model::name(Process p) const { return TaskOf(impl_->engine, p).name; }

@@ -352,6 +352,7 @@ int pathwarden_process_from_pid(pathwarden_model* m, pid_t pid, pathwarden_proce
     auto* p = new pathwarden_process;
     p->state = m->state;
     p->p = model.Spawn(fmt::format("pid {}", pid), who->cred, setup);
+    if (who->ctty) (void)model.SetControllingTty(p->p, *who->ctty);
     *out = p;
     return 0;
   });

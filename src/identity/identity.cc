@@ -182,6 +182,19 @@ std::string Identity::Describe() const {
 }
 
 
+std::optional<bool> ReadControllingTty(const std::string& stat) {
+  std::ifstream in(stat);
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(line.substr(close + 1));
+  std::string state, ppid, pgrp, session;
+  long long tty_nr = 0;
+  if (!(fields >> state >> ppid >> pgrp >> session >> tty_nr)) return std::nullopt;
+  return tty_nr != 0;
+}
+
 std::optional<HostOptions::Overflow> HostOverflowFor(const Cred& cred, bool many) {
   auto self = ReadUserNamespace("/proc/self");
   // Unreadable: as if inside one (the flags' cost is unknowns, never a
@@ -295,6 +308,7 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   auto own = ReadCred(proc + "/status");
   if (!own) return Unexpected(own.error());
   id.cred = *own;  // with its user namespace, which --uid's identity shares
+  id.ctty = ReadControllingTty(proc + "/stat");
   if (o.pid) {
     id.pid = *o.pid;
     auto cwd = ReadLink(proc + "/cwd");

@@ -57,6 +57,10 @@ struct Identity {
   // taken to refuse nothing (--trust-lsm).
   pid_t pid = 0;
   std::vector<std::string> trusted_lsms;
+  // Whether it has a controlling terminal (--pid's process's, else this
+  // one's: an identity asked about is started from here);
+  // Model::SetControllingTty(). nullopt: not read.
+  std::optional<bool> ctty;
   std::vector<std::string> notes;
   // "uid 33 (www-data), gid 33, groups 33, no capabilities"
   std::string Describe() const;
@@ -91,6 +95,14 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o);
 // capabilities, the umask; and, from the same directory, the user
 // namespace (ReadUserNamespace()). Errors: unreadable, or a line missing.
 Result<Cred, std::string> ReadCred(const std::string& status);
+
+// ReadControllingTty()
+//
+// Whether the process of `stat` (a /proc/PID/stat or .../task/TID/stat
+// file) has a controlling terminal: its tty_nr (field 7) is not 0;
+// nullopt when it cannot be read. Its name, field 2, may hold blanks
+// and parentheses: the fields are counted from the last ')'.
+std::optional<bool> ReadControllingTty(const std::string& stat);
 
 // HostOverflowFor()
 //

@@ -175,5 +175,26 @@ TEST(Identity, InANewUserNamespace) {
   EXPECT_NE(ResolveIdentity(o).error().find("--userns and --pid"), std::string::npos);
 }
 
+TEST(ReadControllingTtyTest, CountsFieldsAfterTheName) {
+  char dir[] = "/tmp/pw-stat-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string f = std::string(dir) + "/stat";
+  auto write = [&](const std::string& text) {
+    FILE* out = std::fopen(f.c_str(), "w");
+    ASSERT_NE(out, nullptr);
+    std::fputs(text.c_str(), out);
+    std::fclose(out);
+  };
+  write("42 (a) b (c)) S 1 42 42 34816 42 4194560\n");
+  EXPECT_EQ(ReadControllingTty(f), true);
+  write("42 (sh) S 1 42 42 0 -1 4194560\n");
+  EXPECT_EQ(ReadControllingTty(f), false);
+  write("42 (sh S 1\n");
+  EXPECT_EQ(ReadControllingTty(f), std::nullopt);
+  EXPECT_EQ(ReadControllingTty(std::string(dir) + "/none"), std::nullopt);
+  std::remove(f.c_str());
+  rmdir(dir);
+}
+
 }  // namespace
 }  // namespace pathwarden::identity

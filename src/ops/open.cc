@@ -316,10 +316,26 @@ int DentryOpen(OpCtx& ctx, PathPos path, uint32_t f_mode, uint32_t f_flags, Open
       return ENXIO;
     case S_IFCHR:
     case S_IFBLK:
+      // /dev/tty: the opener's controlling terminal, which it must have.
+      // Linux: drivers/tty/tty_io.c tty_open_current_tty()
+      if (S_ISCHR(mode) && i.rdev == makedev(5, 0) && ctx.p.ctty == Task::Ctty::kNone) {
+        FailAt(ctx, Stage::kVfs,
+               "{} is device 5:0, which opens the process's controlling terminal, and it has none",
+               path);
+        return ENXIO;
+      }
       if (!HasDriver(mode, i.rdev)) {
         // The host's devices have their drivers, whose open the model does
         // not know (a tty without a controlling terminal, a pty master):
         // every check passed, and the driver's answer is unknown.
+        if (ctx.w.backend() != nullptr && S_ISCHR(mode) && i.rdev == makedev(5, 0))
+          return vfs::Unknown(fmt::format(
+              "{} is device 5:0, which opens the process's controlling terminal{}: its driver "
+              "answers (every permission check passed)",
+              ctx.PathOf(path),
+              ctx.p.ctty == Task::Ctty::kSome
+                  ? ""
+                  : " if it has one (whether it does is not known here; ENXIO if not)"));
         if (ctx.w.backend() != nullptr)
           return vfs::Unknown(fmt::format(
               "{} is device {}:{}, whose driver's open is not modelled (every permission "

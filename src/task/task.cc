@@ -37,6 +37,7 @@ Task& TaskTable::NewTask(std::string name, const Task* parent) {
     task.listen_domain = parent->listen_domain;
     task.fds = parent->fds;
     task.fd_names = parent->fd_names;
+    task.ctty = parent->ctty;
     SetRoot(task, parent->root);
     SetCwd(task, parent->cwd);
   } else {

@@ -89,6 +89,10 @@ struct Task {
   // Bumped whenever the task commits new credentials (each Landlock
   // layer), so "the same cred object" can be compared as Linux does.
   uint64_t cred_epoch = 0;
+  // Whether it has a controlling terminal (signal->tty): /dev/tty opens
+  // it (Model::SetControllingTty()); kUnknown unless an observer said.
+  enum class Ctty : uint8_t { kUnknown, kNone, kSome };
+  Ctty ctty = Ctty::kUnknown;
 };
 
 // TaskTable

@@ -541,6 +541,13 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
 
   // The prediction, then Unix alone when it denies.
   Model& model = ModelOf(st, t);
+  // /dev/tty opens the caller's controlling terminal, which it must have:
+  // whether it does is read at each open (setsid() drops it).
+  if (std::holds_alternative<pathwarden::Open>(d.request))
+    if (auto c = identity::ReadControllingTty(fmt::format("/proc/{}/stat", s.tid))) {
+      (void)model.SetControllingTty(t.layered, *c);
+      (void)model.SetControllingTty(t.plain, *c);
+    }
   rec.predicted = model.Evaluate(t.layered, d.request);
   rec.evaluated = !rec.predicted.unknown();
   pend.emit = true;

@@ -556,6 +556,13 @@ assert j["result"] == "ok" and j["verified"]["agrees"] is True, j
 assert l["missing"] == [] and sorted(g["rule"].rsplit("/", 1)[-1] for g in l["grants"]) == ["a", "b"], l' "$stdout" \
     || fail "verify the allowed rename: $stdout"
 fi
+# /dev/tty opens the caller's controlling terminal: explain run in a
+# session of its own (setsid) has none, and is answered ENXIO.
+if [ -c /dev/tty ]; then
+  expect 1 "" setsid -w "$pw" explain --colour never open /dev/tty O_RDWR
+  case "$stdout" in *"ENXIO"*"which opens the process's controlling terminal, and it has none"*) ;;
+    *) fail "/dev/tty without a controlling terminal: $stdout" ;; esac
+fi
 # Security modules besides capabilities and Landlock (docs/commands.md):
 # -v lists each with its state; where one could refuse, an allowed answer
 # is unknown (exit 3) and names it; a denial stays a denial.

@@ -103,6 +103,23 @@ assert on[1]["consequence_of"].endswith(", predicted EACCES by policy"), on[1]
 assert "unknown_why" not in on[1] and on[1]["reason"].startswith("consequence: fd "), on[1]
 PY
 
+# /dev/tty opens the caller's controlling terminal: in a session of its
+# own (setsid) there is none, and the kernel's ENXIO is predicted.
+if [ -c /dev/tty ]; then
+  expect 0 "" setsid -w "$pw" trace --enforce --json -o "$out/tty.json" -- /usr/bin/python3 -c "
+import os
+try: os.open('/dev/tty', os.O_RDWR)
+except OSError: pass"
+  [[ "$last" =~ ,\ 0\ disagreements$ ]] || fail "/dev/tty: $last"
+  /usr/bin/python3 - "$out/tty.json" <<'PY' || fail "/dev/tty: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+t = [r for r in recs if r["path"] == "/dev/tty"]
+assert [(r["predicted"], r["actual"]) for r in t] == [("ENXIO", "ENXIO")], t
+assert "no controlling terminal" not in t[0]["reason"] and "it has none" in t[0]["reason"], t
+PY
+fi
+
 # Run by an ordinary user (no CAP_SYS_ADMIN): the seccomp filter loads
 # with no_new_privs (with --enforce the layers ask for it first), and the
 # confined command is predicted and agrees.
