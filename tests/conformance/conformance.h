@@ -95,7 +95,8 @@ void AddChmodChownChecks();
 void AddOpenAccessChecks();
 void AddCreateChecks();
 void AddNamespaceChecks();  // link, unlink, rmdir, rename, mkdir, mknod, symlink
-void AddAttributeChecks();  // truncate, write, utimensat, xattrs, ACLs
+void AddAttributeChecks();  // truncate, write, utimensat, xattrs, then ACLs:
+void AddAclChecks();
 
 // Fixture helpers for setup (as root, relative to the check directory).
 // A fixture that cannot be built fails its check, which then reports
@@ -123,6 +124,9 @@ std::string Result(long rc);
 std::string ErrnoName(int err);
 // open(path, flags, mode), closing what it opened: "ok" or the errno name.
 std::string Open(const std::string& path, int flags, mode_t mode = 0);
+// truncate(path, size); lsetxattr(path, name, "v", 1, flags): the same.
+std::string TruncateOp(const char* path, off_t size);
+std::string SetXattrOp(const char* path, const char* name, int flags = 0);
 
 // Observers (as root): "f 0644 1000:100" (type letter f d l p c b s, the
 // mode's 07777 bits, owner), "absent" when the path does not exist.

@@ -292,6 +292,12 @@ std::string Open(const std::string& path, int flags, mode_t mode) {
   return "ok";
 }
 
+std::string TruncateOp(const char* path, off_t size) { return Result(truncate(path, size)); }
+
+std::string SetXattrOp(const char* path, const char* name, int flags) {
+  return Result(lsetxattr(path, name, "v", 1, flags));
+}
+
 std::string Stat(const std::string& path) {
   struct stat st;
   if (fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
