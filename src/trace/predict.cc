@@ -94,6 +94,13 @@ Result<std::unique_ptr<Predictor>, std::string> Predictor::Open(PredictOptions o
   State& st = *p->state_;
   st.host_options = o;
   st.lsms = ReadSecurityModules(lsm_from);
+  // Said once, up front: every allowed prediction they could refuse will
+  // be unknown (an execution is hooked by every module).
+  if (std::string why = st.lsms.WhyUnknown(Op::kExecCheck); !why.empty())
+    p->warnings_.push_back(fmt::format(
+        "security modules: {}; allowed predictions they could refuse are unknown (--trust-lsm "
+        "NAME takes one to refuse nothing)",
+        why));
   st.self = *self;
   Process setup = st.model.Spawn("setup", Cred::ForUser(0, 0));
   char buf[PATH_MAX];

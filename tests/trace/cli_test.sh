@@ -144,6 +144,8 @@ PY
   # it, unless --trust-lsm bpf says none is (its denials stay either way).
   run "$pw" explain -v stat /
   if [[ "$stderr" == *"security module bpf: no LSM program attached"* ]]; then
+    expect 0 "pathwarden trace: warning: security modules: bpf (LSM programs not known" \
+      setpriv --reuid 1000 --regid 1000 --clear-groups "$pw" trace -- /bin/true
     /usr/bin/python3 - "$out/w/user.json" <<'PY' || fail "trace by uid 1000 under the BPF LSM: records"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
