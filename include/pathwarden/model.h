@@ -213,6 +213,18 @@ class Model {
   // The host's security modules as FromHost() read them (HostOptions::lsm);
   // null for a model not read from the host, or with lsm.read off.
   const SecurityModules* security_modules() const;
+  // The same as they apply to `p` (ReadSecurityModulesOf() of it or of a
+  // process it was forked from, else the model's).
+  const SecurityModules* security_modules(Process p) const;
+  // ReadSecurityModulesOf()
+  //
+  // The modules read again as they apply to host process `pid` (its
+  // AppArmor profile; HostOptions::lsm otherwise), for `p` and the
+  // processes forked from it after (a model of another process than the
+  // one that reads it: the C API's pathwarden_process_from_pid()).
+  // Errors: ESRCH; EINVAL for a model not read from the host, or read
+  // with lsm.read off.
+  Result<void, int> ReadSecurityModulesOf(Process p, int pid);
 
   // Preload()
   //
@@ -321,8 +333,9 @@ class Model {
   // /proc/PID/stat; a fork keeps its parent's). Without one, an open of
   // /dev/tty (char 5:0) is ENXIO once every permission check passed
   // (tty_open_current_tty()); with one, that terminal's driver answers
-  // (unknown on a host model); never said, unknown. Errors: ESRCH.
-  Result<void, int> SetControllingTty(Process p, bool has);
+  // (unknown on a host model); nullopt (or never said), unknown. Errors:
+  // ESRCH.
+  Result<void, int> SetControllingTty(Process p, std::optional<bool> has);
   const Cred& cred(Process p) const;
   std::string_view name(Process p) const;
   int layers(Process p) const;  // Landlock layers of its domain

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "pathwarden/decision.h"
 #include "pathwarden/export.h"
 #include "pathwarden/request.h"
 
@@ -69,6 +70,16 @@ struct SecurityModules {
   // Whether some module could refuse some call the model answers.
   bool MayRefuse() const;
 };
+
+// UnknownWhereModulesMayRefuse()
+//
+// `d`, an answer of Unix and Landlock to a request of `op`, as the modules
+// leave it: allowed where one of them could refuse is unknown, naming
+// them (what Unix and Landlock said kept in the reason); a denial stays a
+// denial, but its errno may be a module's that refused first (their hooks
+// run during the walk and before the filesystem's own answers): unless it
+// is EACCES, which theirs is too, its reason says so.
+Decision UnknownWhereModulesMayRefuse(const SecurityModules& m, Op op, Decision d);
 
 // SecurityModuleSources
 //

@@ -259,6 +259,17 @@ bool Model::is_host() const { return impl_->host != nullptr; }
 
 const SecurityModules* Model::security_modules() const { return impl_->lsms.get(); }
 
+Result<void, int> Model::ReadSecurityModulesOf(Process p, int pid) {
+  if (!Has(p)) return Unexpected(ESRCH);
+  if (!impl_->lsms) return Unexpected(EINVAL);
+  SecurityModuleSources from = impl_->host_options.lsm;
+  from.pid = pid;
+  auto m = std::make_shared<const SecurityModules>(ReadSecurityModules(from));
+  if (m->MayRefuse()) impl_->special |= Impl::kLsm;
+  impl_->process_lsms[p.index] = std::move(m);
+  return {};
+}
+
 Result<uint64_t, std::string> Model::Preload(std::string_view path,
                                              const std::function<void(uint64_t)>& progress) {
   if (!impl_->host) return Unexpected(std::string("Preload(): not a host model"));

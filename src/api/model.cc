@@ -346,9 +346,10 @@ Result<void, int> Model::SetCred(Process p, const Cred& cred) {
   return {};
 }
 
-Result<void, int> Model::SetControllingTty(Process p, bool has) {
+Result<void, int> Model::SetControllingTty(Process p, std::optional<bool> has) {
   if (!Has(p)) return Unexpected(ESRCH);
-  impl_->engine.tasks().task(p.index).ctty = has ? Task::Ctty::kSome : Task::Ctty::kNone;
+  impl_->engine.tasks().task(p.index).ctty =
+      !has ? Task::Ctty::kUnknown : *has ? Task::Ctty::kSome : Task::Ctty::kNone;
   return {};
 }
 
@@ -665,20 +666,16 @@ std::optional<int64_t> ChownGid(const Request& r) {
       ns.Describe(), other.ToText(), strict.ToText()));
 }
 
-// An allowed answer where a security module the model does not model
-// could refuse the call: unknown, naming the module (what Unix and
-// Landlock said kept in the reason). A denial stays: the module is asked
-// after DAC, and Landlock's refusal stands whatever it says.
-[[gnu::noinline]] Decision UnknownForModules(const SecurityModules& lsms, const Request& request,
-                                             Decision d) {
-  std::string why = lsms.WhyUnknown(OpOf(request));
-  if (why.empty()) return d;
-  Reason reason = d.reason();
-  reason.unknown_why = std::move(why);
-  reason.stage = Stage::kNone;
-  reason.text = fmt::format("unknown: {} (Unix and Landlock allow it{}{})", reason.unknown_why,
-                            d.reason().text.empty() ? "" : ": ", d.reason().text);
-  return Decision(Verdict::kUnknown, -1, std::move(reason));
+// The security modules as they apply to `p`: its own reading
+// (ReadSecurityModulesOf(): another process's labels), or its nearest
+// forebear's, else the model's.
+const SecurityModules* ModulesOf(const Model::Impl& impl, Process p) {
+  const TaskTable& tasks = impl.engine.tasks();
+  for (int i = p.index; i >= 0 && i < tasks.count(); i = tasks.task(i).parent) {
+    auto it = impl.process_lsms.find(i);
+    if (it != impl.process_lsms.end()) return it->second.get();
+  }
+  return impl.lsms.get();
 }
 
 // A model that revalidates, uses the prefix memo, holds a process of
@@ -688,12 +685,17 @@ std::optional<int64_t> ChownGid(const Request& r) {
   Decision d = (impl.special & Model::Impl::kUserNs) && m.Has(p) && !m.cred(p).InInitialUserNs()
                    ? EvaluateInUserNs(m, impl, p, request, detail)
                    : EvaluateSpecialPlain(m, impl, p, request, detail);
-  if ((impl.special & Model::Impl::kLsm) && d.allowed())
-    return UnknownForModules(*impl.lsms, request, std::move(d));
+  if (impl.special & Model::Impl::kLsm)
+    if (const SecurityModules* lsms = ModulesOf(impl, p))
+      return UnknownWhereModulesMayRefuse(*lsms, OpOf(request), std::move(d));
   return d;
 }
 
 }  // namespace
+
+const SecurityModules* Model::security_modules(Process p) const {
+  return Has(p) ? ModulesOf(*impl_, p) : impl_->lsms.get();
+}
 
 void SetPrefixMemo(Model& m, bool on) {
   Model::Impl& impl = m.impl();

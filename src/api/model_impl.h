@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "pathwarden/model.h"
@@ -51,8 +52,11 @@ struct Model::Impl {
   // gives one of the initial namespace this one).
   std::shared_ptr<const UserNamespace> reader_userns;
   HeldFiles sysctl_files;
-  // HostOptions::lsm's reading (null when not read).
+  // HostOptions::lsm's reading (null when not read), and the readings
+  // for other processes' labels (Model::ReadSecurityModulesOf(), by task
+  // index; a fork takes its forebear's).
   std::shared_ptr<const SecurityModules> lsms;
+  std::unordered_map<int, std::shared_ptr<const SecurityModules>> process_lsms;
   Engine engine;
 };
 

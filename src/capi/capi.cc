@@ -352,7 +352,9 @@ int pathwarden_process_from_pid(pathwarden_model* m, pid_t pid, pathwarden_proce
     auto* p = new pathwarden_process;
     p->state = m->state;
     p->p = model.Spawn(fmt::format("pid {}", pid), who->cred, setup);
-    if (who->ctty) (void)model.SetControllingTty(p->p, *who->ctty);
+    (void)model.SetControllingTty(p->p, who->ctty);
+    // Its own labels (an AppArmor profile), not the reader's.
+    if (model.security_modules() != nullptr) (void)model.ReadSecurityModulesOf(p->p, pid);
     *out = p;
     return 0;
   });

@@ -5,6 +5,7 @@
 #include "pathwarden/pathwarden.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -168,6 +169,60 @@ TEST(CapiHost, APidInAModelWithoutItsCwd) {
     EXPECT_NE(LastError().find("working directory"), std::string::npos) << LastError();
   }
   pathwarden_model_free(m);
+}
+
+// pathwarden_apply() answers as pathwarden_ask() does, security modules
+// included (whatever they are on this machine: as uid 65534, which cannot
+// read which BPF LSM programs are attached, an active BPF LSM makes both
+// unknown; before, apply said allowed). In a child that drops to 65534.
+TEST(CapiHost, ApplyAnswersAsAskDoes) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (to become uid 65534)";
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(pipefd[0]);
+    std::string out;
+    pathwarden_model* m = nullptr;
+    pathwarden_process* p = nullptr;
+    if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+        setresuid(65534, 65534, 65534) != 0 || chdir("/") != 0) {
+      out = "could not become uid 65534";
+    } else if (pathwarden_model_from_host(&m, nullptr, PATHWARDEN_SNAPSHOT, 0) != 0 ||
+               pathwarden_process_from_pid(m, getpid(), &p, 0) != 0) {
+      out = "host: " + LastError();
+    } else {
+      for (int op : {PATHWARDEN_OP_STAT, PATHWARDEN_OP_ACCESS, PATHWARDEN_OP_OPEN}) {
+        pathwarden_request r;
+        pathwarden_request_init(&r, op);
+        r.path = "/etc/passwd";
+        pathwarden_decision* asked = nullptr;
+        pathwarden_decision* applied = nullptr;
+        if (pathwarden_ask(p, &r, 0, &asked, 0) != 0 || pathwarden_apply(p, &r, 0, &applied, 0) != 0) {
+          out += "ask/apply failed: " + LastError() + "\n";
+          continue;
+        }
+        if (pathwarden_decision_verdict(asked) != pathwarden_decision_verdict(applied) ||
+            pathwarden_decision_errno(asked) != pathwarden_decision_errno(applied))
+          out += std::string("op ") + std::to_string(op) + ": ask " +
+                 pathwarden_decision_result(asked) + ", apply " +
+                 pathwarden_decision_result(applied) + "\n";
+        pathwarden_decision_free(asked);
+        pathwarden_decision_free(applied);
+      }
+    }
+    (void)!write(pipefd[1], out.data(), out.size());
+    _exit(0);
+  }
+  close(pipefd[1]);
+  std::string got;
+  char buf[512];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_EQ(got, "");
 }
 
 }  // namespace

@@ -153,7 +153,11 @@ int Ask(const pathwarden_process* p, query::Query q, int detail, bool apply,
   Model& m = p->state->model;
   std::shared_ptr<const Layers> layers = p->layers;
   if (apply) {
+    // The model changes as Unix and Landlock allow; the answer is ask's,
+    // where a security module could refuse.
     Decision d = m.Apply(p->p, q.request, DetailOf(detail));
+    if (const SecurityModules* lsms = m.security_modules(p->p))
+      d = UnknownWhereModulesMayRefuse(*lsms, OpOf(q.request), std::move(d));
     *out = NewDecision(std::move(q), std::move(d), std::move(layers));
   } else {
     Decision d = m.Evaluate(p->p, q.request, DetailOf(detail));

@@ -57,6 +57,9 @@ struct Identity {
   // taken to refuse nothing (--trust-lsm).
   pid_t pid = 0;
   std::vector<std::string> trusted_lsms;
+  // A stand-in root to read the modules under (tests:
+  // SecurityModuleSources::root); "" for the host's.
+  std::string lsm_root;
   // Whether it has a controlling terminal (--pid's process's, else this
   // one's: an identity asked about is started from here);
   // Model::SetControllingTty(). nullopt: not read.

@@ -219,6 +219,7 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
   o.assume_unseen_run_nothing = who.assume_unseen_run_nothing;
   o.lsm.pid = who.pid;
   o.lsm.trusted = who.trusted_lsms;
+  o.lsm.root = who.lsm_root;
   auto m = Model::FromHost(o);
   if (!m) return Unexpected(m.error());
   std::unique_ptr<Session> s(new Session(std::move(*m), who));
@@ -237,7 +238,7 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
       return Unexpected(fmt::format("working directory {}: {}", who.cwd, d.ToText()));
   }
   s->asker_ = model.Spawn("asker", who.cred, setup);
-  if (who.ctty) (void)model.SetControllingTty(s->asker_, *who.ctty);
+  (void)model.SetControllingTty(s->asker_, who.ctty);
   // The layers, built on this host as landlockconfig builds them.
   // Rule paths are opened by the process that builds the layer, with its
   // own credentials (as landlockconfig and the sandboxer open them).

@@ -173,6 +173,14 @@ std::optional<Query> QueryFor(Right r, const std::string& path, uint32_t mode) {
   return std::nullopt;
 }
 
+// Why a security module the model does not model could refuse `op` (its
+// hooks come before the filesystem's own answers, such as rmdir's
+// ENOTEMPTY); "" when none could.
+std::string ModulesWhy(Session& s, Op op) {
+  const SecurityModules* m = s.model().security_modules();
+  return m ? m->WhyUnknown(op) : std::string();
+}
+
 std::optional<RightVerdict> Decide(Session& s, Right r, const std::string& path, uint32_t mode) {
   if ((mode & S_IFMT) == 0) return std::nullopt;
   auto q = QueryFor(r, path, mode);
@@ -194,8 +202,12 @@ std::optional<RightVerdict> Decide(Session& s, Right r, const std::string& path,
     // Linux: fs/namei.c do_rmdir() calls security_path_rmdir() and
     // vfs_rmdir() may_delete() before the filesystem's ->rmdir() finds
     // the directory not empty (simple_rmdir(), ext4_rmdir()): every
-    // permission check passed.
-    v.allowed = v.once_empty = true;
+    // permission check passed -- but a security module's hooks there
+    // (not modelled) come before it too.
+    if (ModulesWhy(s, Op::kRmdir).empty())
+      v.allowed = v.once_empty = true;
+    else
+      v.unknown = true;
   }
   return v;
 }
@@ -213,6 +225,8 @@ std::string Source(Session& s, const PathRights& p, Right r) {
   const Decision d = s.model().Evaluate(s.asker(), q->request);
   const Reason& why = d.reason();
   if (d.unknown()) return "unknown: " + why.unknown_why;
+  if (r == Right::kRemove && S_ISDIR(p.mode) && d.err() == ENOTEMPTY)
+    if (std::string m = ModulesWhy(s, Op::kRmdir); !m.empty()) return "unknown: " + m;
   const LayerOrigins origins{s.policies(), s.layers()};
   const auto layer_name = [&](int layer) {
     const std::string src = LayerSource(origins, layer);

@@ -118,33 +118,59 @@ bool InfoById(int get, const char* get_name, uint32_t id, Info* info, std::strin
   return r >= 0;
 }
 
-// The names of the LSM programs that BPF links attach (a program loaded
-// but not attached runs for no hook), or why they cannot be read.
+// The next id after `id` of `cmd`'s objects (BPF_PROG_GET_NEXT_ID,
+// BPF_LINK_GET_NEXT_ID); 0 at the end; nullopt with `why` on an error.
+std::optional<uint32_t> NextId(int cmd, const char* cmd_name, uint32_t id, std::string* why) {
+  union bpf_attr a {};
+  a.start_id = id;
+  if (Bpf(cmd, &a) == 0) return a.next_id;
+  if (errno == ENOENT) return 0;
+  *why = errno == EPERM ? std::string("reading which are attached takes CAP_SYS_ADMIN")
+                        : fmt::format("bpf({}): {}", cmd_name, ErrnoName(errno));
+  return std::nullopt;
+}
+
+// Calls `each(id, info)` for every BPF object of one kind (programs or
+// links: `next` and `get` their commands), in id order; false with `why`
+// on an error (one gone meanwhile is skipped).
+template <typename Info, typename Each>
+bool ForEachBpf(int next, const char* next_name, int get, const char* get_name, std::string* why,
+                Each each) {
+  for (uint32_t id = 0;;) {
+    const std::optional<uint32_t> n = NextId(next, next_name, id, why);
+    if (!n) return false;
+    if (*n == 0) return true;
+    id = *n;
+    Info info{};
+    if (InfoById(get, get_name, id, &info, why)) each(id, info);
+    else if (!why->empty()) return false;
+  }
+}
+
+// The BPF programs that can make a security hook refuse: every loaded
+// program of type LSM (attached through a link, or to cgroups with
+// BPF_PROG_ATTACH, which leaves no link: a loaded one is taken to run),
+// and every program attached to override a function's return (fmod_ret:
+// on a security_*() function it refuses too); or why they cannot be read.
 std::optional<std::vector<std::string>> ReadBpfLsmPrograms(std::string* why) {
   std::vector<std::string> names;
-  uint32_t link_id = 0;
-  for (;;) {
-    union bpf_attr a {};
-    a.start_id = link_id;
-    if (Bpf(BPF_LINK_GET_NEXT_ID, &a) < 0) {
-      if (errno == ENOENT) break;
-      *why = errno == EPERM ? std::string("reading which are attached takes CAP_SYS_ADMIN")
-                            : fmt::format("bpf(BPF_LINK_GET_NEXT_ID): {}", ErrnoName(errno));
-      return std::nullopt;
-    }
-    link_id = a.next_id;
-    struct bpf_link_info link {};
-    struct bpf_prog_info prog {};
-    if (!InfoById(BPF_LINK_GET_FD_BY_ID, "BPF_LINK_GET_FD_BY_ID", link_id, &link, why) ||
-        !InfoById(BPF_PROG_GET_FD_BY_ID, "BPF_PROG_GET_FD_BY_ID", link.prog_id, &prog, why)) {
-      if (why->empty()) continue;  // gone meanwhile
-      return std::nullopt;
-    }
-    if (prog.type == BPF_PROG_TYPE_LSM)
-      names.push_back(fmt::format("{} (program {}, link {})",
-                                  prog.name[0] != '\0' ? prog.name : "unnamed", link.prog_id,
-                                  link_id));
-  }
+  const bool ok =
+      ForEachBpf<bpf_prog_info>(
+          BPF_PROG_GET_NEXT_ID, "BPF_PROG_GET_NEXT_ID", BPF_PROG_GET_FD_BY_ID,
+          "BPF_PROG_GET_FD_BY_ID", why,
+          [&](uint32_t id, const bpf_prog_info& prog) {
+            if (prog.type == BPF_PROG_TYPE_LSM)
+              names.push_back(fmt::format("{} (program {})",
+                                          prog.name[0] != '\0' ? prog.name : "unnamed", id));
+          }) &&
+      ForEachBpf<bpf_link_info>(
+          BPF_LINK_GET_NEXT_ID, "BPF_LINK_GET_NEXT_ID", BPF_LINK_GET_FD_BY_ID,
+          "BPF_LINK_GET_FD_BY_ID", why, [&](uint32_t id, const bpf_link_info& link) {
+            if (link.type == BPF_LINK_TYPE_TRACING && link.tracing.attach_type == BPF_MODIFY_RETURN)
+              names.push_back(fmt::format(
+                  "a function's return overridden (fmod_ret program {}, link {})", link.prog_id, id));
+          });
+  if (!ok) return std::nullopt;
   return names;
 }
 
@@ -193,10 +219,17 @@ SecurityModule Assess(const std::string& name, const ModuleFacts& f) {
   if (name == "apparmor") {
     if (!f.apparmor_label)
       return may(fmt::format("the process's profile is not known ({})", f.apparmor_why));
-    if (*f.apparmor_label == "unconfined" && !f.labels_change) return never("unconfined");
-    return may(*f.apparmor_label == "unconfined"
-                   ? std::string("unconfined, but a program it runs may be confined")
-                   : fmt::format("profile {}", *f.apparmor_label));
+    if (*f.apparmor_label != "unconfined") return may(fmt::format("profile {}", *f.apparmor_label));
+    if (f.labels_change) return may("unconfined, but a program it runs may be confined");
+    // Shown relative to the reader's policy namespace (a container's).
+    if (!f.apparmor_ns_level)
+      return may(fmt::format("unconfined in a policy namespace whose level is not known ({})",
+                             f.apparmor_ns_why));
+    if (*f.apparmor_ns_level != "0")
+      return may(fmt::format("unconfined in a policy namespace at level {}, which an outer "
+                             "profile may confine",
+                             *f.apparmor_ns_level));
+    return never("unconfined");
   }
   if (name == "bpf") {
     if (!f.bpf_lsm_programs) return may(fmt::format("LSM programs not known: {}", f.bpf_why));
@@ -237,6 +270,8 @@ ModuleFacts ReadModuleFacts(const SecurityModuleSources& from) {
     std::string why;
     f.apparmor_label = ReadSmall(ProcDir(from) + "/attr/apparmor/current", &why);
     if (!f.apparmor_label) f.apparmor_label = ReadSmall(ProcDir(from) + "/attr/current", &f.apparmor_why);
+    f.apparmor_ns_level =
+        ReadSmall(from.root + "/sys/kernel/security/apparmor/.ns_level", &f.apparmor_ns_why);
   }
   if (Has(*f.names, "bpf")) {
     if (from.root.empty())
@@ -262,7 +297,9 @@ namespace {
 
 using Refuses = SecurityModule::Refuses;
 
-bool HasHook(Op op) { return op != Op::kClose && op != Op::kRestrict; }
+// close() asks no module; landlock_restrict_self() does when it needs
+// CAP_SYS_ADMIN (no no_new_privs: security_capable()).
+bool HasHook(Op op) { return op != Op::kClose; }
 
 }  // namespace
 
@@ -289,6 +326,24 @@ std::vector<std::string> SecurityModules::Describe() const {
                               : m.refuses == Refuses::kExec ? "may refuse an execution"
                                                             : "may refuse (not modelled)"));
   return out;
+}
+
+Decision UnknownWhereModulesMayRefuse(const SecurityModules& m, Op op, Decision d) {
+  if (d.unknown() || (d.denied() && d.err() == EACCES)) return d;
+  std::string why = m.WhyUnknown(op);
+  if (why.empty()) return d;
+  Reason reason = d.reason();
+  if (d.denied()) {
+    if (!reason.text.empty())
+      reason.text += fmt::format(" (the errno may be a security module's that refused first: {})",
+                                 why);
+    return Decision(Verdict::kDenied, d.err(), std::move(reason), d.fd());
+  }
+  reason.unknown_why = std::move(why);
+  reason.stage = Stage::kNone;
+  reason.text = fmt::format("unknown: {} (Unix and Landlock allow it{}{})", reason.unknown_why,
+                            d.reason().text.empty() ? "" : ": ", d.reason().text);
+  return Decision(Verdict::kUnknown, -1, std::move(reason), d.fd());
 }
 
 SecurityModules ReadSecurityModules(const SecurityModuleSources& from) {

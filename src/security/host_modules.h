@@ -30,6 +30,12 @@ struct ModuleFacts {
   std::string selinux_why;
   std::optional<std::string> apparmor_label;  // "unconfined", "NAME (enforce)", ...
   std::string apparmor_why;
+  // The reader's AppArmor policy namespace's level (apparmorfs's
+  // .ns_level, "0" for the root namespace): a label is shown relative
+  // to it, so "unconfined" below the root may still be confined by an
+  // outer profile.
+  std::optional<std::string> apparmor_ns_level;
+  std::string apparmor_ns_why;
   std::optional<std::vector<std::string>> bpf_lsm_programs;  // attached LSM programs' names
   std::string bpf_why;
   // The process's label may change at its next exec (a traced program):

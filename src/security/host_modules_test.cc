@@ -52,9 +52,9 @@ TEST(SecurityModulesTest, AnUnknownListMayRefuseEveryHookedCall) {
   EXPECT_EQ(s.WhyUnknown(Op::kStat),
             "which security modules are active is not known (securityfs is not mounted): one "
             "may refuse");
-  // Calls without a hook: close(), landlock_restrict_self().
+  // close() asks no module; landlock_restrict_self() may (a capability).
   EXPECT_EQ(s.WhyUnknown(Op::kClose), "");
-  EXPECT_EQ(s.WhyUnknown(Op::kRestrict), "");
+  EXPECT_NE(s.WhyUnknown(Op::kRestrict), "");
 }
 
 TEST(SecurityModulesTest, SelinuxEnforcingRefusesPermissiveDoesNot) {
@@ -74,7 +74,18 @@ TEST(SecurityModulesTest, SelinuxEnforcingRefusesPermissiveDoesNot) {
 TEST(SecurityModulesTest, AppArmorRefusesOnlyForAConfinedProcess) {
   ModuleFacts f = Facts({"capability", "apparmor"});
   f.apparmor_label = "unconfined";
+  f.apparmor_ns_level = "0";
   EXPECT_FALSE(AssessModules(f).MayRefuse());
+  // Unconfined as a container's policy namespace shows it: an outer
+  // profile may still confine it; and where the level is not known.
+  f.apparmor_ns_level = "1";
+  EXPECT_EQ(AssessModules(f).WhyUnknown(Op::kOpen),
+            "apparmor (unconfined in a policy namespace at level 1, which an outer profile may "
+            "confine) also decides; not modelled");
+  f.apparmor_ns_level.reset();
+  f.apparmor_ns_why = "no securityfs";
+  EXPECT_TRUE(AssessModules(f).MayRefuse());
+  f.apparmor_ns_level = "0";
   // A traced program may exec into a profile.
   f.labels_change = true;
   EXPECT_TRUE(AssessModules(f).MayRefuse());
@@ -152,12 +163,14 @@ TEST(SecurityModulesTest, AStandInRootIsReadAsFiles) {
   Write(root.path() + "/sys/kernel/security/lsm", "capability,selinux,apparmor,bpf\n");
   Write(root.path() + "/sys/fs/selinux/enforce", "0");
   Write(root.path() + "/proc/42/attr/apparmor/current", "unconfined\n");
+  Write(root.path() + "/sys/kernel/security/apparmor/.ns_level", "0\n");
   from.pid = 42;
   ModuleFacts f = ReadModuleFacts(from);
   ASSERT_TRUE(f.names.has_value());
   EXPECT_EQ(*f.names, (std::vector<std::string>{"capability", "selinux", "apparmor", "bpf"}));
   EXPECT_EQ(f.selinux_enforce, "0");
   EXPECT_EQ(f.apparmor_label, "unconfined");
+  EXPECT_EQ(f.apparmor_ns_level, "0");
   // BPF programs cannot be stood in for: bpf alone may refuse.
   const SecurityModules s = AssessModules(f);
   EXPECT_EQ(s.WhyUnknown(Op::kOpen),
