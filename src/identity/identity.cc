@@ -183,9 +183,11 @@ std::string Identity::Describe() const {
 
 
 std::optional<bool> ReadControllingTty(const std::string& stat) {
+  // The whole file: the name may hold a newline as well as ") ".
   std::ifstream in(stat);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
+  std::ostringstream whole;
+  if (!in || !(whole << in.rdbuf())) return std::nullopt;
+  const std::string line = whole.str();
   const size_t close = line.rfind(')');
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(line.substr(close + 1));

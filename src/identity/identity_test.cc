@@ -187,6 +187,9 @@ TEST(ReadControllingTtyTest, CountsFieldsAfterTheName) {
   };
   write("42 (a) b (c)) S 1 42 42 34816 42 4194560\n");
   EXPECT_EQ(ReadControllingTty(f), true);
+  // A name holding a newline and what looks like the fields after it.
+  write("42 (a) S 1 1 1 0\n) S 1 42 42 34816 42 4194560\n");
+  EXPECT_EQ(ReadControllingTty(f), true);
   write("42 (sh) S 1 42 42 0 -1 4194560\n");
   EXPECT_EQ(ReadControllingTty(f), false);
   write("42 (sh S 1\n");

@@ -60,6 +60,10 @@ Need Unscope(AccessMask scope) {
 
 }  // namespace
 
+bool OpenRefusedPastLandlock(const Request& r, const Decision& d) {
+  return std::holds_alternative<pathwarden::Open>(r) && d.denied() && d.err() == ENXIO;
+}
+
 bool IsDenial(const Decision& d) {
   if (!d.denied()) return false;
   if (d.stage() == Stage::kLandlock) return true;
@@ -475,6 +479,27 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   const bool rel1 = pa.path && !pa.path->empty() && (*pa.path)[0] != '/';
   const bool rel2 = pa.path2 && !pa.path2->empty() && (*pa.path2)[0] != '/';
   std::string base1;  // where path is relative to
+  // A call on a descriptor whose open was predicted refused: a
+  // consequence of that denial, not a question of its own.
+  for (const int fd : {d.fd, pa.dirfd && !pa.dirfd->at_cwd() ? pa.dirfd->num : -1,
+                       d.abs_fd != kAtFdcwdNum ? d.abs_fd : -1}) {
+    auto r = fd >= 0 ? ps.refused.find(fd) : ps.refused.end();
+    struct stat sb;
+    if (r == ps.refused.end()) continue;
+    if (!FdStat(s.tid, fd, &sb) || sb.st_dev != r->second.dev || sb.st_ino != r->second.ino) {
+      ps.refused.erase(r);  // closed meanwhile, the number reused
+      continue;
+    }
+    rec.op = OpNameOf(d.request);
+    if (rec.path.empty()) rec.path = FdLink(s.tid, fd);
+    rec.consequence_of = r->second.denial;
+    unknown(fmt::format("fd {} exists only because the kernel was not asked to refuse {}", fd,
+                        r->second.denial));
+    Reason why = rec.predicted.reason();
+    why.text = "consequence: " + why.unknown_why;
+    rec.predicted = Decision(Verdict::kUnknown, -1, std::move(why));
+    return;
+  }
   if (d.abs_fd != kAtFdcwdNum) {
     std::string fdpath = FdLink(s.tid, d.abs_fd);
     if (fdpath.empty()) {
@@ -506,26 +531,6 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   } else {
     base1 = cwd;
   }
-  // A call on a descriptor whose open was predicted refused: a
-  // consequence of that denial, not a question of its own.
-  for (const int fd : {d.fd, pa.dirfd && !pa.dirfd->at_cwd() ? pa.dirfd->num : -1}) {
-    auto r = fd >= 0 ? ps.refused.find(fd) : ps.refused.end();
-    struct stat sb;
-    if (r == ps.refused.end()) continue;
-    if (!FdStat(s.tid, fd, &sb) || sb.st_dev != r->second.dev || sb.st_ino != r->second.ino) {
-      ps.refused.erase(r);  // closed meanwhile, the number reused
-      continue;
-    }
-    rec.op = OpNameOf(d.request);
-    if (rec.path.empty()) rec.path = FdLink(s.tid, fd);
-    rec.consequence_of = r->second.denial;
-    unknown(fmt::format("fd {} exists only because the kernel was not asked to refuse {}", fd,
-                        r->second.denial));
-    Reason why = rec.predicted.reason();
-    why.text = "consequence: " + why.unknown_why;
-    rec.predicted = Decision(Verdict::kUnknown, -1, std::move(why));
-    return;
-  }
   if (d.fd >= 0) {
     bool skipped = false;
     std::string fpath;
@@ -550,11 +555,12 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   Model& model = ModelOf(st, t);
   // /dev/tty opens the caller's controlling terminal, which it must have:
   // whether it does is read at each open (setsid() drops it).
-  if (std::holds_alternative<pathwarden::Open>(d.request))
-    if (auto c = identity::ReadControllingTty(fmt::format("/proc/{}/stat", s.tid))) {
-      (void)model.SetControllingTty(t.layered, *c);
-      (void)model.SetControllingTty(t.plain, *c);
-    }
+  // (Unreadable: not known, whatever a fork inherited.)
+  if (std::holds_alternative<pathwarden::Open>(d.request)) {
+    const std::optional<bool> c = identity::ReadControllingTty(fmt::format("/proc/{}/stat", s.tid));
+    (void)model.SetControllingTty(t.layered, c);
+    (void)model.SetControllingTty(t.plain, c);
+  }
   rec.predicted = model.Evaluate(t.layered, d.request);
   rec.evaluated = !rec.predicted.unknown();
   pend.emit = true;
@@ -636,7 +642,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   const bool allowed = rec.predicted.allowed();
   if (allowed)
     if (std::string why = st.lsms.WhyUnknown(OpOf(d.request)); !why.empty()) unknown(why);
-  if (!allowed || !options_.learn) return;
+  if (!(allowed || OpenRefusedPastLandlock(d.request, rec.predicted)) || !options_.learn) return;
   // In another namespace a rule names the object by the tracer's path
   // for it (TracerPathOf()); a call on an object the tracer reaches by no
   // path gives no rule, and is counted.

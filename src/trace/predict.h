@@ -127,6 +127,16 @@ class Predictor : public Observer {
 // One call between its entry and its exit (predict_state.h).
 struct Pending;
 
+// OpenRefusedPastLandlock()
+//
+// An open refused with ENXIO (/dev/tty without a controlling terminal, a
+// FIFO opened O_WRONLY|O_NONBLOCK without a reader, a socket, a device
+// without a driver): refused by the file's own open, after Landlock's
+// file_open hook allowed it. What it needs of Landlock is learnt as a
+// successful call's is, or a policy learnt from the run would refuse it
+// with EACCES where the program expects ENXIO.
+bool OpenRefusedPastLandlock(const Request& r, const Decision& d);
+
 // IsDenial()
 //
 // Whether a decision is a refusal by a permission check (EACCES, EPERM,

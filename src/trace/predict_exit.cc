@@ -63,10 +63,13 @@ bool Predictor::Entry(const Stop& s, const Memory& m) {
       if (d.exec || std::holds_alternative<Chroot>(d.request)) want = true;
       want |= ChangesMounts(d.call);
       // An open's fd is recorded once the process confined itself, and
-      // where a denial was predicted (the calls on it are consequences).
-      if (std::holds_alternative<pathwarden::Open>(d.request) &&
-          (state_->procs[t.pid].exact || IsDenial(pend.rec.predicted)))
-        want = true;
+      // where a denial was predicted (the calls on it are consequences);
+      // while some are, every open's (its fd may be one's number again:
+      // close() is not traced).
+      if (std::holds_alternative<pathwarden::Open>(d.request)) {
+        const ProcState& ps = state_->procs[t.pid];
+        if (ps.exact || !ps.refused.empty() || IsDenial(pend.rec.predicted)) want = true;
+      }
       break;
     default: break;
   }
@@ -206,8 +209,12 @@ void Predictor::Finish(Pending& pend, bool has_actual, long ret) {
       rec.disagrees = rec.predicted.err() != static_cast<int>(-ret);
     }
   }
-  if (!actual_ok) rec.needs.clear();
-  if (actual_ok && options_.learn) {
+  // What a call needs of Landlock counts when it succeeded, or failed
+  // only past Landlock's checks (OpenRefusedPastLandlock()).
+  const bool needed = actual_ok || (has_actual && ret == -ENXIO &&
+                                    std::holds_alternative<pathwarden::Open>(pend.d.request));
+  if (!needed) rec.needs.clear();
+  if (needed && options_.learn) {
     if (!pend.creates.empty()) st.created.insert(pend.creates);
     for (Need& n : rec.needs) {
       if (n.kind != Need::Kind::kFs) continue;
