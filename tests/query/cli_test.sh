@@ -576,7 +576,10 @@ if [ "$(id -u)" -eq 0 ]; then
   if [ "$bpf_idle" = 1 ]; then
     # Which BPF LSM programs are attached takes CAP_SYS_ADMIN to read:
     # another user cannot know that none is.
-    as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+    # (From /: where the test runs may be a directory nobody may search,
+    # a clone under mktemp -d's 0700, which would leave explain's working
+    # directory unknown.)
+    as_nobody() { (cd / && setpriv --reuid 65534 --regid 65534 --clear-groups "$@"); }
     expect 3 "" as_nobody "$pw" explain --colour never stat /
     case "$stdout" in *"unknown: bpf (LSM programs not known: reading which are attached takes CAP_SYS_ADMIN) also decides; not modelled (Unix and Landlock allow it"*) ;;
       *) fail "stat / as nobody under the BPF LSM: $stdout" ;; esac
