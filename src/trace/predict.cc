@@ -60,8 +60,8 @@ Need Unscope(AccessMask scope) {
 
 }  // namespace
 
-bool OpenRefusedPastLandlock(const Request& r, const Decision& d) {
-  return std::holds_alternative<pathwarden::Open>(r) && d.denied() && d.err() == ENXIO;
+bool OpenRefusedPastLandlock(const Request& r, int err) {
+  return err == ENXIO && std::holds_alternative<pathwarden::Open>(r);
 }
 
 bool IsDenial(const Decision& d) {
@@ -642,7 +642,9 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   const bool allowed = rec.predicted.allowed();
   if (allowed)
     if (std::string why = st.lsms.WhyUnknown(OpOf(d.request)); !why.empty()) unknown(why);
-  if (!(allowed || OpenRefusedPastLandlock(d.request, rec.predicted)) || !options_.learn) return;
+  const bool past_landlock =
+      rec.predicted.denied() && OpenRefusedPastLandlock(d.request, rec.predicted.err());
+  if (!(allowed || past_landlock) || !options_.learn) return;
   // In another namespace a rule names the object by the tracer's path
   // for it (TracerPathOf()); a call on an object the tracer reaches by no
   // path gives no rule, and is counted.

@@ -129,13 +129,14 @@ struct Pending;
 
 // OpenRefusedPastLandlock()
 //
-// An open refused with ENXIO (/dev/tty without a controlling terminal, a
-// FIFO opened O_WRONLY|O_NONBLOCK without a reader, a socket, a device
-// without a driver): refused by the file's own open, after Landlock's
+// Whether `r` failing with `err` is an open refused with ENXIO (/dev/tty
+// without a controlling terminal, a FIFO opened O_WRONLY|O_NONBLOCK
+// without a reader, a socket, a device without a driver): refused by the
+// file's own open, after Landlock's
 // file_open hook allowed it. What it needs of Landlock is learnt as a
 // successful call's is, or a policy learnt from the run would refuse it
 // with EACCES where the program expects ENXIO.
-bool OpenRefusedPastLandlock(const Request& r, const Decision& d);
+bool OpenRefusedPastLandlock(const Request& r, int err);
 
 // IsDenial()
 //

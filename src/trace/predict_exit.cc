@@ -211,8 +211,8 @@ void Predictor::Finish(Pending& pend, bool has_actual, long ret) {
   }
   // What a call needs of Landlock counts when it succeeded, or failed
   // only past Landlock's checks (OpenRefusedPastLandlock()).
-  const bool needed = actual_ok || (has_actual && ret == -ENXIO &&
-                                    std::holds_alternative<pathwarden::Open>(pend.d.request));
+  const bool needed =
+      actual_ok || (has_actual && OpenRefusedPastLandlock(pend.d.request, static_cast<int>(-ret)));
   if (!needed) rec.needs.clear();
   if (needed && options_.learn) {
     if (!pend.creates.empty()) st.created.insert(pend.creates);
