@@ -172,6 +172,8 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
       return "the inode is immutable";
     case Via::kUnmappedId:
       return "the idmapped mount maps its owner or group nowhere: no write";
+    case Via::kReadonlySubvol:
+      return "its btrfs subvolume is read-only (a read-only snapshot or subvolume)";
     case Via::kInternal:
       return "the check failed closed (internal error)";
     case Via::kUnknown:
@@ -232,7 +234,8 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::PathPos at, std::string path,
       v.decided_by = PermClass::kCapability;
       v.capability = kCapDacReadSearch;
       break;
-    case Via::kReadonlySb: v.decided_by = PermClass::kReadonly; break;
+    case Via::kReadonlySb:
+    case Via::kReadonlySubvol: v.decided_by = PermClass::kReadonly; break;
     case Via::kImmutable: v.decided_by = PermClass::kImmutable; break;
     case Via::kUnmappedId: v.decided_by = PermClass::kUnmappedId; break;
     case Via::kInternal: v.decided_by = PermClass::kNone; break;

@@ -103,6 +103,9 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
     if (int err = IdmapUnmapped(ctx, at, a.set_uid, a.set_gid, "its attributes cannot change"))
       return err;
   }
+  // The filesystem's ->setattr, before setattr_prepare()'s owner checks.
+  // Linux: fs/btrfs/inode.c btrfs_setattr().
+  if (int err = SubvolReadonly(ctx, at, "any change of its attributes")) return err;
   // ATTR_KILL_S*ID become a mode change.
   const uint32_t old_mode = i.mode;
   if (a.kill_suid && (old_mode & S_ISUID)) {

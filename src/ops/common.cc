@@ -69,6 +69,28 @@ int SizeMayChange(const OpCtx& ctx, PathPos at, InodeId ino, std::string_view wh
   return 0;
 }
 
+int SubvolReadonly(const OpCtx& ctx, PathPos at, std::string_view what) {
+  if (!(ctx.w.inode_at(at.dentry).flags & vfs::kInodeSubvolReadonly)) [[likely]]
+    return 0;
+  ctx.Fail(Stage::kVfs, [&] {
+    return fmt::format("{} is in a read-only btrfs subvolume or snapshot: {} refused", ctx.PathOf(at),
+                       what);
+  });
+  return EROFS;
+}
+
+int CrossSubvol(const OpCtx& ctx, PathPos from, PathPos dir, std::string_view why) {
+  const uint32_t a = vfs::SubvolOf(ctx.w.inode_at(from.dentry).flags);
+  const uint32_t b = vfs::SubvolOf(ctx.w.inode_at(dir.dentry).flags);
+  if (a == b) [[likely]]
+    return 0;
+  ctx.Fail(Stage::kVfs, [&] {
+    return fmt::format("{} and {} are in different btrfs subvolumes: {}", ctx.PathOf(from),
+                       ctx.PathOf(dir), why);
+  });
+  return EXDEV;
+}
+
 int VerityWriteUnknown(const OpCtx& ctx, PathPos at, std::string_view what) {
   return vfs::Unknown(fmt::format(
       "{} is an fs-verity file: its filesystem refuses {} (EPERM, after every check above), "
@@ -87,7 +109,9 @@ int DacCheck(const OpCtx& ctx, PathPos at, uint32_t mask, std::string_view what)
                   : fmt::format("{} permission on", WantString(mask & 7));
     std::string s = fmt::format("{} {}", asked,
                                 DescribeCheck(ctx.w, ctx.cred(), at, ctx.p.root, pc));
-    Stage st = pc.via == perm::PermCheck::Via::kReadonlySb ? Stage::kMount : Stage::kDac;
+    const Stage st = pc.via == perm::PermCheck::Via::kReadonlySb       ? Stage::kMount
+                     : pc.via == perm::PermCheck::Via::kReadonlySubvol ? Stage::kVfs
+                                                                       : Stage::kDac;
     ctx.ex->Dac(VerdictOf(ctx.w, at, ctx.PathOf(at), pc));
     if (pc.err) {
       ctx.Fail(st, [&] { return fmt::format("no {}", s); });
@@ -304,6 +328,7 @@ DentryId CreateObject(OpCtx& ctx, PathPos dir, std::string_view name,
   NewInodeAttrs a = NewAttrs(ctx, dino, mode);
   vfs::World& w = ctx.w;
   InodeId ino = w.NewInode(w.inode(dino).sb, a.mode, a.uid, a.gid, rdev);
+  if (const uint32_t subvol = w.inode(dino).flags & vfs::kInodeSubvolMask) w.SetFlags(ino, subvol, 0);
   w.SetModeAndAcl(ino, a.mode, a.acl);
   w.SetDefaultAcl(ino, a.default_acl);
   if (S_ISDIR(a.mode)) {

@@ -78,6 +78,21 @@ int SizeMayChange(const OpCtx& ctx, vfs::PathPos at, vfs::InodeId ino, std::stri
 // vfs::Unknown(), that its filesystem's refusal is not modelled.
 int VerityWriteUnknown(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
 
+// SubvolReadonly()
+//
+// EROFS, explained, when the inode at `at` is in a read-only btrfs
+// subvolume, whose filesystem refuses `what` ("its attributes change")
+// whatever the inode's type (btrfs_setattr(), btrfs_xattr_handler_set()):
+// 0 otherwise.
+int SubvolReadonly(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
+
+// CrossSubvol()
+//
+// EXDEV, explained with `why`, when the inode at `from` and directory
+// `dir` are in different btrfs subvolumes: 0 when they are one
+// subvolume's, or on a filesystem without subvolumes.
+int CrossSubvol(const OpCtx& ctx, vfs::PathPos from, vfs::PathPos dir, std::string_view why);
+
 // SwapfileUnknown()
 //
 // The reason, as vfs::Unknown(), that whether the file at `at` is an

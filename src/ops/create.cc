@@ -178,6 +178,11 @@ int Do<pathwarden::Link>(OpCtx& ctx) {
     FailAt(ctx, Stage::kVfs, "{} has no links left", old);
     return ENOENT;
   }
+  // Linux: fs/btrfs/inode.c btrfs_link(), the filesystem's ->link.
+  if (int err = CrossSubvol(ctx, old, c.parent,
+                            "each is an inode namespace of its own, which a hard link does not "
+                            "leave (btrfs_link())"))
+    return err;
   if (ctx.apply) {
     ctx.w.SetNlink(ino, i.nlink + 1);
     ctx.w.Link(c.parent.dentry, c.name, ino);

@@ -97,6 +97,16 @@ int Do<pathwarden::Rmdir>(OpCtx& ctx) {
     FailAt(ctx, Stage::kVfs, "{} is not empty", vpos);
     return ENOTEMPTY;
   }
+  // An empty subvolume's root goes with its subvolume, unless it is the
+  // filesystem's default, being sent, or holds an active swap file
+  // (btrfs_rmdir(), btrfs_delete_subvolume()): none of which the host
+  // shows without privileges or at all.
+  if (ctx.w.inode_at(victim).flags & vfs::kInodeSubvolRoot)
+    return vfs::Unknown(fmt::format(
+        "{} is the root of a btrfs subvolume: removing it deletes the subvolume, which "
+        "btrfs_delete_subvolume() refuses (EPERM) for the default subvolume, one being sent "
+        "or one with an active swap file; not modelled",
+        ctx.PathOf(vpos)));
   RemovedOk(ctx, vpos);
   if (ctx.apply) DropLink(ctx, victim);
   return 0;

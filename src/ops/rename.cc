@@ -94,6 +94,41 @@ int OverlayRenameChecks(const OpCtx& ctx, PathPos old_dir, DentryId old_d, PathP
   return 0;
 }
 
+// btrfs_rename() and btrfs_rename_exchange()'s own refusals, first in
+// them: a subvolume is an inode namespace of its own, which only a
+// subvolume's root directory leaves (for an exchange, both must be
+// roots), and a subvolume's root is never replaced.
+// Linux: fs/btrfs/inode.c.
+int BtrfsRenameChecks(const OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir,
+                      DentryId new_d, uint32_t flags) {
+  const vfs::World& w = ctx.w;
+  if (!(w.sb(w.inode_at(old_d).sb).flags & vfs::kSbBtrfs)) [[likely]]
+    return 0;
+  const bool old_root = w.inode_at(old_d).flags & vfs::kInodeSubvolRoot;
+  const bool new_root = new_d != vfs::kNone && (w.inode_at(new_d).flags & vfs::kInodeSubvolRoot);
+  if (flags & RENAME_EXCHANGE) {
+    if (!(old_root && new_root))
+      return CrossSubvol(ctx, old_dir, new_dir,
+                         "only two subvolumes' root directories are exchanged between them "
+                         "(btrfs_rename_exchange())");
+    return 0;
+  }
+  if (!old_root) {
+    if (int err = CrossSubvol(ctx, old_dir, new_dir,
+                              "only a subvolume's root directory moves between them "
+                              "(btrfs_rename())"))
+      return err;
+  }
+  if (new_root) {
+    FailAt(ctx, Stage::kVfs,
+           "{} is the root directory of a btrfs subvolume: a rename does not replace it "
+           "(btrfs_rename())",
+           {new_dir.mnt, new_d});
+    return ENOTEMPTY;
+  }
+  return 0;
+}
+
 // vfs_rename(): the permission part.
 int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir,
                     DentryId new_d, uint32_t flags) {
@@ -133,6 +168,7 @@ int VfsRenameChecks(OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos new_dir
     return EBUSY;
   }
   if (int err = OverlayRenameChecks(ctx, old_dir, old_d, new_dir, new_d, flags)) return err;
+  if (int err = BtrfsRenameChecks(ctx, old_dir, old_d, new_dir, new_d, flags)) return err;
   if (!(flags & RENAME_EXCHANGE) && target != vfs::kNone && new_is_dir) {
     if (int err = vfs::NeedEmptyKnown(w, {new_dir.mnt, new_d})) return err;
   }

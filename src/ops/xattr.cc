@@ -155,8 +155,15 @@ int XattrPermission(const OpCtx& ctx, PathPos at, std::string_view name, uint32_
 }
 
 // xattr_resolve_name() among tmpfs's handlers (security., trusted.,
-// user.): another namespace has none, an empty suffix is invalid.
-int ResolveName(const OpCtx& ctx, std::string_view name) {
+// user.): another namespace has none, an empty suffix is invalid. btrfs
+// has one more, its properties (btrfs.*), whose handler the model does
+// not hold.
+int ResolveName(const OpCtx& ctx, PathPos at, std::string_view name) {
+  if ((ctx.w.sb(ctx.w.inode_at(at.dentry).sb).flags & vfs::kSbBtrfs) && name.starts_with("btrfs."))
+    return vfs::Unknown(fmt::format(
+        "\"{}\" is a btrfs property, which its own handler validates and stores "
+        "(btrfs_xattr_handler_set_prop()); not modelled",
+        name));
   const XattrNs ns = NamespaceOf(name);
   if (ns != XattrNs::kSecurity && ns != XattrNs::kTrusted && ns != XattrNs::kUser) {
     ctx.Fail(Stage::kVfs, [&] { return fmt::format("tmpfs has no attribute namespace for \"{}\"", name); });
@@ -275,7 +282,7 @@ int Do<pathwarden::Getxattr>(OpCtx& ctx) {
   }
   if (int err = XattrPermission(ctx, at, name, perm::kMayRead)) return err;
   if (int err = OverlayOwnName(ctx, at, name)) return err;
-  if (int err = ResolveName(ctx, name)) return err;
+  if (int err = ResolveName(ctx, at, name)) return err;
   if (int err = HostXattrsUnknown(ctx)) return err;
   auto value = vfs::FindXattr(ctx.w.xattrs(ino), name);
   if (!value) {
@@ -385,7 +392,9 @@ int Do<pathwarden::Setxattr>(OpCtx& ctx) {
     return EPERM;
   }
   if (int err = OverlayOwnName(ctx, at, name)) return err;
-  if (int err = ResolveName(ctx, name)) return err;
+  if (int err = ResolveName(ctx, at, name)) return err;
+  // Linux: fs/btrfs/xattr.c btrfs_xattr_handler_set(), first in it.
+  if (int err = SubvolReadonly(ctx, at, "a change of its extended attributes")) return err;
   if (st.xattr_flags & (kXattrCreate | kXattrReplace)) {
     if (int err = HostXattrsUnknown(ctx)) return err;
   }
@@ -451,7 +460,8 @@ int Do<pathwarden::Removexattr>(OpCtx& ctx) {
     return EPERM;
   }
   if (int err = OverlayOwnName(ctx, at, name)) return err;
-  if (int err = ResolveName(ctx, name)) return err;
+  if (int err = ResolveName(ctx, at, name)) return err;
+  if (int err = SubvolReadonly(ctx, at, "a change of its extended attributes")) return err;
   if (int err = HostXattrsUnknown(ctx)) return err;
   const std::string_view set = ctx.w.xattrs(ino);
   if (!vfs::FindXattr(set, name)) {

@@ -206,6 +206,16 @@ PermCheck InodePermission(const vfs::World& w, const Cred& cred,
       r.want = mask & 7;
       return r;
     }
+    // Linux: fs/btrfs/inode.c btrfs_permission(), the filesystem's own
+    // ->permission, before generic_permission().
+    if ((inode.flags & vfs::kInodeSubvolReadonly) &&
+        (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode))) [[unlikely]] {
+      PermCheck r;
+      r.err = EROFS;
+      r.via = Via::kReadonlySubvol;
+      r.want = mask & 7;
+      return r;
+    }
   }
   return GenericPermission(w, cred, ino, mask);
 }

@@ -40,6 +40,8 @@ struct PermCheck {
     kImmutable,      // EPERM: immutable inode
     kUnmappedId,     // EACCES: a write where an idmapped mount maps the
                      // owner or group nowhere (HAS_UNMAPPED_ID())
+    kReadonlySubvol, // EROFS: a read-only btrfs subvolume or snapshot
+                     // (btrfs_permission())
     kInternal,       // the check failed closed (internal::FailClosed()):
                      // nothing, no capability either, overrides it
     kUnknown,        // vfs::kErrUnknown: its filesystem decides, or the

@@ -183,6 +183,8 @@ std::optional<HostBackend::Found> HostBackend::Read(int dirfd, const std::string
     f.attrs |= kInodeImmutable;
   if (stx.stx_attributes & stx.stx_attributes_mask & STATX_ATTR_APPEND) f.attrs |= kInodeAppend;
   if (stx.stx_attributes & stx.stx_attributes_mask & STATX_ATTR_VERITY) f.attrs |= kInodeVerity;
+  f.automount = stx.stx_attributes & stx.stx_attributes_mask & STATX_ATTR_AUTOMOUNT;
+  f.path = path;
   if (S_ISLNK(f.mode)) {
     // Symlinks have no ACLs; their body is all there is to read.
     std::string buf(static_cast<size_t>(stx.stx_size) + 1, '\0');
@@ -290,12 +292,23 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   // What the model cannot know makes the inode opaque: every check on it
   // is unknown rather than a guess.
   const SbInfo& sb = sbs_[i.sb];
+  std::string subvol_why;
+  if (sb.btrfs) {
+    constexpr uint32_t kSubvol = kInodeSubvolMask | kInodeSubvolReadonly | kInodeSubvolRoot;
+    const uint32_t subvol = SubvolFlags(f, &subvol_why);
+    if ((i.flags & kSubvol) != subvol) {
+      w.SetFlags(ino, subvol, kSubvol & ~subvol);
+      changed = true;
+    }
+  }
   if (!sb.why_not.empty()) {
     if (!(i.flags & kInodeOpaque)) MarkOpaque(w, ino, kInodeOpaque | kInodeUnseen, sb.why_not);
   } else if (!ambiguous.empty()) {
     MarkOpaque(w, ino, kInodeOpaque, std::move(ambiguous));
   } else if (!f.bad_acl.empty()) {
     MarkOpaque(w, ino, kInodeOpaque, fmt::format("its ACL cannot be read: {}", f.bad_acl));
+  } else if (!subvol_why.empty()) {
+    MarkOpaque(w, ino, kInodeOpaque, std::move(subvol_why));
   } else if (!f.attrs_known && !S_ISLNK(f.mode) && !AttributesMoot(sb.fstype)) {
     MarkOpaque(w, ino, kInodeOpaque,
                fmt::format("statx on {} does not say whether it is immutable or append-only",

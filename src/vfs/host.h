@@ -181,6 +181,7 @@ class HostBackend final : public Backend {
     uint32_t major = 0, minor = 0;
     std::string fstype;
     std::string why_not;  // "" when modelled
+    bool btrfs = false;   // its inodes belong to subvolumes (SubvolFlags())
   };
   // What one statx and its companions found.
   struct Found;
@@ -311,6 +312,18 @@ class HostBackend final : public Backend {
     size_t unseen = 0;
   };
   Swaps swaps_;
+  // btrfs subvolumes, by the st_dev each shows (one anonymous device per
+  // subvolume): the slot its inodes hold (kInodeSubvolShift), whether it
+  // is read-only, or why its flags could not be read.
+  struct Subvol {
+    uint32_t slot = 0;
+    bool readonly = false;
+    std::string why;
+  };
+  std::unordered_map<uint64_t, Subvol> subvols_;
+  // The kInodeSubvol* flags of btrfs inode `f`; "" or why they are not
+  // known in *why (src/vfs/host_btrfs.cc).
+  uint32_t SubvolFlags(const Found& f, std::string* why);
   bool running_programs_ = true;  // HostOptions::running_programs
   bool assume_unseen_run_nothing_ = false;
   bool revalidates_ = false;
@@ -330,6 +343,8 @@ struct HostBackend::Found {
   std::optional<PosixAcl> acl, default_acl;
   std::string bad_acl;        // why an ACL xattr could not be read
   std::string link;           // symlink body
+  bool automount = false;     // STATX_ATTR_AUTOMOUNT: opening it would mount
+  std::string_view path;      // what was read; valid until SetAttrs()
 };
 
 }  // namespace pathwarden::vfs

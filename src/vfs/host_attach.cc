@@ -121,8 +121,10 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
         why = OverlayFor(m, options.root_dir + m.mountpoint, options.root_dir, initial_ns, mounts,
                          &ovl);
       }
-      b->sbs_[sb] = {m.major, m.minor, m.fstype, why};
+      const bool btrfs = m.fstype == "btrfs" && why.empty();
+      b->sbs_[sb] = {m.major, m.minor, m.fstype, why, btrfs};
       uint32_t sb_flags = m.sb_readonly ? kSbReadonly : 0;
+      if (btrfs) sb_flags |= kSbBtrfs;
       if (m.overlay && why.empty())
         sb_flags |= kSbOverlay | (ovl.userxattr ? kSbOverlayUserXattr : 0);
       if (idmap) {

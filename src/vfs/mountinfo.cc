@@ -222,8 +222,10 @@ std::string WhyNotModelled(const MountInfo& m) {
            "not modelled";
   // Modes, ACL xattrs and statx attributes are the whole truth, and the
   // filesystem has no ->permission of its own (generic_permission()).
+  // btrfs adds its subvolumes' read-only flag and inode namespaces, which
+  // the host backend reads (src/vfs/host_btrfs.cc).
   for (std::string_view ok : {"ext2", "ext3", "ext4", "xfs", "tmpfs", "devtmpfs", "ramfs",
-                              "devpts", "f2fs", "squashfs", "erofs", "iso9660"})
+                              "devpts", "f2fs", "squashfs", "erofs", "iso9660", "btrfs"})
     if (t == ok) return {};
   if (t == "proc")
     return "procfs decides itself: pid directories follow hidepid= and ptrace access "
@@ -233,9 +235,6 @@ std::string WhyNotModelled(const MountInfo& m) {
     return fmt::format("{} is kernfs: drivers and controllers make its files, and "
                        "kernfs_iop_permission() decides",
                        t);
-  if (t == "btrfs")
-    return "btrfs_permission() refuses writes in read-only subvolumes and snapshots, which "
-           "neither statx nor mountinfo shows";
   // The host backend decides the rest (HostBackend::OverlayFor()).
   if (t == "overlay")
     return m.overlay ? "" : "overlayfs whose options were not read: its layers are unknown";

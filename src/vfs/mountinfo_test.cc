@@ -67,11 +67,11 @@ TEST(MountInfo, RefusesWhatTheKernelNeverPrints) {
 
 TEST(MountInfo, NamesWhatItDoesNotModel) {
   MountInfo m;
-  for (const char* ok : {"ext4", "xfs", "tmpfs", "devtmpfs", "devpts", "ramfs"}) {
+  for (const char* ok : {"ext4", "xfs", "tmpfs", "devtmpfs", "devpts", "ramfs", "btrfs"}) {
     m.fstype = ok;
     EXPECT_EQ(WhyNotModelled(m), "") << ok;
   }
-  for (const char* no : {"proc", "sysfs", "cgroup2", "nfs4", "btrfs", "fuse",
+  for (const char* no : {"proc", "sysfs", "cgroup2", "nfs4", "fuse",
                          "fuse.sshfs", "cifs", "zfs"}) {
     m.fstype = no;
     EXPECT_NE(WhyNotModelled(m), "") << no;

@@ -90,6 +90,24 @@ inline constexpr uint32_t kInodeOvlPinned = 1u << 12;
 // An overlayfs directory whose layers could not be read: whether a rename
 // of it is EXDEV is unknown.
 inline constexpr uint32_t kInodeOvlPinnedUnknown = 1u << 13;
+// An inode of a read-only btrfs subvolume or snapshot
+// (btrfs_root_readonly()): a write to a regular file, directory or
+// symlink is EROFS after the immutable check (btrfs_permission()), and
+// every attribute or extended attribute change is EROFS before the
+// owner checks (btrfs_setattr(), btrfs_xattr_handler_set()). Set by the
+// host backend (BTRFS_IOC_GET_SUBVOL_INFO).
+inline constexpr uint32_t kInodeSubvolReadonly = 1u << 14;
+// The root directory of a btrfs subvolume (BTRFS_FIRST_FREE_OBJECTID): it
+// alone may move between subvolumes (btrfs_rename()).
+inline constexpr uint32_t kInodeSubvolRoot = 1u << 15;
+// The high bits: which subvolume of its filesystem an inode belongs to
+// (SubvolOf()), 0 where the filesystem has none. A hard link or a rename
+// of anything but a subvolume's root between subvolumes is EXDEV
+// (btrfs_link(), btrfs_rename()). New inodes take their directory's.
+inline constexpr uint32_t kInodeSubvolShift = 16;
+inline constexpr uint32_t kInodeSubvolMax = 0xffffu;
+inline constexpr uint32_t kInodeSubvolMask = kInodeSubvolMax << kInodeSubvolShift;
+inline uint32_t SubvolOf(uint32_t inode_flags) { return inode_flags >> kInodeSubvolShift; }
 
 // Mount::flags (MNT_*)
 inline constexpr uint32_t kMntReadonly = 1u << 0;
@@ -118,6 +136,9 @@ inline constexpr uint32_t kSbOverlayUserXattr = 1u << 2;
 // sb_idmap() holds the idmapping, whose outside ids a caller's fsuid and
 // fsgid must be among to create there (fsuidgid_has_mapping(): EOVERFLOW).
 inline constexpr uint32_t kSbIdmapped = 1u << 3;
+// A btrfs superblock (Linux: fs/btrfs/): generic checks, and its
+// subvolumes (kInodeSubvol*) and properties (btrfs.* attributes).
+inline constexpr uint32_t kSbBtrfs = 1u << 4;
 // INVALID_VFSUID, INVALID_VFSGID: an id an idmapped mount maps nowhere.
 // Never a caller's id, never capable over (Cred::CapableWrtInode()).
 inline constexpr uint32_t kInvalidId = 0xFFFFFFFFu;
