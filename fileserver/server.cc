@@ -403,7 +403,8 @@ Result<Options, std::string> ParseOptions(int argc, char** argv) {
   Options o;
   std::vector<std::string> pos;
   const std::string usage =
-      "usage: pathwarden-fs [--policy F]... [--log FILE] [-f] [-o OPTS] BACKING_DIR MOUNTPOINT";
+      "usage: pathwarden-fs [--policy F]... [--log FILE] [--no-allow-other] [-f] [-o OPTS] "
+      "BACKING_DIR MOUNTPOINT";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> Result<std::string, std::string> {
@@ -420,6 +421,8 @@ Result<Options, std::string> ParseOptions(int argc, char** argv) {
       o.log = *v;
     } else if (a == "-f") {
       o.foreground = true;
+    } else if (a == "--no-allow-other") {
+      o.allow_other = false;
     } else if (a == "-o") {
       auto v = value();
       if (!v) return Unexpected(v.error());
@@ -460,7 +463,10 @@ int Serve(const Options& o) {
   }
   // dev and suid as a local filesystem mounted by root has them (libfuse
   // defaults to nodev,nosuid); -o nodev,nosuid takes them away.
-  std::string opts = "allow_other,dev,suid,fsname=pathwarden-fs,subtype=pathwarden";
+  // Without allow_other the kernel admits only the mounter's processes
+  // (its real uid and gid: fuse_allow_current_process()).
+  std::string opts = std::string(o.allow_other ? "allow_other," : "") +
+                     "dev,suid,fsname=pathwarden-fs,subtype=pathwarden";
   if (!o.fuse_options.empty()) opts += "," + o.fuse_options;
   std::vector<std::string> argv_s = {"pathwarden-fs", "-o", opts};
   std::vector<char*> argv;

@@ -32,6 +32,7 @@ struct Options {
   std::string mountpoint;
   std::vector<std::string> policies;
   bool default_permissions = false;
+  bool allow_other = true;   // --no-allow-other: only the mounter's processes enter
   bool foreground = false;
   std::string fuse_options;  // as given to -o, joined by ','
   std::string log;           // "": none
@@ -39,8 +40,9 @@ struct Options {
 
 // ParseOptions()
 //
-// pathwarden-fs [--policy F]... [--log FILE] [-f] [-o OPTS] BACKING_DIR
-// MOUNTPOINT. Errors: usage, a directory that does not exist.
+// pathwarden-fs [--policy F]... [--log FILE] [--no-allow-other] [-f]
+// [-o OPTS] BACKING_DIR MOUNTPOINT. Errors: usage, a directory that does
+// not exist.
 Result<Options, std::string> ParseOptions(int argc, char** argv);
 
 // Serve()

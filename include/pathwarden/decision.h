@@ -86,6 +86,7 @@ enum class PermClass : uint8_t {
   kFastSearch,
   kUnknown,  // outside the model (Decision::unknown()): neither granted nor refused
   kUnmappedId,  // a write where an idmapped mount maps the owner or group nowhere
+  kFuseMounterOnly,  // a FUSE mount without allow_other admits only its mounter
 };
 std::string_view PermClassName(PermClass c);
 

@@ -77,6 +77,7 @@ std::string_view PermClassName(PermClass c) {
     case PermClass::kFastSearch: return "fast-search";
     case PermClass::kUnknown: return "unknown";
     case PermClass::kUnmappedId: return "unmapped-id";
+    case PermClass::kFuseMounterOnly: return "fuse-mounter-only";
   }
   return "?";
 }
@@ -174,6 +175,12 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
       return "the idmapped mount maps its owner or group nowhere: no write";
     case Via::kReadonlySubvol:
       return "its btrfs subvolume is read-only (a read-only snapshot or subvolume)";
+    case Via::kFuseGate:
+      if (const vfs::SbFuse* f = w.sb_fuse(w.inode(ino).sb))
+        return fmt::format("its FUSE mount, without allow_other, admits only uid {} and gid {} "
+                           "(real, effective and saved ids; fuse_allow_current_process())",
+                           f->uid, f->gid);
+      return "its FUSE mount admits only its mounter";
     case Via::kInternal:
       return "the check failed closed (internal error)";
     case Via::kUnknown:
@@ -238,6 +245,7 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::PathPos at, std::string path,
     case Via::kReadonlySubvol: v.decided_by = PermClass::kReadonly; break;
     case Via::kImmutable: v.decided_by = PermClass::kImmutable; break;
     case Via::kUnmappedId: v.decided_by = PermClass::kUnmappedId; break;
+    case Via::kFuseGate: v.decided_by = PermClass::kFuseMounterOnly; break;
     case Via::kInternal: v.decided_by = PermClass::kNone; break;
     case Via::kUnknown: v.decided_by = PermClass::kUnknown; break;
   }

@@ -6,7 +6,9 @@
 #include <link.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -280,8 +282,16 @@ bool OpensSpecialFile(const StepSpec& st, uint32_t* mode) {
   int fd = openat(AT_FDCWD, st.path.c_str(), flags);
   if (fd < 0) return false;
   struct stat s;
-  int r = fstat(fd, &s);
+  const int r = fstat(fd, &s);
+  const int err = errno;
+  // A FUSE mount that does not admit this task refuses its getattr
+  // (fuse_getattr()) and its ->permission alike: the open fails there,
+  // before any driver. fuse_statfs() still names the filesystem.
+  struct statfs sf;
+  const bool fuse_gate =
+      r != 0 && err == EACCES && fstatfs(fd, &sf) == 0 && sf.f_type == FUSE_SUPER_MAGIC;
   close(fd);
+  if (fuse_gate) return false;
   if (r != 0) return true;  // unknown: refused
   *mode = s.st_mode;
   return S_ISCHR(s.st_mode) || S_ISBLK(s.st_mode) || S_ISFIFO(s.st_mode) ||

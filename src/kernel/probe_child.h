@@ -62,7 +62,9 @@ struct ProbeJob {
 //
 // An open (not O_PATH) whose target, looked up as the calling process
 // with O_PATH first, is a device, a FIFO or a socket (or could not be
-// told): opening it would reach a driver or a peer. *mode: its st_mode.
+// told, unless a FUSE mount refuses the caller: then the open fails
+// before any driver): opening it would reach a driver or a peer.
+// *mode: its st_mode.
 bool OpensSpecialFile(const StepSpec& st, uint32_t* mode);
 
 // ProbeChild

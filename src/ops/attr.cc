@@ -104,8 +104,9 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
       return err;
   }
   // The filesystem's ->setattr, before setattr_prepare()'s owner checks.
-  // Linux: fs/btrfs/inode.c btrfs_setattr().
+  // Linux: fs/btrfs/inode.c btrfs_setattr(), fs/fuse/dir.c fuse_setattr().
   if (int err = SubvolReadonly(ctx, at, "any change of its attributes")) return err;
+  if (int err = FuseGate(ctx, at, "a change of its attributes")) return err;
   // ATTR_KILL_S*ID become a mode change.
   const uint32_t old_mode = i.mode;
   if (a.kill_suid && (old_mode & S_ISUID)) {

@@ -79,6 +79,23 @@ int SubvolReadonly(const OpCtx& ctx, PathPos at, std::string_view what) {
   return EROFS;
 }
 
+int FuseGate(const OpCtx& ctx, PathPos at, std::string_view what) {
+  const vfs::Inode& i = ctx.w.inode_at(at.dentry);
+  if (!(i.flags & vfs::kInodeFuseGate)) [[likely]]
+    return 0;
+  const int err = perm::FuseAllows(ctx.w, ctx.cred(), i.sb);
+  if (err == EACCES) {
+    ctx.Fail(Stage::kVfs, [&] {
+      const vfs::SbFuse* f = ctx.w.sb_fuse(i.sb);
+      return fmt::format("{}: {} is on a FUSE mount without allow_other, which admits only "
+                         "uid {} and gid {} (real, effective and saved ids; "
+                         "fuse_allow_current_process())",
+                         what, ctx.PathOf(at), f ? f->uid : 0, f ? f->gid : 0);
+    });
+  }
+  return err;
+}
+
 int CrossSubvol(const OpCtx& ctx, PathPos from, PathPos dir, std::string_view why) {
   const uint32_t a = vfs::SubvolOf(ctx.w.inode_at(from.dentry).flags);
   const uint32_t b = vfs::SubvolOf(ctx.w.inode_at(dir.dentry).flags);
@@ -328,7 +345,9 @@ DentryId CreateObject(OpCtx& ctx, PathPos dir, std::string_view name,
   NewInodeAttrs a = NewAttrs(ctx, dino, mode);
   vfs::World& w = ctx.w;
   InodeId ino = w.NewInode(w.inode(dino).sb, a.mode, a.uid, a.gid, rdev);
-  if (const uint32_t subvol = w.inode(dino).flags & vfs::kInodeSubvolMask) w.SetFlags(ino, subvol, 0);
+  // What its directory's filesystem marks every inode with.
+  constexpr uint32_t kInherited = vfs::kInodeSubvolMask | vfs::kInodeFuseGate;
+  if (const uint32_t f = w.inode(dino).flags & kInherited) w.SetFlags(ino, f, 0);
   w.SetModeAndAcl(ino, a.mode, a.acl);
   w.SetDefaultAcl(ino, a.default_acl);
   if (S_ISDIR(a.mode)) {

@@ -86,6 +86,14 @@ int VerityWriteUnknown(const OpCtx& ctx, vfs::PathPos at, std::string_view what)
 // 0 otherwise.
 int SubvolReadonly(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
 
+// FuseGate()
+//
+// For an inode behind a FUSE mount's gate (vfs::kInodeFuseGate), what its
+// getattr, setattr and listxattr ask first (fuse_allow_current_process()):
+// EACCES, explained with `what` ("stat"), when the caller is not the
+// mounter; 0 otherwise (vfs::kErrUnknown where that cannot be known).
+int FuseGate(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
+
 // CrossSubvol()
 //
 // EXDEV, explained with `why`, when the inode at `from` and directory

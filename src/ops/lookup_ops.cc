@@ -28,6 +28,8 @@ int StatAt(OpCtx& ctx, bool nofollow) {
   PathPos at;
   if (int err = UserPathAt(ctx, lookup, &at))
     return err;
+  // The filesystem's getattr (Linux: fs/fuse/dir.c fuse_getattr()).
+  if (int err = FuseGate(ctx, at, "stat")) return err;
   ctx.Ok(Stage::kWalk, [&] {
     return fmt::format("{} ({}) found; stat needs only search permission on the way",
                        ctx.PathOf(at), DescribeInode(ctx.w, ctx.w.inode_of(at.dentry)));

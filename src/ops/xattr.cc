@@ -423,6 +423,8 @@ int Do<pathwarden::Listxattr>(OpCtx& ctx) {
   PathPos at;
   if (int err = Target(ctx, false, &at)) return err;
   const InodeId ino = ctx.w.inode_of(at.dentry);
+  // Linux: fs/fuse/xattr.c fuse_listxattr().
+  if (int err = FuseGate(ctx, at, "listing its attributes")) return err;
   if (ctx.w.inode(ino).flags & vfs::kInodeOpaque) return vfs::UnknownAt(ino);
   // simple_xattr_list(): no permission; trusted.* names are left out
   // without CAP_SYS_ADMIN.

@@ -128,17 +128,42 @@ PermCheck AclPermissionCheck(const vfs::World& w, const Cred& cred,
 
 }  // namespace
 
+int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb) {
+  const vfs::SbFuse* f = w.sb_fuse(sb);
+  if (f == nullptr) [[unlikely]]
+    return internal::FailClosed("a FUSE gate without its mount's ids");
+  // Linux: fs/fuse/dir.c fuse_permissible_uidgid().
+  if (cred.ruid == f->uid && cred.euid == f->uid && cred.suid == f->uid &&
+      cred.rgid == f->gid && cred.egid == f->gid && cred.sgid == f->gid)
+    return 0;
+  if (!cred.CapableInitial(kCapSysAdmin)) return EACCES;
+  if (!f->sys_admin)
+    return vfs::Unknown(
+        "whether CAP_SYS_ADMIN enters a FUSE mount without allow_other depends on the fuse "
+        "module's allow_sys_admin_access, which could not be read");
+  return *f->sys_admin ? 0 : EACCES;
+}
+
 PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
                             vfs::InodeId ino, uint32_t mask) {
   const vfs::Inode& inode = w.inode(ino);
-  // Its filesystem decides (its own ->permission), or the backend could
-  // not see it: unknown, never a guess from mode bits.
-  if (inode.flags & vfs::kInodeOpaque) [[unlikely]] {
+  if (inode.flags & (vfs::kInodeOpaque | vfs::kInodeFuseGate)) [[unlikely]] {
     PermCheck r;
     r.want = mask & 7;
-    r.err = vfs::UnknownAt(ino);
-    r.via = Via::kUnknown;
-    return r;
+    // FUSE's ->permission asks who may enter first (fuse_permission()):
+    // a mount's gate, decided whatever its inodes show.
+    if (inode.flags & vfs::kInodeFuseGate) {
+      const bool gated = w.sb_fuse(inode.sb) != nullptr;
+      r.err = FuseAllows(w, cred, inode.sb);
+      r.via = !gated ? Via::kInternal : r.err == EACCES ? Via::kFuseGate : Via::kUnknown;
+    }
+    // Its filesystem decides (its own ->permission), or the backend could
+    // not see it: unknown, never a guess from mode bits.
+    if (r.err == 0 && (inode.flags & vfs::kInodeOpaque)) {
+      r.err = vfs::UnknownAt(ino);
+      r.via = Via::kUnknown;
+    }
+    if (r.err != 0) return r;
   }
   PermCheck r = AclPermissionCheck(w, cred, inode, mask);
   if (r.err != EACCES) return r;

@@ -42,6 +42,8 @@ struct PermCheck {
                      // owner or group nowhere (HAS_UNMAPPED_ID())
     kReadonlySubvol, // EROFS: a read-only btrfs subvolume or snapshot
                      // (btrfs_permission())
+    kFuseGate,       // EACCES: a FUSE mount without allow_other admits
+                     // only its mounter's ids (fuse_allow_current_process())
     kInternal,       // the check failed closed (internal::FailClosed()):
                      // nothing, no capability either, overrides it
     kUnknown,        // vfs::kErrUnknown: its filesystem decides, or the
@@ -55,6 +57,16 @@ struct PermCheck {
   uint32_t entry_id = 0;      // named entry qualifier
   bool exec_lacks_x = false;  // CAP_DAC_OVERRIDE refused exec: no x bit
 };
+
+// FuseAllows()
+//
+// fuse_allow_current_process() for a FUSE superblock `sb` without
+// allow_other (vfs::SbFuse): 0 when `cred` is its mounter (every uid and
+// gid but the fs ones the mount's) or, where the fuse module allows it,
+// holds CAP_SYS_ADMIN; EACCES otherwise; vfs::kErrUnknown where that
+// allowance could not be read; EACCES failing closed for a superblock
+// without a gate.
+int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb);
 
 // GenericPermission()
 //

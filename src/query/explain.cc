@@ -151,6 +151,7 @@ std::string DecidedBy(const PermVerdict& v, bool fast) {
     case PermClass::kFastSearch: return "anyone may search (fast path)";
     case PermClass::kUnknown: return "not known (above: why)";
     case PermClass::kUnmappedId: return "owner or group unmapped by the idmapped mount";
+    case PermClass::kFuseMounterOnly: return "the FUSE mount admits only its mounter";
     case PermClass::kNone: break;
   }
   return "";

@@ -114,8 +114,11 @@ std::string OverflowWhy(const HostOptions::Overflow& o, uint32_t mode, uint32_t 
 // chattr), or where a write fails with EROFS before either is asked:
 // statx need not report the two attributes there.
 bool AttributesMoot(std::string_view fstype) {
+  // FUSE never marks an inode S_IMMUTABLE or S_APPEND (its server refuses
+  // what it will itself).
   return fstype == "ramfs" || fstype == "devpts" || fstype == "squashfs" || fstype == "erofs" ||
-         fstype == "iso9660";
+         fstype == "iso9660" || fstype == "fuse" || fstype == "fuseblk" ||
+         fstype.starts_with("fuse.");
 }
 
 }  // namespace
@@ -292,6 +295,10 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   // What the model cannot know makes the inode opaque: every check on it
   // is unknown rather than a guess.
   const SbInfo& sb = sbs_[i.sb];
+  if (sb.fuse_gate && !(i.flags & kInodeFuseGate)) {
+    w.SetFlags(ino, kInodeFuseGate, 0);
+    changed = true;
+  }
   std::string subvol_why;
   if (sb.btrfs) {
     constexpr uint32_t kSubvol = kInodeSubvolMask | kInodeSubvolReadonly | kInodeSubvolRoot;
@@ -309,6 +316,11 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     MarkOpaque(w, ino, kInodeOpaque, fmt::format("its ACL cannot be read: {}", f.bad_acl));
   } else if (!subvol_why.empty()) {
     MarkOpaque(w, ino, kInodeOpaque, std::move(subvol_why));
+  } else if (sb.fuse && (f.acl || f.default_acl)) {
+    MarkOpaque(w, ino, kInodeOpaque,
+               "a FUSE server's POSIX ACL, which the kernel enforces only when the server asked "
+               "for FUSE_POSIX_ACL at mount time (fuse_get_inode_acl()); the host does not show "
+               "whether it did");
   } else if (!f.attrs_known && !S_ISLNK(f.mode) && !AttributesMoot(sb.fstype)) {
     MarkOpaque(w, ino, kInodeOpaque,
                fmt::format("statx on {} does not say whether it is immutable or append-only",
@@ -369,7 +381,9 @@ DentryId HostBackend::Synthetic(World& w, DentryId d, std::string_view name, uin
   w.DropNegative(d, name);
   const SbId sb = w.inode_at(d).sb;
   const InodeId ino = w.NewInode(sb, mode & S_IFMT, 0, 0);
-  w.SetFlags(ino, kInodeOpaque | kInodeUnseen | (S_ISDIR(mode) ? kInodeIncomplete : 0), 0);
+  w.SetFlags(ino, kInodeOpaque | kInodeUnseen | (S_ISDIR(mode) ? kInodeIncomplete : 0) |
+                      (sbs_[sb].fuse_gate ? kInodeFuseGate : 0),
+             0);
   why_[ino] = std::move(why);
   return w.Link(d, name, ino);
 }

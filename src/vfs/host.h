@@ -182,6 +182,8 @@ class HostBackend final : public Backend {
     std::string fstype;
     std::string why_not;  // "" when modelled
     bool btrfs = false;   // its inodes belong to subvolumes (SubvolFlags())
+    bool fuse = false;    // FUSE with default_permissions (FuseFor())
+    bool fuse_gate = false;  // without allow_other: kInodeFuseGate on every inode
   };
   // What one statx and its companions found.
   struct Found;
@@ -324,6 +326,12 @@ class HostBackend final : public Backend {
   // The kInodeSubvol* flags of btrfs inode `f`; "" or why they are not
   // known in *why (src/vfs/host_btrfs.cc).
   uint32_t SubvolFlags(const Found& f, std::string* why);
+  // For FUSE mount `m` with default_permissions, in a mount namespace of
+  // the initial user namespace or not (`initial_ns`): "" and, without
+  // allow_other, its gate in *gate; or why it is not modelled
+  // (src/vfs/host_fuse.cc).
+  static std::string FuseFor(const MountInfo& m, std::optional<bool> initial_ns,
+                             std::optional<SbFuse>* gate);
   bool running_programs_ = true;  // HostOptions::running_programs
   bool assume_unseen_run_nothing_ = false;
   bool revalidates_ = false;

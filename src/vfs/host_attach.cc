@@ -114,6 +114,15 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
           }
         }
       }
+      // FUSE: who may enter, where the mount table shows it.
+      std::optional<SbFuse> fuse_gate;
+      const bool fuse =
+          why.empty() && (m.fstype == "fuse" || m.fstype == "fuseblk" || m.fstype.starts_with("fuse."));
+      if (fuse) {
+        if (!initial_ns_read) initial_ns = MountNsOfInitialUserNs(options.mountinfo);
+        initial_ns_read = true;
+        why = FuseFor(m, initial_ns, &fuse_gate);
+      }
       OvlSb ovl;
       if (m.overlay && why.empty()) {
         if (!initial_ns_read) initial_ns = MountNsOfInitialUserNs(options.mountinfo);
@@ -122,7 +131,9 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
                          &ovl);
       }
       const bool btrfs = m.fstype == "btrfs" && why.empty();
-      b->sbs_[sb] = {m.major, m.minor, m.fstype, why, btrfs};
+      const bool gated = fuse && why.empty() && fuse_gate.has_value();
+      b->sbs_[sb] = {m.major, m.minor, m.fstype, why, btrfs, fuse && why.empty(), gated};
+      if (gated) w.SetSbFuse(sb, *fuse_gate);
       uint32_t sb_flags = m.sb_readonly ? kSbReadonly : 0;
       if (btrfs) sb_flags |= kSbBtrfs;
       if (m.overlay && why.empty())
@@ -134,7 +145,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       }
       w.SetSbFlags(sb, sb_flags);
       const InodeId rino = w.inode_of(w.sb(sb).root);
-      w.SetFlags(rino, kInodeIncomplete, 0);
+      w.SetFlags(rino, kInodeIncomplete | (gated ? kInodeFuseGate : 0), 0);
       if (sb_flags & kSbOverlay) {
         // The layers' roots make the overlay's root; a mount of a
         // directory inside an overlay starts where they are not known.

@@ -56,6 +56,8 @@ struct MountInfo {
   // The superblock's option `name` ("default_permissions"), alone or as
   // "name=value".
   bool HasSuperOption(std::string_view name) const;
+  // The value of superblock option "name=value"; nullopt when absent.
+  std::optional<std::string_view> SuperOptionValue(std::string_view name) const;
 };
 
 // ParseMountInfo()

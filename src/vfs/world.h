@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <atomic>
+#include <optional>
 #include <shared_mutex>
 #include <thread>
 #include <string>
@@ -100,12 +101,17 @@ inline constexpr uint32_t kInodeSubvolReadonly = 1u << 14;
 // The root directory of a btrfs subvolume (BTRFS_FIRST_FREE_OBJECTID): it
 // alone may move between subvolumes (btrfs_rename()).
 inline constexpr uint32_t kInodeSubvolRoot = 1u << 15;
+// An inode of a FUSE mount without allow_other: its ->permission, its
+// getattr, setattr and listxattr first ask whether the caller is the
+// mounter (fuse_allow_current_process(), World::sb_fuse()), EACCES if
+// not, so the walk never takes the fast search path through it.
+inline constexpr uint32_t kInodeFuseGate = 1u << 16;
 // The high bits: which subvolume of its filesystem an inode belongs to
 // (SubvolOf()), 0 where the filesystem has none. A hard link or a rename
 // of anything but a subvolume's root between subvolumes is EXDEV
 // (btrfs_link(), btrfs_rename()). New inodes take their directory's.
-inline constexpr uint32_t kInodeSubvolShift = 16;
-inline constexpr uint32_t kInodeSubvolMax = 0xffffu;
+inline constexpr uint32_t kInodeSubvolShift = 20;
+inline constexpr uint32_t kInodeSubvolMax = 0xfffu;
 inline constexpr uint32_t kInodeSubvolMask = kInodeSubvolMax << kInodeSubvolShift;
 inline uint32_t SubvolOf(uint32_t inode_flags) { return inode_flags >> kInodeSubvolShift; }
 
@@ -139,6 +145,18 @@ inline constexpr uint32_t kSbIdmapped = 1u << 3;
 // A btrfs superblock (Linux: fs/btrfs/): generic checks, and its
 // subvolumes (kInodeSubvol*) and properties (btrfs.* attributes).
 inline constexpr uint32_t kSbBtrfs = 1u << 4;
+
+// SbFuse
+//
+// Who a FUSE mount without allow_other admits (fuse_allow_current_process()
+// with fuse_permissible_uidgid(), Linux: fs/fuse/dir.c): a task whose
+// real, effective and saved uids are all `uid` and gids all `gid`; one
+// with CAP_SYS_ADMIN only where the fuse module's allow_sys_admin_access
+// says so (`sys_admin`: nullopt when it could not be read).
+struct SbFuse {
+  uint32_t uid = 0, gid = 0;
+  std::optional<bool> sys_admin;
+};
 // INVALID_VFSUID, INVALID_VFSGID: an id an idmapped mount maps nowhere.
 // Never a caller's id, never capable over (Cred::CapableWrtInode()).
 inline constexpr uint32_t kInvalidId = 0xFFFFFFFFu;
@@ -623,6 +641,13 @@ class World {
   void Detach(MountId m);
   void SetMountFlags(MountId m, uint32_t flags);
   void SetSbFlags(SbId sb, uint32_t flags);
+  // A FUSE superblock's gate (kInodeFuseGate on its inodes); set once,
+  // before any reader, by the host backend. nullptr for any other.
+  void SetSbFuse(SbId sb, SbFuse f) { fuses_[sb] = f; }
+  const SbFuse* sb_fuse(SbId sb) const {
+    auto it = fuses_.find(sb);
+    return it == fuses_.end() ? nullptr : &it->second;
+  }
   // An idmapped superblock's idmapping (kSbIdmapped); set once, before
   // any reader, by the host backend. nullptr for any other.
   void SetSbIdmap(SbId sb, SbIdmap map) { idmaps_[sb] = std::move(map); }
@@ -722,10 +747,11 @@ class World {
     de.name_key = internal::NameKey(internal::HeadOf(n), n.size());
   }
 
-  // Opaque inodes never take the fast path: their checks are unknown.
+  // Opaque inodes never take the fast path: their checks are unknown; nor
+  // do those behind a FUSE mount's gate.
   static uint32_t FastSearch(uint32_t mode, AclId acl, uint32_t flags) {
     return S_ISDIR(mode) && (mode & 0111) == 0111 && acl == kNone &&
-                   !(flags & kInodeOpaque)
+                   !(flags & (kInodeOpaque | kInodeFuseGate))
                ? kInodeFastSearch
                : 0;
   }
@@ -737,6 +763,7 @@ class World {
   internal::StableArena<Mount> mounts_;
   internal::StableArena<Superblock> sbs_;
   std::unordered_map<SbId, SbIdmap> idmaps_;  // kSbIdmapped superblocks
+  std::unordered_map<SbId, SbFuse> fuses_;    // FUSE superblocks with a gate
   internal::StableArena<AclSlot> acls_;
   internal::StringPool strings_;
   internal::IdHashTable dhash_;
