@@ -555,6 +555,15 @@ Decoded Decode(const Stop& s, const Memory& m) {
       d.kind = Decoded::Kind::kLandlockRestrict;
       d.ll_ruleset_fd = AsFd(a[0]);
       break;
+    case SYS_dup:
+    case SYS_dup2:
+    case SYS_dup3:
+    case SYS_fcntl:
+      d.kind = Decoded::Kind::kDup;
+      d.fd = AsFd(a[0]);
+      if ((s.nr == SYS_dup3 && (a[2] & O_CLOEXEC)) || (s.nr == SYS_fcntl && a[1] == F_DUPFD_CLOEXEC))
+        d.open_flags = O_CLOEXEC;
+      break;
     case SYS_io_uring_setup:
       d.kind = Decoded::Kind::kUnknown;
       d.why = "io_uring: the operations it submits never pass the tracer";

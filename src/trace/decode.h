@@ -40,6 +40,7 @@ struct Decoded {
     kLandlockCreate,
     kLandlockAddRule,
     kLandlockRestrict,
+    kDup,  // fd: the descriptor copied; open_flags: O_CLOEXEC for the copy
     kSkip,
     kUnknown,
   };

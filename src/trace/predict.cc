@@ -326,6 +326,9 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
     ++counts_.skipped;
     pend.emit = false;
   };
+  // A copied descriptor is no question of its own: followed at the exit
+  // (Entry()), never a record.
+  if (d.kind == Decoded::Kind::kDup) return;
   // A call the trace skips anyway needs neither.
   if (d.kind != Decoded::Kind::kSkip) {
     if (std::string e = sync.Namespaces(); !e.empty()) {
@@ -344,6 +347,7 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
 
   switch (d.kind) {
     case Decoded::Kind::kSkip: return skip(d.why);
+    case Decoded::Kind::kDup: return;
     case Decoded::Kind::kUnknown: return unknown(d.why);
     case Decoded::Kind::kCred:
     case Decoded::Kind::kLandlockCreate:

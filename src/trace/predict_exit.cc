@@ -58,6 +58,9 @@ bool Predictor::Entry(const Stop& s, const Memory& m) {
     case Decoded::Kind::kLandlockCreate:
     case Decoded::Kind::kLandlockAddRule:
     case Decoded::Kind::kLandlockRestrict: want = true; break;
+    // A copy of a descriptor opened where a denial was predicted: its
+    // calls are consequences too; a copy onto one's number replaces it.
+    case Decoded::Kind::kDup: want |= !state_->procs[t.pid].refused.empty(); break;
     case Decoded::Kind::kUnknown: want |= ChangesMounts(d.call); break;
     case Decoded::Kind::kRequest:
       if (d.exec || std::holds_alternative<Chroot>(d.request)) want = true;
@@ -151,6 +154,20 @@ void Predictor::Exit(const Stop& s, const Memory& m) {
     const Process l = st.model.Fork(t.layered, fmt::format("pid {} listening", t.pid));
     (void)st.model.Listen(l);
     st.listeners[pend.abstract_name] = l;
+  }
+  // dup2(fd, fd) changes nothing, not even close-on-exec.
+  if (d.kind == Decoded::Kind::kDup && ret >= 0 && ret != d.fd) {
+    const int fd = static_cast<int>(ret);
+    auto from = ps.refused.find(d.fd);
+    struct stat sb;
+    if (from != ps.refused.end() && FdStat(s.tid, fd, &sb) && sb.st_dev == from->second.dev &&
+        sb.st_ino == from->second.ino) {
+      RefusedFd copy = from->second;
+      copy.cloexec = (d.open_flags & O_CLOEXEC) != 0;
+      ps.refused[fd] = std::move(copy);
+    } else {
+      ps.refused.erase(fd);
+    }
   }
   if (d.kind == Decoded::Kind::kRequest && ret >= 0) {
     if (std::holds_alternative<pathwarden::Open>(d.request)) {

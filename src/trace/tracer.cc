@@ -81,9 +81,12 @@ const std::vector<int>& TracedSyscalls() {
       // Sockets and signals.
       SYS_bind, SYS_connect, SYS_kill, SYS_tgkill, SYS_tkill,
       // What the model must follow: credentials, Landlock, io_uring (whose
-      // calls are invisible here). Descriptors copied (dup, fcntl) are
-      // not stopped for: a file's opener is found with kcmp() when asked.
-      SYS_setuid, SYS_setgid, SYS_setreuid, SYS_setregid, SYS_setresuid, SYS_setresgid,
+      // calls are invisible here), descriptors copied (dup, dup2, dup3,
+      // and fcntl's F_DUPFD and F_DUPFD_CLOEXEC only: BuildFilter()), whose
+      // copies of a descriptor opened where a denial was predicted are
+      // consequences of it too. A file's opener is found with kcmp() when
+      // asked.
+      SYS_dup, SYS_dup2, SYS_dup3, SYS_setuid, SYS_setgid, SYS_setreuid, SYS_setregid, SYS_setresuid, SYS_setresgid,
       SYS_setfsuid, SYS_setfsgid, SYS_setgroups, SYS_capset, SYS_prctl,
       444 /* landlock_create_ruleset */, 445 /* landlock_add_rule */,
       446 /* landlock_restrict_self */, SYS_io_uring_setup};
@@ -106,6 +109,12 @@ Result<scmp_filter_ctx, std::string> BuildFilter() {
   for (int nr : TracedSyscalls()) {
     const int rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), nr, 0);
     if (rc) return fail(fmt::format("seccomp_rule_add({})", nr), rc);
+  }
+  // fcntl() is frequent: only its copies stop.
+  for (const int cmd : {F_DUPFD, F_DUPFD_CLOEXEC}) {
+    const int rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), SYS_fcntl, 1,
+                                    SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(cmd)));
+    if (rc) return fail(fmt::format("seccomp_rule_add(fcntl, {})", cmd), rc);
   }
   return ctx;
 }

@@ -103,6 +103,25 @@ assert on[1]["consequence_of"].endswith(", predicted EACCES by policy"), on[1]
 assert "unknown_why" not in on[1] and on[1]["reason"].startswith("consequence: fd "), on[1]
 PY
 
+# Copies of such a descriptor (dup, dup2 onto another's number, fcntl's
+# F_DUPFD_CLOEXEC), the original closed, are consequences too; a copy of
+# another descriptor onto one's number replaces it.
+expect 0 "" "$pw" trace --json -o "$out/d.json" --policy "$out/ro.toml" -- /usr/bin/python3 -c "
+import fcntl, os
+fd = os.open('$out/c', os.O_WRONLY)
+a = os.dup(fd); os.close(fd); os.ftruncate(a, 0)
+os.dup2(a, 9); os.fchmod(9, 0o644)
+b = fcntl.fcntl(a, fcntl.F_DUPFD_CLOEXEC, 20); os.ftruncate(b, 0)
+r = os.open('$out/c', os.O_RDONLY); os.dup2(r, 9); os.fchmod(9, 0o644)"
+[[ "$last" =~ ,\ 0\ unknown,\ 3\ consequences,\ 0\ disagreements$ ]] || fail "copied consequences: $last"
+/usr/bin/python3 - "$out/d.json" "$out/c" <<'PY' || fail "copied consequences: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+on = [(r["call"], r["predicted"]) for r in recs if r["path"] == sys.argv[2]]
+assert on == [("openat", "EACCES"), ("ftruncate", "consequence"), ("fchmod", "consequence"),
+              ("ftruncate", "consequence"), ("openat", "ok"), ("fchmod", "ok")], on
+PY
+
 # /dev/tty opens the caller's controlling terminal: in a session of its
 # own (setsid) there is none, and the kernel's ENXIO is predicted.
 if [ -c /dev/tty ]; then
