@@ -35,19 +35,24 @@ TEST(CapiHost, TheLiveHostAndAPid) {
   ASSERT_EQ(pathwarden_ask_line(self, "stat /", &d, 0), 0);
   EXPECT_EQ(pathwarden_decision_verdict(d), PATHWARDEN_ALLOWED);
   pathwarden_decision_free(d);
-  // procfs is not modelled: unknown, and why; never an errno of 0.
+  // A process's directory in procfs is not modelled: unknown, and why;
+  // never an errno of 0.
   ASSERT_EQ(pathwarden_ask_line(self, "stat /proc/self/status", &d, 0), 0);
   EXPECT_EQ(pathwarden_decision_verdict(d), PATHWARDEN_UNKNOWN);
   EXPECT_EQ(pathwarden_decision_errno(d), -ENODATA);
   EXPECT_STREQ(pathwarden_decision_result(d), "unknown");
   EXPECT_STRNE(pathwarden_decision_unknown_why(d), "");
-  // The walk's check of /proc is neither granted nor refused.
+  // The walk's check of it (/proc/self names this process) is neither
+  // granted nor refused; /proc's is granted.
   const int n = pathwarden_decision_component_count(d);
-  ASSERT_GE(n, 2);
+  ASSERT_GE(n, 3);
   pathwarden_check proc{};
   ASSERT_EQ(pathwarden_decision_component(d, static_cast<size_t>(n - 1), &proc, 0), 0);
-  EXPECT_STREQ(proc.path, "/proc");
+  EXPECT_EQ(std::string(proc.path), "/proc/" + std::to_string(getpid()));
   EXPECT_EQ(proc.granted, -1) << proc.decided_by;
+  ASSERT_EQ(pathwarden_decision_component(d, static_cast<size_t>(n - 2), &proc, 0), 0);
+  EXPECT_STREQ(proc.path, "/proc");
+  EXPECT_EQ(proc.granted, 1) << proc.decided_by;
   pathwarden_decision_free(d);
   // Credentials given, on the host: a user may not read /etc/shadow when
   // it is not world-readable (Debian: 0640 root:shadow).

@@ -175,6 +175,13 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
       return "the idmapped mount maps its owner or group nowhere: no write";
     case Via::kReadonlySubvol:
       return "its btrfs subvolume is read-only (a read-only snapshot or subvolume)";
+    case Via::kProcSys:
+      if (pc.entry_id == 3) return "no file under /proc/sys executes (proc_sys_permission())";
+      return fmt::format("the sysctl's mode read as its {} bits (proc_sys_permission(): {}; "
+                         "capabilities do not count): {}",
+                         pc.entry_id == 0 ? "owner" : pc.entry_id == 1 ? "group" : "other",
+                         pc.entry_id == 0 ? "euid 0" : pc.entry_id == 1 ? "in group 0" : "neither euid 0 nor group 0",
+                         verdict(pc.bits));
     case Via::kFuseGate:
       if (const vfs::SbFuse* f = w.sb_fuse(w.inode(ino).sb))
         return fmt::format("its FUSE mount, without allow_other, admits only uid {} and gid {} "
@@ -246,6 +253,12 @@ PermVerdict VerdictOf(const vfs::World& w, vfs::PathPos at, std::string path,
     case Via::kImmutable: v.decided_by = PermClass::kImmutable; break;
     case Via::kUnmappedId: v.decided_by = PermClass::kUnmappedId; break;
     case Via::kFuseGate: v.decided_by = PermClass::kFuseMounterOnly; break;
+    case Via::kProcSys:
+      v.decided_by = pc.entry_id == 0   ? PermClass::kOwner
+                     : pc.entry_id == 1 ? PermClass::kGroup
+                     : pc.entry_id == 2 ? PermClass::kOther
+                                        : PermClass::kNone;
+      break;
     case Via::kInternal: v.decided_by = PermClass::kNone; break;
     case Via::kUnknown: v.decided_by = PermClass::kUnknown; break;
   }

@@ -107,6 +107,21 @@ int NotifyChange(OpCtx& ctx, PathPos at, Iattr a) {
   // Linux: fs/btrfs/inode.c btrfs_setattr(), fs/fuse/dir.c fuse_setattr().
   if (int err = SubvolReadonly(ctx, at, "any change of its attributes")) return err;
   if (int err = FuseGate(ctx, at, "a change of its attributes")) return err;
+  // procfs: a sysctl's mode and owner never change (proc_sys_setattr(),
+  // then setattr_prepare()); its other files set their own
+  // (proc_setattr(), or none at all for its root).
+  if (w.sb(i.sb).flags & vfs::kSbProc) {
+    if (!(i.flags & vfs::kInodeProcSys))
+      return vfs::Unknown(fmt::format(
+          "{} is procfs's own: which of its attributes change is procfs's (proc_setattr()); "
+          "not modelled",
+          ctx.PathOf(at)));
+    if (a.set_mode || a.set_uid || a.set_gid) {
+      FailAt(ctx, Stage::kVfs, "{} is a sysctl: its mode and owner never change (proc_sys_setattr())",
+             at);
+      return EPERM;
+    }
+  }
   // ATTR_KILL_S*ID become a mode change.
   const uint32_t old_mode = i.mode;
   if (a.kill_suid && (old_mode & S_ISUID)) {

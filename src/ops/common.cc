@@ -79,7 +79,7 @@ int SubvolReadonly(const OpCtx& ctx, PathPos at, std::string_view what) {
   return EROFS;
 }
 
-int FuseGate(const OpCtx& ctx, PathPos at, std::string_view what) {
+int FuseGateSlow(const OpCtx& ctx, PathPos at, std::string_view what) {
   const vfs::Inode& i = ctx.w.inode_at(at.dentry);
   if (!(i.flags & vfs::kInodeFuseGate)) [[likely]]
     return 0;
@@ -187,8 +187,34 @@ int MayCreate(const OpCtx& ctx, PathPos dir) {
     return ENOENT;
   }
   if (int err = FsIdsMap(ctx, dir)) return err;
-  return DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
-                  "write and search permission on");
+  if (int err = DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
+                         "write and search permission on"))
+    return err;
+  return ProcDirOps(ctx, dir);
+}
+
+int ProcLookupMissing(const OpCtx& ctx, PathPos dir, std::string_view name) {
+  if (!(ctx.w.sb(ctx.w.inode_at(dir.dentry).sb).flags & vfs::kSbProc)) [[likely]]
+    return 0;
+  if (name.size() <= walk::kNameMax) {
+    if (int err = vfs::Absent(ctx.w, dir, name)) return err;
+  }
+  ctx.Fail(Stage::kWalk, [&] {
+    const std::string d = ctx.PathOf(dir);
+    return fmt::format("{}{}{} does not exist, and procfs's lookup refuses a missing name "
+                       "(ENOENT) before any name could be made",
+                       d, d == "/" ? "" : "/", name);
+  });
+  return ENOENT;
+}
+
+int ProcDirOps(const OpCtx& ctx, PathPos dir) {
+  if (!(ctx.w.sb(ctx.w.inode_at(dir.dentry).sb).flags & vfs::kSbProc)) [[likely]]
+    return 0;
+  return vfs::Unknown(fmt::format(
+      "{} is a procfs directory, which creates and removes nothing itself (no ->create, "
+      "->mkdir, ->unlink, ...: EACCES or EPERM by the call, after what is above); not modelled",
+      ctx.PathOf(dir)));
 }
 
 int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
@@ -201,6 +227,7 @@ int MayDelete(const OpCtx& ctx, PathPos dir, DentryId victim, bool isdir) {
   if (int err = DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
                          "write and search permission on"))
     return err;
+  if (int err = ProcDirOps(ctx, dir)) return err;
   const vfs::Inode& d = ctx.w.inode(dino);
   const vfs::Inode& v = ctx.w.inode(vino);
   const PathPos vpos{dir.mnt, victim};
@@ -256,6 +283,7 @@ int LookupOneQstr(const OpCtx& ctx, const walk::ParentResult& pr, DentryId* out)
     FailAt(ctx, Stage::kVfs, "{} was removed", pr.parent);
     return ENOENT;
   }
+  if (int err = ProcLookupMissing(ctx, pr.parent, pr.last)) return err;
   if (pr.last.size() > walk::kNameMax) {
     ctx.Fail(Stage::kWalk, [&] {
       return fmt::format("a component of {} bytes exceeds NAME_MAX (255)", pr.last.size());

@@ -78,6 +78,21 @@ int SizeMayChange(const OpCtx& ctx, vfs::PathPos at, vfs::InodeId ino, std::stri
 // vfs::Unknown(), that its filesystem's refusal is not modelled.
 int VerityWriteUnknown(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
 
+// ProcLookupMissing()
+//
+// For a name `name` absent from procfs directory `dir`: ENOENT, as
+// procfs's ->lookup answers it (proc_lookup_de(), proc_sys_lookup()),
+// before creating calls get to their permission checks; 0 elsewhere
+// (kErrNeedFill while the name is not filled).
+int ProcLookupMissing(const OpCtx& ctx, vfs::PathPos dir, std::string_view name);
+
+// ProcDirOps()
+//
+// For a procfs directory `dir`, where the permission checks let a name
+// be made or removed: unknown (its missing inode operation answers, by
+// the call); 0 elsewhere.
+int ProcDirOps(const OpCtx& ctx, vfs::PathPos dir);
+
 // SubvolReadonly()
 //
 // EROFS, explained, when the inode at `at` is in a read-only btrfs
@@ -92,7 +107,12 @@ int SubvolReadonly(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
 // getattr, setattr and listxattr ask first (fuse_allow_current_process()):
 // EACCES, explained with `what` ("stat"), when the caller is not the
 // mounter; 0 otherwise (vfs::kErrUnknown where that cannot be known).
-int FuseGate(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
+int FuseGateSlow(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
+inline int FuseGate(const OpCtx& ctx, vfs::PathPos at, std::string_view what) {
+  if (!ctx.w.any_fuse_gate()) [[likely]]
+    return 0;
+  return FuseGateSlow(ctx, at, what);
+}
 
 // CrossSubvol()
 //

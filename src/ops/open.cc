@@ -185,6 +185,8 @@ int LookupOpen(OpCtx& ctx, walk::Nameidata& nd, const OpenHow& how,
   if (nd.last.size() <= walk::kNameMax) {
     if (int err = vfs::Absent(ctx.w, dir, nd.last)) return err;
   }
+  // procfs's ->lookup fails a missing name, which outranks may_o_create().
+  if (int err = ProcLookupMissing(ctx, dir, nd.last)) return err;
   uint32_t open_flag = how.open_flag;
   int create_error = 0;
   if (open_flag & O_CREAT) {

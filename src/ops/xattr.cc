@@ -159,7 +159,11 @@ int XattrPermission(const OpCtx& ctx, PathPos at, std::string_view name, uint32_
 // has one more, its properties (btrfs.*), whose handler the model does
 // not hold.
 int ResolveName(const OpCtx& ctx, PathPos at, std::string_view name) {
-  if ((ctx.w.sb(ctx.w.inode_at(at.dentry).sb).flags & vfs::kSbBtrfs) && name.starts_with("btrfs."))
+  const uint32_t sb = ctx.w.sb(ctx.w.inode_at(at.dentry).sb).flags;
+  if (sb & vfs::kSbProc)
+    return vfs::Unknown("procfs has no attribute handlers of its own; a security module's "
+                        "security.* ones aside, not modelled");
+  if ((sb & vfs::kSbBtrfs) && name.starts_with("btrfs."))
     return vfs::Unknown(fmt::format(
         "\"{}\" is a btrfs property, which its own handler validates and stores "
         "(btrfs_xattr_handler_set_prop()); not modelled",
@@ -203,6 +207,8 @@ int SetAcl(OpCtx& ctx, PathPos at, bool is_default, const std::vector<AclEntry>*
   const InodeId ino = w.inode_of(at.dentry);
   const vfs::Inode& i = w.inode(ino);
   if (int err = MayWriteXattr(ctx, at)) return err;
+  if (w.sb(i.sb).flags & vfs::kSbProc)
+    return vfs::Unknown("procfs's files take no ACLs (no ->set_acl); not modelled");
   // set_posix_acl(): tmpfs symlinks have no ->set_acl.
   if (S_ISLNK(i.mode)) {
     FailAt(ctx, Stage::kVfs, "{} is a symlink: it has no ACLs", at);

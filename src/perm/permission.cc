@@ -128,6 +128,42 @@ PermCheck AclPermissionCheck(const vfs::World& w, const Cred& cred,
 
 }  // namespace
 
+namespace {
+
+// proc_sys_permission(): no file under /proc/sys executes; the sysctl's
+// mode, widened by its namespace's rules, read by euid and egid alone.
+// Linux: fs/proc/proc_sysctl.c test_perm(), sysctl_perm();
+// net/sysctl_net.c net_ctl_permissions(); kernel/ucount.c
+// set_permissions().
+PermCheck ProcSysPermission(const Cred& cred, const vfs::Inode& inode, uint32_t mask) {
+  PermCheck r;
+  r.want = mask & 7;
+  r.via = Via::kProcSys;
+  const uint32_t mode = inode.mode;
+  if ((mask & kMayExec) && S_ISREG(mode)) {
+    r.err = EACCES;
+    r.bits = 0;
+    r.entry_id = 3;  // for the reason: refused by type
+    return r;
+  }
+  auto all = [](uint32_t b) { return b << 6 | b << 3 | b; };
+  uint32_t m = mode & 0777;
+  // The namespaces' rules are their sysctls', not their directories'.
+  if (!S_ISDIR(mode)) {
+    if ((inode.flags & vfs::kInodeProcSysNet) && cred.CapableInitial(kCapNetAdmin)) m = all(m >> 6);
+    if (inode.flags & vfs::kInodeProcSysUser)
+      m = cred.CapableInitial(kCapSysResource) ? all(m >> 6) : all(m & 4);
+  }
+  bool group0 = cred.egid == 0;
+  for (uint32_t g : cred.groups()) group0 |= g == 0;
+  r.bits = static_cast<uint8_t>((cred.euid == 0 ? m >> 6 : group0 ? m >> 3 : m) & 7);
+  r.entry_id = cred.euid == 0 ? 0 : group0 ? 1 : 2;  // the class read, for the reason
+  r.err = (r.want & ~r.bits) ? EACCES : 0;
+  return r;
+}
+
+}  // namespace
+
 int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb) {
   const vfs::SbFuse* f = w.sb_fuse(sb);
   if (f == nullptr) [[unlikely]]
@@ -147,7 +183,9 @@ int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb) {
 PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
                             vfs::InodeId ino, uint32_t mask) {
   const vfs::Inode& inode = w.inode(ino);
-  if (inode.flags & (vfs::kInodeOpaque | vfs::kInodeFuseGate)) [[unlikely]] {
+  if (inode.flags & (vfs::kInodeOpaque | vfs::kInodeFuseGate | vfs::kInodeProcSys)) [[unlikely]] {
+    if ((inode.flags & (vfs::kInodeOpaque | vfs::kInodeProcSys)) == vfs::kInodeProcSys)
+      return ProcSysPermission(cred, inode, mask);
     PermCheck r;
     r.want = mask & 7;
     // FUSE's ->permission asks who may enter first (fuse_permission()):

@@ -44,6 +44,9 @@ struct PermCheck {
                      // (btrfs_permission())
     kFuseGate,       // EACCES: a FUSE mount without allow_other admits
                      // only its mounter's ids (fuse_allow_current_process())
+    kProcSys,        // a sysctl's mode, by euid and egid (proc_sys_permission());
+                     // entry_id: the class read (0 owner, 1 group, 2 other),
+                     // 3 a file asked to execute
     kInternal,       // the check failed closed (internal::FailClosed()):
                      // nothing, no capability either, overrides it
     kUnknown,        // vfs::kErrUnknown: its filesystem decides, or the

@@ -115,8 +115,8 @@ std::string OverflowWhy(const HostOptions::Overflow& o, uint32_t mode, uint32_t 
 // statx need not report the two attributes there.
 bool AttributesMoot(std::string_view fstype) {
   // FUSE never marks an inode S_IMMUTABLE or S_APPEND (its server refuses
-  // what it will itself).
-  return fstype == "ramfs" || fstype == "devpts" || fstype == "squashfs" || fstype == "erofs" ||
+  // what it will itself), nor does procfs (no FS_IOC_SETFLAGS).
+  return fstype == "ramfs" || fstype == "proc" || fstype == "devpts" || fstype == "squashfs" || fstype == "erofs" ||
          fstype == "iso9660" || fstype == "fuse" || fstype == "fuseblk" ||
          fstype.starts_with("fuse.");
 }
@@ -300,6 +300,14 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     changed = true;
   }
   std::string subvol_why;
+  if (sb.proc) {
+    constexpr uint32_t kProc = kInodeProcSys | kInodeProcSysNet | kInodeProcSysUser;
+    const uint32_t proc = ProcFlags(sb, f, &subvol_why);
+    if ((i.flags & kProc) != proc) {
+      w.SetFlags(ino, proc, kProc & ~proc);
+      changed = true;
+    }
+  }
   if (sb.btrfs) {
     constexpr uint32_t kSubvol = kInodeSubvolMask | kInodeSubvolReadonly | kInodeSubvolRoot;
     const uint32_t subvol = SubvolFlags(f, &subvol_why);

@@ -52,6 +52,11 @@ namespace pathwarden::vfs {
 // this process is not in the initial user namespace).
 std::optional<bool> MountNsOfInitialUserNs(const std::string& mountinfo);
 
+// NsOfInitialUserNs()
+//
+// The same for namespace file `ns` (/proc/self/ns/net).
+std::optional<bool> NsOfInitialUserNs(const std::string& ns);
+
 // JoinHostPath()
 //
 // `dir` + "/" + `name`, as the host backend reads a name below a
@@ -184,6 +189,10 @@ class HostBackend final : public Backend {
     bool btrfs = false;   // its inodes belong to subvolumes (SubvolFlags())
     bool fuse = false;    // FUSE with default_permissions (FuseFor())
     bool fuse_gate = false;  // without allow_other: kInodeFuseGate on every inode
+    bool proc = false;       // procfs (ProcFlags())
+    std::string proc_root;   // procfs: the host path of its root, "" until seen
+    std::optional<bool> proc_net, proc_user;  // net/ and user/ sysctls: the reader's
+                                              // namespaces are the initial user namespace's
   };
   // What one statx and its companions found.
   struct Found;
@@ -332,6 +341,9 @@ class HostBackend final : public Backend {
   // (src/vfs/host_fuse.cc).
   static std::string FuseFor(const MountInfo& m, std::optional<bool> initial_ns,
                              std::optional<SbFuse>* gate);
+  // The kInodeProcSys* flags of procfs inode `f`; "" or why it is not
+  // modelled in *why (src/vfs/host_proc.cc).
+  static uint32_t ProcFlags(const SbInfo& sb, const Found& f, std::string* why);
   bool running_programs_ = true;  // HostOptions::running_programs
   bool assume_unseen_run_nothing_ = false;
   bool revalidates_ = false;

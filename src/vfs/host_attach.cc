@@ -132,10 +132,26 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       }
       const bool btrfs = m.fstype == "btrfs" && why.empty();
       const bool gated = fuse && why.empty() && fuse_gate.has_value();
-      b->sbs_[sb] = {m.major, m.minor, m.fstype, why, btrfs, fuse && why.empty(), gated};
+      SbInfo& info = b->sbs_[sb];
+      info = SbInfo{};
+      info.major = m.major;
+      info.minor = m.minor;
+      info.fstype = m.fstype;
+      info.why_not = why;
+      info.btrfs = btrfs;
+      info.fuse = fuse && why.empty();
+      info.fuse_gate = gated;
       if (gated) w.SetSbFuse(sb, *fuse_gate);
+      if (m.fstype == "proc" && why.empty()) {
+        info.proc = true;
+        info.proc_net = NsOfInitialUserNs("/proc/self/ns/net");
+        // nullopt exactly where this process is not in the initial user
+        // namespace, whose user/ sysctls it then does not see.
+        info.proc_user = info.proc_net.has_value();
+      }
       uint32_t sb_flags = m.sb_readonly ? kSbReadonly : 0;
       if (btrfs) sb_flags |= kSbBtrfs;
+      if (m.fstype == "proc" && why.empty()) sb_flags |= kSbProc;
       if (m.overlay && why.empty())
         sb_flags |= kSbOverlay | (ovl.userxattr ? kSbOverlayUserXattr : 0);
       if (idmap) {
@@ -191,6 +207,9 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
     }
     model_of[m.id] = model;
     if (!visible) continue;
+    // procfs: its names are classified by their path below its root.
+    if (b->sbs_[sb].proc && root_dentry == sb_root && b->sbs_[sb].proc_root.empty())
+      b->sbs_[sb].proc_root = host_mp;
     // The root's attributes, and the anchor its names are read through.
     const InodeId rino = w.inode_of(root_dentry);
     int err = 0;

@@ -65,7 +65,10 @@ std::optional<bool> MountNsOfInitialUserNs(const std::string& mountinfo) {
   // /proc/PID/mountinfo: the namespace is /proc/PID/ns/mnt.
   constexpr std::string_view kTail = "/mountinfo";
   if (!mountinfo.starts_with("/proc/") || !mountinfo.ends_with(kTail)) return std::nullopt;
-  const std::string ns = mountinfo.substr(0, mountinfo.size() - kTail.size()) + "/ns/mnt";
+  return NsOfInitialUserNs(mountinfo.substr(0, mountinfo.size() - kTail.size()) + "/ns/mnt");
+}
+
+std::optional<bool> NsOfInitialUserNs(const std::string& ns) {
   // The initial user namespace is known only from inside it.
   std::ifstream map("/proc/self/uid_map");
   uint64_t inside = 1, outside = 1, count = 0;

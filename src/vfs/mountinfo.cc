@@ -241,10 +241,17 @@ std::string WhyNotModelled(const MountInfo& m) {
   for (std::string_view ok : {"ext2", "ext3", "ext4", "xfs", "tmpfs", "devtmpfs", "ramfs",
                               "devpts", "f2fs", "squashfs", "erofs", "iso9660", "btrfs"})
     if (t == ok) return {};
-  if (t == "proc")
-    return "procfs decides itself: pid directories follow hidepid= and ptrace access "
-           "(proc_pid_permission()), /proc/sys follows its tables (proc_sys_permission()), "
-           "and /proc/self names the asking process";
+  // procfs: /proc/sys and the system files (src/vfs/host_proc.cc); the
+  // rest is opaque there, with the reason.
+  if (t == "proc") {
+    if (auto h = m.SuperOptionValue("hidepid"); h && *h != "0" && *h != "off")
+      return fmt::format("procfs mounted hidepid={}: which processes' directories a task sees and "
+                         "enters depends on ptrace access (proc_pid_permission()); not modelled",
+                         *h);
+    if (m.SuperOptionValue("subset"))
+      return "procfs mounted with subset=: what it shows at all is not modelled";
+    return {};
+  }
   if (t == "sysfs" || t == "cgroup" || t == "cgroup2")
     return fmt::format("{} is kernfs: drivers and controllers make its files, and "
                        "kernfs_iop_permission() decides",

@@ -71,13 +71,25 @@ TEST(MountInfo, NamesWhatItDoesNotModel) {
     m.fstype = ok;
     EXPECT_EQ(WhyNotModelled(m), "") << ok;
   }
-  for (const char* no : {"proc", "sysfs", "cgroup2", "nfs4", "fuse",
+  for (const char* no : {"sysfs", "cgroup2", "nfs4", "fuse",
                          "fuse.sshfs", "cifs", "zfs"}) {
     m.fstype = no;
     EXPECT_NE(WhyNotModelled(m), "") << no;
   }
   m.fstype = "fuse.sshfs";
   EXPECT_NE(WhyNotModelled(m).find("without default_permissions"), std::string::npos);
+  // procfs: modelled in part (src/vfs/host_proc.cc), not with hidepid=
+  // or subset=.
+  MountInfo proc;
+  proc.fstype = "proc";
+  proc.super_options = "rw";
+  EXPECT_EQ(WhyNotModelled(proc), "");
+  proc.super_options = "rw,hidepid=0";
+  EXPECT_EQ(WhyNotModelled(proc), "");
+  proc.super_options = "rw,hidepid=invisible";
+  EXPECT_NE(WhyNotModelled(proc).find("hidepid=invisible"), std::string::npos);
+  proc.super_options = "rw,subset=pid";
+  EXPECT_NE(WhyNotModelled(proc), "");
   // With it, the kernel's generic checks decide, behind the mount's gate.
   m.super_options = "rw,user_id=1000,group_id=100,default_permissions";
   EXPECT_EQ(WhyNotModelled(m), "");

@@ -106,6 +106,17 @@ inline constexpr uint32_t kInodeSubvolRoot = 1u << 15;
 // mounter (fuse_allow_current_process(), World::sb_fuse()), EACCES if
 // not, so the walk never takes the fast search path through it.
 inline constexpr uint32_t kInodeFuseGate = 1u << 16;
+// A /proc/sys inode: proc_sys_permission() decides instead of
+// generic_permission(): no execution of a file; the sysctl's mode (the
+// inode's) read as owner bits for euid 0, group bits for a task in group
+// 0, other bits for the rest, capabilities not counted (test_perm()).
+// Under net/, CAP_NET_ADMIN gives everyone the owner bits
+// (net_ctl_permissions()); under user/, CAP_SYS_RESOURCE does, and the
+// rest get at most read (set_permissions()). Set by the host backend
+// (src/vfs/host_proc.cc), for the reader's own namespaces.
+inline constexpr uint32_t kInodeProcSys = 1u << 17;
+inline constexpr uint32_t kInodeProcSysNet = 1u << 18;
+inline constexpr uint32_t kInodeProcSysUser = 1u << 19;
 // The high bits: which subvolume of its filesystem an inode belongs to
 // (SubvolOf()), 0 where the filesystem has none. A hard link or a rename
 // of anything but a subvolume's root between subvolumes is EXDEV
@@ -145,6 +156,10 @@ inline constexpr uint32_t kSbIdmapped = 1u << 3;
 // A btrfs superblock (Linux: fs/btrfs/): generic checks, and its
 // subvolumes (kInodeSubvol*) and properties (btrfs.* attributes).
 inline constexpr uint32_t kSbBtrfs = 1u << 4;
+// procfs (Linux: fs/proc/): its files have no extended attributes and set
+// their own attributes (proc_setattr()); /proc/sys inodes are
+// kInodeProcSys.
+inline constexpr uint32_t kSbProc = 1u << 5;
 
 // SbFuse
 //
@@ -648,6 +663,9 @@ class World {
     auto it = fuses_.find(sb);
     return it == fuses_.end() ? nullptr : &it->second;
   }
+  // Whether any superblock has a FUSE gate: the calls that ask it skip
+  // it in one load where none has (stat is on the hot path).
+  bool any_fuse_gate() const noexcept { return !fuses_.empty(); }
   // An idmapped superblock's idmapping (kSbIdmapped); set once, before
   // any reader, by the host backend. nullptr for any other.
   void SetSbIdmap(SbId sb, SbIdmap map) { idmaps_[sb] = std::move(map); }

@@ -8,8 +8,8 @@
 # denied, signals and abstract sockets scoped. Each program must succeed
 # and leave its result, and its run must show 0 disagreements, every
 # record predicted == actual, and no unknown but what the model leaves
-# out by design (procfs: coreutils read /proc/filesystems, tar chmods
-# through /proc/self/fd; a device whose driver's open is not modelled),
+# out by design (procfs's process directories: tar chmods through
+# /proc/self/fd; a device whose driver's open is not modelled),
 # each of those listed with its reason; the counts are printed
 # (docs/testing.md records them). Skipped (77) when not root or without
 # Landlock. Usage: programs_test.sh PATHWARDEN CALLS
