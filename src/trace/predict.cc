@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -137,6 +138,33 @@ struct PathArgs {
   std::string* path2 = nullptr;  // relative to the cwd (or abs_fd)
   Fd* dirfd = nullptr;
 };
+
+// OwnFdLink()
+//
+// For `path` of the form /proc/self/fd/N[/REST] (or thread-self, or the
+// caller's own thread group or thread id for self): N and REST. procfs's
+// link to descriptor N of the caller's own process, which it may always
+// follow (proc_fd_permission(), proc_fd_access_allowed(): the same thread
+// group), jumps to N's file. Linux: fs/proc/fd.c.
+std::optional<std::pair<int, std::string>> OwnFdLink(std::string_view path, pid_t tgid,
+                                                     pid_t tid) {
+  constexpr std::string_view kProc = "/proc/";
+  if (!path.starts_with(kProc)) return std::nullopt;
+  path.remove_prefix(kProc.size());
+  const size_t slash = path.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const std::string_view who = path.substr(0, slash);
+  const bool own = who == "self" || who == "thread-self" || who == std::to_string(tgid) ||
+                   who == std::to_string(tid);
+  path.remove_prefix(slash + 1);
+  if (!own || !path.starts_with("fd/")) return std::nullopt;
+  path.remove_prefix(3);
+  const size_t end = std::min(path.find('/'), path.size());
+  int fd = 0;
+  auto [p, ec] = std::from_chars(path.data(), path.data() + end, fd);
+  if (ec != std::errc() || p != path.data() + end || end == 0 || fd < 0) return std::nullopt;
+  return std::pair{fd, std::string(path.substr(end))};
+}
 
 PathArgs PathsOf(Request& r) {
   PathArgs a;
@@ -479,6 +507,29 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   // Paths: relative ones need the cwd or the dirfd; the ones an fd
   // anchors are made absolute.
   PathArgs pa = PathsOf(d.request);
+  // A descriptor's own procfs link names its file (outside a view, where
+  // /proc is the host's): taken as that file's path, as a dirfd is.
+  for (std::string* path : {pa.path, pa.path2}) {
+    if (path == nullptr || t.view) continue;
+    const auto link = OwnFdLink(*path, t.pid, s.tid);
+    if (!link) continue;
+    const std::string fdpath = FdLink(s.tid, link->first);
+    if (fdpath.empty()) {
+      rec.op = OpNameOf(d.request);
+      rec.path = *path;
+      Reason r;
+      r.stage = Stage::kWalk;
+      r.text = fmt::format("{}: fd {} is not open, so procfs has no such link", *path, link->first);
+      rec.predicted = Decision(Verdict::kDenied, ENOENT, std::move(r));
+      rec.evaluated = true;
+      pend.emit = true;
+      return;
+    }
+    if (fdpath[0] != '/' || fdpath.ends_with(" (deleted)"))
+      return unknown(fmt::format("{} links to fd {}, {}: not a file the model holds", *path,
+                                 link->first, fdpath));
+    *path = fdpath + link->second;
+  }
   std::string cwd;
   const bool rel1 = pa.path && !pa.path->empty() && (*pa.path)[0] != '/';
   const bool rel2 = pa.path2 && !pa.path2->empty() && (*pa.path2)[0] != '/';

@@ -122,6 +122,37 @@ assert on == [("openat", "EACCES"), ("ftruncate", "consequence"), ("fchmod", "co
               ("ftruncate", "consequence"), ("openat", "ok"), ("fchmod", "ok")], on
 PY
 
+# A process's own /proc/self/fd/N (thread-self, its own pid) links to
+# descriptor N's file, which it may always follow: predicted as that
+# file, with the kernel's answer (--enforce); a descriptor not open is
+# ENOENT.
+if [ "$(id -u)" = 0 ]; then
+  expect 0 "" "$pw" trace --enforce --json -o "$out/fdlink.json" --policy "$out/ro.toml" -- /usr/bin/python3 -c "
+import os
+fd = os.open('$out/w', os.O_RDONLY | os.O_DIRECTORY)
+os.stat('/proc/self/fd/%d' % fd)
+os.open('/proc/thread-self/fd/%d/fdl' % fd, os.O_WRONLY | os.O_CREAT, 0o600)
+c = os.open('$out/c', os.O_RDONLY)
+try: os.open('/proc/%d/fd/%d' % (os.getpid(), c), os.O_WRONLY)
+except PermissionError: pass
+os.close(c)
+try: os.stat('/proc/self/fd/%d' % c)
+except FileNotFoundError: pass"
+  [[ "$last" =~ ,\ 0\ unknown,\ 0\ consequences,\ 0\ disagreements$ ]] || fail "fd links: $last"
+  /usr/bin/python3 - "$out/fdlink.json" "$out" <<'PY' || fail "fd links: records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+o = sys.argv[2]
+on = [(r["call"], r["path"].replace(o, "OUT"), r["predicted"], r["actual"]) for r in recs
+      if r["call"] != "ioctl" and (r["path"].startswith(o) or "/fd/" in r["path"])]
+# (The record names the file the link leads to.)
+assert on[1:] == [("newfstatat", "OUT/w", "ok", "ok"), ("openat", "OUT/w/fdl", "ok", "ok"),
+                  ("openat", "OUT/c", "ok", "ok"), ("openat", "OUT/c", "EACCES", "EACCES"),
+                  ("newfstatat", on[-1][1], "ENOENT", "ENOENT")], on
+assert on[-1][1].startswith("/proc/self/fd/"), on
+PY
+fi
+
 # /dev/tty opens the caller's controlling terminal: in a session of its
 # own (setsid) there is none, and the kernel's ENXIO is predicted.
 if [ -c /dev/tty ]; then
