@@ -530,6 +530,19 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
                                  link->first, fdpath));
     *path = fdpath + link->second;
   }
+  // /proc/self and /proc/thread-self name the caller's own directories
+  // (proc_self_get_link(), proc_thread_self_get_link()): the model, which
+  // read them as the tracer, is asked the caller's.
+  for (std::string* path : {pa.path, pa.path2}) {
+    if (path == nullptr || t.view) continue;
+    for (const auto& [link, own] :
+         {std::pair<std::string_view, std::string>{"/proc/self", fmt::format("/proc/{}", t.pid)},
+          {"/proc/thread-self", fmt::format("/proc/{}/task/{}", t.pid, s.tid)}})
+      if (path->starts_with(link) && (path->size() == link.size() || (*path)[link.size()] == '/')) {
+        *path = own + path->substr(link.size());
+        break;
+      }
+  }
   std::string cwd;
   const bool rel1 = pa.path && !pa.path->empty() && (*pa.path)[0] != '/';
   const bool rel2 = pa.path2 && !pa.path2->empty() && (*pa.path2)[0] != '/';

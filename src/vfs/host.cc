@@ -283,9 +283,18 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     w.SetRdev(ino, f.rdev);
     changed = true;
   }
+  // procfs: its classes of names (ProcFlags()), a process's directory
+  // immutable though statx does not say so.
+  std::string proc_why;
+  uint32_t proc = 0, attrs = f.attrs;
+  if (sbs_[i.sb].proc) {
+    proc = ProcFlags(sbs_[i.sb], f, &proc_why);
+    attrs |= proc & kInodeImmutable;
+    proc &= ~kInodeImmutable;
+  }
   constexpr uint32_t kAttrs = kInodeImmutable | kInodeAppend | kInodeVerity;
-  if ((i.flags & kAttrs) != f.attrs) {
-    w.SetFlags(ino, f.attrs, kAttrs & ~f.attrs);
+  if ((i.flags & kAttrs) != attrs) {
+    w.SetFlags(ino, attrs, kAttrs & ~attrs);
     changed = true;
   }
   if (S_ISLNK(f.mode) && w.str(i.data) != f.link) {
@@ -302,7 +311,7 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   std::string subvol_why;
   if (sb.proc) {
     constexpr uint32_t kProc = kInodeProcSys | kInodeProcSysNet | kInodeProcSysUser;
-    const uint32_t proc = ProcFlags(sb, f, &subvol_why);
+    subvol_why = std::move(proc_why);
     if ((i.flags & kProc) != proc) {
       w.SetFlags(ino, proc, kProc & ~proc);
       changed = true;

@@ -341,8 +341,9 @@ class HostBackend final : public Backend {
   // (src/vfs/host_fuse.cc).
   static std::string FuseFor(const MountInfo& m, std::optional<bool> initial_ns,
                              std::optional<SbFuse>* gate);
-  // The kInodeProcSys* flags of procfs inode `f`; "" or why it is not
-  // modelled in *why (src/vfs/host_proc.cc).
+  // The kInodeProcSys* flags of procfs inode `f`, and kInodeImmutable for
+  // a process's directory; "" or why it is not modelled in *why
+  // (src/vfs/host_proc.cc).
   static uint32_t ProcFlags(const SbInfo& sb, const Found& f, std::string* why);
   bool running_programs_ = true;  // HostOptions::running_programs
   bool assume_unseen_run_nothing_ = false;

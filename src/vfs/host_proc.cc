@@ -8,6 +8,8 @@
 // Linux: fs/proc/root.c, base.c proc_pid_permission(), proc_sysctl.c
 // proc_sys_permission(), generic.c, and each file's proc_ops.
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -30,6 +32,24 @@ constexpr std::string_view kPlainFiles[] = {
     "key-users", "loadavg",    "locks",       "meminfo",    "misc",      "partitions",
     "softirqs",  "stat",       "swaps",       "uptime",     "version",   "vmstat",
     "zoneinfo"};
+
+// The entries of a process's directory whose open checks nothing but the
+// mode and owner procfs shows (the task's euid and egid while it is
+// dumpable, else root: task_dump_owner(), refreshed by getattr): what a
+// reader then reads may depend on ptrace access (io, wchan, stack, ...),
+// whether it may open them does not. The rest (environ, auxv, mem, maps,
+// pagemap: ptrace access at open; fd, ns, cwd, exe, root: at the walk;
+// mountinfo: EINVAL for a zombie; setgroups: CAP_SYS_ADMIN to write; attr:
+// the security modules) is unknown. Linux: fs/proc/base.c tgid_base_stuff.
+constexpr std::string_view kPlainPidEntries[] = {
+    "arch_status", "autogroup",  "cgroup",  "cmdline",       "comm",          "coredump_filter",
+    "cpuset",      "io",         "limits",  "loginuid",      "oom_adj",       "oom_score",
+    "oom_score_adj", "personality", "sched", "schedstat",    "sessionid",     "stack",
+    "stat",        "statm",      "status",  "syscall",       "timerslack_ns", "wchan"};
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 }  // namespace
 
@@ -79,15 +99,29 @@ uint32_t HostBackend::ProcFlags(const SbInfo& sb, const Found& f, std::string* w
                        first);
     return 0;
   }
-  if (std::all_of(first.begin(), first.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    *why = "a process's directory in procfs: entering it, and each of its entries, follows the "
-           "process's ids, dumpability and ptrace access (proc_pid_permission(), "
-           "ptrace_may_access()); not modelled";
+  if (AllDigits(first)) {
+    // The directory: proc_pid_permission(), generic where hidepid= is 0
+    // (WhyNotModelled() keeps the others out); immutable (a write to it
+    // is EPERM), which statx does not show.
+    if (rel == first) return S_ISDIR(f.mode) ? kInodeImmutable : 0;
+    const std::string_view entry = rel.substr(first.size() + 1);
+    if (std::find(std::begin(kPlainPidEntries), std::end(kPlainPidEntries), entry) !=
+        std::end(kPlainPidEntries))
+      return 0;
+    *why = fmt::format("/proc/{} follows the process's ptrace access, its own open or its "
+                       "namespaces (ptrace_may_access(), proc_mem_open(), ...); not modelled",
+                       rel);
     return 0;
   }
   if (rel == first && std::find(std::begin(kPlainFiles), std::end(kPlainFiles), first) !=
                           std::end(kPlainFiles))
     return 0;
+  if (S_ISLNK(f.mode)) {
+    *why = fmt::format("/proc/{} is a procfs link to \"{}\", which may name the asking task's own "
+                       "directory; not modelled",
+                       rel, f.link);
+    return 0;
+  }
   *why = fmt::format("/proc/{} is procfs's own: its open and reads may check more than its mode "
                      "(its proc_ops); not modelled",
                      rel);

@@ -122,6 +122,11 @@ int PickLink(Nameidata& nd, PathPos link_pos, int wflags, Link* link) {
     return ELOOP;
   }
   vfs::InodeId ino = w.inode_of(link_pos.dentry);
+  // A symlink the model does not hold: its owner (protected_symlinks) and
+  // its body may not be what the asker would meet (/proc/self names the
+  // asking task).
+  if (w.inode(ino).flags & vfs::kInodeOpaque) [[unlikely]]
+    return vfs::UnknownAt(ino);
   if (wflags & kWalkTrailing) {
     if (int err = MayFollowLink(nd, ino)) return err;
   }

@@ -9,8 +9,13 @@
 // nothing). Root only.
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <fstream>
 
 #include <cstdio>
 #include <string>
@@ -140,6 +145,87 @@ TEST(ProcTest, SysctlsAndSystemFilesAreTheKernelsAnswer) {
   EXPECT_GE(total, 10000u);
 }
 
+// A process that waits until killed, as uid `uid` (all four ids), made
+// not dumpable when asked; its pid, or -1.
+pid_t Target(uint32_t uid, bool dumpable) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) _exit(1);
+  if (!dumpable && prctl(PR_SET_DUMPABLE, 0) != 0) _exit(1);
+  for (;;) pause();
+}
+
+// A process's directory and the entries whose open checks only the mode
+// and owner procfs shows (the task's ids while it is dumpable, root's
+// when not): the kernel's answer for targets of several owners.
+TEST(ProcTest, AProcessDirectoryAndItsPlainEntriesAreTheKernelsAnswer) {
+  if (geteuid() != 0) GTEST_SKIP() << "not root";
+  struct Tgt {
+    const char* name;
+    pid_t pid;
+  };
+  std::vector<Tgt> targets = {{"uid 1000", Target(1000, true)},
+                              {"uid 1000, not dumpable", Target(1000, false)},
+                              {"root", Target(0, true)}};
+  auto kill_all = [&] {
+    for (const Tgt& t : targets)
+      if (t.pid > 0) {
+        kill(t.pid, SIGKILL);
+        waitpid(t.pid, nullptr, 0);
+      }
+  };
+  for (const Tgt& t : targets) ASSERT_GT(t.pid, 0) << t.name;
+  // Each target has taken its ids (its status says so) before asking.
+  for (const Tgt& t : targets)
+    for (int i = 0; i < 200; ++i) {
+      std::ifstream in(fmt::format("/proc/{}/status", t.pid));
+      std::string line;
+      bool ready = false;
+      while (std::getline(in, line))
+        if (line.starts_with("Uid:")) ready = t.name[0] != 'u' || line.find("1000") != std::string::npos;
+      if (ready) break;
+      usleep(5000);
+    }
+  std::vector<std::string> lines;
+  for (const Tgt& t : targets) {
+    const std::string d = fmt::format("/proc/{}", t.pid);
+    for (const char* l : {"open {} O_RDONLY|O_DIRECTORY", "chdir {}", "access {} W_OK|AT_EACCESS"})
+      lines.push_back(fmt::format(fmt::runtime(l), Q(d)));
+    lines.push_back(fmt::format("open {} O_RDONLY", Q(d + "/nope")));
+    lines.push_back(fmt::format("mkdir {}", Q(d + "/x")));
+    for (const char* e : {"arch_status", "autogroup", "cgroup", "cmdline", "comm",
+                          "coredump_filter", "cpuset", "io", "limits", "loginuid", "oom_adj",
+                          "oom_score", "oom_score_adj", "personality", "sched", "schedstat",
+                          "sessionid", "stack", "stat", "statm", "status", "syscall",
+                          "timerslack_ns", "wchan"}) {
+      const std::string p = d + "/" + e;
+      if (access(p.c_str(), F_OK) != 0) continue;
+      for (const char* flags : {"O_RDONLY", "O_WRONLY", "O_RDWR"})
+        lines.push_back(fmt::format("open {} {}", Q(p), flags));
+      lines.push_back(fmt::format("access {} R_OK|AT_EACCESS", Q(p)));
+    }
+  }
+  size_t total = 0;
+  for (const Who& w : Identities()) {
+    std::vector<Decision> decisions;
+    auto compared = AskAndCompare(w.cred, {}, lines, &decisions);
+    if (!compared) {
+      kill_all();
+      FAIL() << w.name << ": " << compared.error();
+    }
+    ExpectAllAgree(*compared, lines.size(), w.name);
+    size_t refused = 0;
+    for (int e : compared->kernel) refused += e != 0;
+    total += compared->queries;
+    std::printf("%s: %zu queries on processes' directories, %zu agree with the kernel (%zu "
+                "refused)\n",
+                w.name, compared->queries, compared->agree, refused);
+  }
+  kill_all();
+  EXPECT_GE(total, 1000u);
+}
+
 // What procfs decides by the process asking, or by its own open, is
 // unknown; each also made on the kernel, for the record.
 TEST(ProcTest, WhatProcfsDecidesItselfIsUnknown) {
@@ -147,7 +233,8 @@ TEST(ProcTest, WhatProcfsDecidesItselfIsUnknown) {
   Cred u1000 = Cred::ForUser(1000, 1000);
   std::vector<std::string> lines = {
       "open /proc/self/status O_RDONLY", "open /proc/1/environ O_RDONLY",
-      "open /proc/1/status O_RDONLY",    "open /proc/sys/kernel/shm_next_id O_WRONLY",
+      "open /proc/1/maps O_RDONLY",      "open /proc/sys/kernel/shm_next_id O_WRONLY",
+      "open /proc/mounts O_RDONLY",
   };
   // Files whose open checks more than the mode, where this kernel has them.
   for (const char* f : {"/proc/kmsg", "/proc/kcore", "/proc/timer_list"})

@@ -146,7 +146,7 @@ check_form() {
   # and its own files; a device driver's own open).
   if [ "${TRACE_UNKNOWN_OK:-0}" = 1 ]; then
     bad="$(jq -c 'select(.predicted == "unknown" and
-        ((.unknown_why // "") | test("^a process.s directory in procfs|^/proc/[^ ]+ names the asking task|^/proc/[^ ]+ is procfs.s own|whose driver.s open is not modelled") | not))' "$f")"
+        ((.unknown_why // "") | test("^/proc/[^ ]+ follows the process.s ptrace access|^/proc/[^ ]+ names the asking task|^/proc/[^ ]+ is procfs.s own|whose driver.s open is not modelled") | not))' "$f")"
   else
     bad="$(jq -c 'select(.predicted == "unknown")' "$f")"
   fi
