@@ -158,6 +158,13 @@ struct HostOptions {
   // test's own scratch tree, a tree only it can reach) sets this: they
   // are then taken to run nothing.
   bool assume_unseen_run_nothing = false;
+  // procfs shows each task the sysctls of its own network, IPC and user
+  // namespaces (/proc/sys/net/, kernel/msg*, sem, shm*, fs/mqueue/,
+  // user/), whose modes and owners differ from one namespace to another.
+  // They are modelled only where every process asked about is known to
+  // share those namespaces with this reader (explain --uid, --pid of such
+  // a process): the caller says so here; unknown otherwise.
+  bool askers_share_sysctl_namespaces = false;
   // How the security modules other than capabilities and Landlock are
   // read (pathwarden/security_modules.h): where one is active and could
   // refuse, Evaluate() answers unknown instead of allowed.

@@ -218,6 +218,7 @@ Result<Model, std::string> Model::FromHost(const HostOptions& options, int abi) 
   }
   impl.host = std::move(*host);
   impl.host_options = options;
+  if (impl.engine.world().any_fuse()) impl.special |= Model::Impl::kFuse;
   // Unreadable: as if outside the initial namespace (unknowns, never a
   // wrong answer).
   auto reader = ReadUserNamespace("/proc/self");

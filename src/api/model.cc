@@ -682,9 +682,23 @@ const SecurityModules* ModulesOf(const Model::Impl& impl, Process p) {
 // another user namespace, or has a security module that could refuse.
 [[gnu::noinline]] Decision EvaluateSpecial(const Model& m, Model::Impl& impl, Process p,
                                            const Request& request, Model::Detail detail) {
+  perm::tls_fuse_met = false;
   Decision d = (impl.special & Model::Impl::kUserNs) && m.Has(p) && !m.cred(p).InInitialUserNs()
                    ? EvaluateInUserNs(m, impl, p, request, detail)
                    : EvaluateSpecialPlain(m, impl, p, request, detail);
+  // FUSE: what the kernel's checks let through goes to the server, which
+  // answers last and may refuse (a policy of its own, a remote user's
+  // rights); the model knows its checks, not the server's.
+  // Linux: fs/fuse/dir.c, file.c (each operation a request to the server).
+  if ((impl.special & Model::Impl::kFuse) && perm::tls_fuse_met && d.allowed()) {
+    Reason r = d.reason();
+    r.unknown_why = fmt::format(
+        "the kernel's checks allow it ({}); a FUSE server then answers, whose own refusals the "
+        "host does not show",
+        r.text.empty() ? "as far as they go" : r.text);
+    r.text = "unknown: " + r.unknown_why;
+    d = Decision(Verdict::kUnknown, -1, std::move(r));
+  }
   if (impl.special & Model::Impl::kLsm)
     if (const SecurityModules* lsms = ModulesOf(impl, p))
       return UnknownWhereModulesMayRefuse(*lsms, OpOf(request), std::move(d));

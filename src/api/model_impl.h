@@ -41,11 +41,14 @@ struct Model::Impl {
   // with a process in a user namespace other than the initial one
   // (kUserNs: its evaluations are checked with and without capabilities),
   // a host model where a security module it does not model could refuse
-  // (kLsm: an allowed answer is unknown, naming the module).
+  // (kLsm: an allowed answer is unknown, naming the module), a host model
+  // with FUSE mounts (kFuse: an allowed answer whose checks met a FUSE
+  // inode is unknown, the server answering last).
   static constexpr uint8_t kRevalidates = 1;
   static constexpr uint8_t kPrefixMemo = 2;
   static constexpr uint8_t kUserNs = 4;
   static constexpr uint8_t kLsm = 8;
+  static constexpr uint8_t kFuse = 16;
   uint8_t special = 0;
   // A host model read from inside a user namespace other than the
   // initial one: every process of it lives there at least (SetCred()

@@ -177,13 +177,20 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
       return "its btrfs subvolume is read-only (a read-only snapshot or subvolume)";
     case Via::kProcSys:
       if (pc.entry_id == 3) return "no file under /proc/sys executes (proc_sys_permission())";
-      return fmt::format("the sysctl's mode read as its {} bits (proc_sys_permission(): {}; "
-                         "capabilities do not count): {}",
-                         pc.entry_id == 0 ? "owner" : pc.entry_id == 1 ? "group" : "other",
-                         pc.entry_id == 0 ? "euid 0" : pc.entry_id == 1 ? "in group 0" : "neither euid 0 nor group 0",
-                         verdict(pc.bits));
+      return fmt::format(
+          "the sysctl's mode read as its {} bits (proc_sys_permission(): {}; {}): {}",
+          pc.entry_id == 0 ? "owner" : pc.entry_id == 1 ? "group" : "other",
+          pc.entry_id == 0 ? "euid 0" : pc.entry_id == 1 ? "in group 0" : "neither euid 0 nor group 0",
+          (i.flags & vfs::kInodeProcSysNet)
+              ? "CAP_NET_ADMIN gives everyone the owner bits of a network sysctl, no other "
+                "capability counts"
+          : (i.flags & vfs::kInodeProcSysUser)
+              ? "CAP_SYS_RESOURCE gives everyone the owner bits of a user namespace sysctl, "
+                "the rest read at most; no other capability counts"
+              : "capabilities do not count",
+          verdict(pc.bits));
     case Via::kFuseGate:
-      if (const vfs::SbFuse* f = w.sb_fuse(w.inode(ino).sb))
+      if (const vfs::SbFuse* f = w.sb_fuse(w.inode(ino).sb); f && f->gated)
         return fmt::format("its FUSE mount, without allow_other, admits only uid {} and gid {} "
                            "(real, effective and saved ids; fuse_allow_current_process())",
                            f->uid, f->gid);

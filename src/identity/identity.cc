@@ -313,6 +313,11 @@ Result<Identity, std::string> ResolveIdentity(const IdentityOptions& o) {
   id.ctty = ReadControllingTty(proc + "/stat");
   if (o.pid) {
     id.pid = *o.pid;
+    for (const char* ns : {"net", "ipc", "user"}) {
+      auto theirs = ReadLink(fmt::format("{}/ns/{}", proc, ns));
+      auto ours = ReadLink(fmt::format("/proc/self/ns/{}", ns));
+      if (!theirs || !ours || *theirs != *ours) id.shares_sysctl_namespaces = false;
+    }
     auto cwd = ReadLink(proc + "/cwd");
     if (!cwd) return Unexpected(cwd.error());
     auto root = ReadLink(proc + "/root");

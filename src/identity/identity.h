@@ -57,6 +57,11 @@ struct Identity {
   // taken to refuse nothing (--trust-lsm).
   pid_t pid = 0;
   std::vector<std::string> trusted_lsms;
+  // Whether the process asked about is in this reader's network, IPC and
+  // user namespaces, whose sysctls procfs shows it
+  // (HostOptions::askers_share_sysctl_namespaces): --pid's compared, a
+  // --uid identity is the caller's context.
+  bool shares_sysctl_namespaces = true;
   // A stand-in root to read the modules under (tests:
   // SecurityModuleSources::root); "" for the host's.
   std::string lsm_root;

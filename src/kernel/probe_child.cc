@@ -14,7 +14,10 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <iterator>
 #include <limits>
 #include <string_view>
@@ -276,6 +279,66 @@ Server* ServerFor(const ProbeJob& job) {
 
 }  // namespace
 
+namespace {
+
+// Whether the FUSE mount of O_PATH descriptor `fd` refuses this task at
+// its gate (fuse_allow_current_process()): no allow_other, and this
+// task's real, effective or saved ids not all its user_id= and
+// group_id=. Read from /proc/self/mountinfo by the descriptor's mount
+// (its fdinfo's mnt_id: statx would ask the getattr the gate refuses).
+bool FuseGateRefuses(int fd) {
+  unsigned long long mnt_id = 0;
+  {
+    FILE* info = std::fopen(fmt::format("/proc/self/fdinfo/{}", fd).c_str(), "re");
+    if (info == nullptr) return false;
+    char l[256];
+    bool got = false;
+    while (!got && std::fgets(l, sizeof l, info)) got = std::sscanf(l, "mnt_id: %llu", &mnt_id) == 1;
+    std::fclose(info);
+    if (!got) return false;
+  }
+  FILE* f = std::fopen("/proc/self/mountinfo", "re");
+  if (f == nullptr) return false;
+  char line[4096];
+  std::string_view super;
+  std::string found;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long long id = 0;
+    if (std::sscanf(line, "%llu", &id) != 1 || id != mnt_id) continue;
+    found = line;
+    break;
+  }
+  std::fclose(f);
+  const size_t dash = found.find(" - fuse");
+  if (dash == std::string::npos) return false;
+  super = std::string_view(found).substr(dash + 3);
+  // "fuse.X SOURCE OPTIONS": the superblock's options last.
+  const size_t opts = super.rfind(' ');
+  if (opts == std::string_view::npos) return false;
+  super = super.substr(opts + 1);
+  while (!super.empty() && (super.back() == '\n' || super.back() == ' ')) super.remove_suffix(1);
+  auto value = [&](std::string_view name) -> long long {
+    for (size_t i = 0; i <= super.size();) {
+      size_t end = std::min(super.find(',', i), super.size());
+      const std::string_view o = super.substr(i, end - i);
+      if (o == name) return 0;
+      if (o.size() > name.size() && o.substr(0, name.size()) == name && o[name.size()] == '=')
+        return std::atoll(std::string(o.substr(name.size() + 1)).c_str());
+      i = end + 1;
+    }
+    return -1;
+  };
+  if (value("allow_other") == 0) return false;
+  const long long uid = value("user_id"), gid = value("group_id");
+  uid_t r, e, s;
+  gid_t rg, eg, sg;
+  if (uid < 0 || gid < 0 || getresuid(&r, &e, &s) != 0 || getresgid(&rg, &eg, &sg) != 0)
+    return false;
+  return !(r == uid && e == uid && s == uid && rg == gid && eg == gid && sg == gid);
+}
+
+}  // namespace
+
 bool OpensSpecialFile(const StepSpec& st, uint32_t* mode) {
   if (st.flags & O_PATH) return false;
   const int flags = O_PATH | O_CLOEXEC | static_cast<int>(st.flags & (O_NOFOLLOW | O_DIRECTORY));
@@ -286,10 +349,11 @@ bool OpensSpecialFile(const StepSpec& st, uint32_t* mode) {
   const int err = errno;
   // A FUSE mount that does not admit this task refuses its getattr
   // (fuse_getattr()) and its ->permission alike: the open fails there,
-  // before any driver. fuse_statfs() still names the filesystem.
+  // before any driver. (An EACCES the server itself answered is no such
+  // thing: the gate is read from the mount's options.)
   struct statfs sf;
-  const bool fuse_gate =
-      r != 0 && err == EACCES && fstatfs(fd, &sf) == 0 && sf.f_type == FUSE_SUPER_MAGIC;
+  const bool fuse_gate = r != 0 && err == EACCES && fstatfs(fd, &sf) == 0 &&
+                         sf.f_type == FUSE_SUPER_MAGIC && FuseGateRefuses(fd);
   close(fd);
   if (fuse_gate) return false;
   if (r != 0) return true;  // unknown: refused

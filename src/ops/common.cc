@@ -81,16 +81,18 @@ int SubvolReadonly(const OpCtx& ctx, PathPos at, std::string_view what) {
 
 int FuseGateSlow(const OpCtx& ctx, PathPos at, std::string_view what) {
   const vfs::Inode& i = ctx.w.inode_at(at.dentry);
-  if (!(i.flags & vfs::kInodeFuseGate)) [[likely]]
+  if (!(i.flags & vfs::kInodeFuse)) [[likely]]
     return 0;
   const int err = perm::FuseAllows(ctx.w, ctx.cred(), i.sb);
   if (err == EACCES) {
     ctx.Fail(Stage::kVfs, [&] {
       const vfs::SbFuse* f = ctx.w.sb_fuse(i.sb);
+      if (f == nullptr) return fmt::format("{}: {}: a FUSE inode without its mount's gate (failed "
+                                           "closed)", what, ctx.PathOf(at));
       return fmt::format("{}: {} is on a FUSE mount without allow_other, which admits only "
                          "uid {} and gid {} (real, effective and saved ids; "
                          "fuse_allow_current_process())",
-                         what, ctx.PathOf(at), f ? f->uid : 0, f ? f->gid : 0);
+                         what, ctx.PathOf(at), f->uid, f->gid);
     });
   }
   return err;
@@ -101,6 +103,10 @@ int CrossSubvol(const OpCtx& ctx, PathPos from, PathPos dir, std::string_view wh
   const uint32_t b = vfs::SubvolOf(ctx.w.inode_at(dir.dentry).flags);
   if (a == b) [[likely]]
     return 0;
+  // On btrfs, slot 0 is a subvolume not read (its inode opaque).
+  if (a == 0 || b == 0)
+    return vfs::Unknown(fmt::format("which btrfs subvolume {} is in is not known",
+                                    ctx.PathOf(a == 0 ? from : dir)));
   ctx.Fail(Stage::kVfs, [&] {
     return fmt::format("{} and {} are in different btrfs subvolumes: {}", ctx.PathOf(from),
                        ctx.PathOf(dir), why);
@@ -374,7 +380,7 @@ DentryId CreateObject(OpCtx& ctx, PathPos dir, std::string_view name,
   vfs::World& w = ctx.w;
   InodeId ino = w.NewInode(w.inode(dino).sb, a.mode, a.uid, a.gid, rdev);
   // What its directory's filesystem marks every inode with.
-  constexpr uint32_t kInherited = vfs::kInodeSubvolMask | vfs::kInodeFuseGate;
+  constexpr uint32_t kInherited = vfs::kInodeSubvolMask | vfs::kInodeFuse;
   if (const uint32_t f = w.inode(dino).flags & kInherited) w.SetFlags(ino, f, 0);
   w.SetModeAndAcl(ino, a.mode, a.acl);
   w.SetDefaultAcl(ino, a.default_acl);

@@ -103,13 +103,13 @@ int SubvolReadonly(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
 
 // FuseGate()
 //
-// For an inode behind a FUSE mount's gate (vfs::kInodeFuseGate), what its
+// For an inode behind a FUSE mount's gate (vfs::kInodeFuse), what its
 // getattr, setattr and listxattr ask first (fuse_allow_current_process()):
 // EACCES, explained with `what` ("stat"), when the caller is not the
 // mounter; 0 otherwise (vfs::kErrUnknown where that cannot be known).
 int FuseGateSlow(const OpCtx& ctx, vfs::PathPos at, std::string_view what);
 inline int FuseGate(const OpCtx& ctx, vfs::PathPos at, std::string_view what) {
-  if (!ctx.w.any_fuse_gate()) [[likely]]
+  if (!ctx.w.any_fuse()) [[likely]]
     return 0;
   return FuseGateSlow(ctx, at, what);
 }

@@ -104,6 +104,12 @@ int BtrfsRenameChecks(const OpCtx& ctx, PathPos old_dir, DentryId old_d, PathPos
   const vfs::World& w = ctx.w;
   if (!(w.sb(w.inode_at(old_d).sb).flags & vfs::kSbBtrfs)) [[likely]]
     return 0;
+  // btrfs_rename() refuses the empty placeholder a snapshot leaves
+  // (ENOTEMPTY), which the model holds opaque: unknown, as any inode it
+  // does not hold.
+  for (const DentryId d : {old_d, new_d})
+    if (d != vfs::kNone && (w.inode_at(d).flags & vfs::kInodeOpaque))
+      return vfs::UnknownAt(w.inode_of(d));
   const bool old_root = w.inode_at(old_d).flags & vfs::kInodeSubvolRoot;
   const bool new_root = new_d != vfs::kNone && (w.inode_at(new_d).flags & vfs::kInodeSubvolRoot);
   if (flags & RENAME_EXCHANGE) {

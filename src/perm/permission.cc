@@ -165,9 +165,11 @@ PermCheck ProcSysPermission(const Cred& cred, const vfs::Inode& inode, uint32_t 
 }  // namespace
 
 int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb) {
+  tls_fuse_met = true;
   const vfs::SbFuse* f = w.sb_fuse(sb);
   if (f == nullptr) [[unlikely]]
-    return internal::FailClosed("a FUSE gate without its mount's ids");
+    return internal::FailClosed("a FUSE inode without its mount's gate");
+  if (!f->gated) return 0;
   // Linux: fs/fuse/dir.c fuse_permissible_uidgid().
   if (cred.ruid == f->uid && cred.euid == f->uid && cred.suid == f->uid &&
       cred.rgid == f->gid && cred.egid == f->gid && cred.sgid == f->gid)
@@ -183,14 +185,14 @@ int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb) {
 PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
                             vfs::InodeId ino, uint32_t mask) {
   const vfs::Inode& inode = w.inode(ino);
-  if (inode.flags & (vfs::kInodeOpaque | vfs::kInodeFuseGate | vfs::kInodeProcSys)) [[unlikely]] {
+  if (inode.flags & (vfs::kInodeOpaque | vfs::kInodeFuse | vfs::kInodeProcSys)) [[unlikely]] {
     if ((inode.flags & (vfs::kInodeOpaque | vfs::kInodeProcSys)) == vfs::kInodeProcSys)
       return ProcSysPermission(cred, inode, mask);
     PermCheck r;
     r.want = mask & 7;
     // FUSE's ->permission asks who may enter first (fuse_permission()):
     // a mount's gate, decided whatever its inodes show.
-    if (inode.flags & vfs::kInodeFuseGate) {
+    if (inode.flags & vfs::kInodeFuse) {
       const bool gated = w.sb_fuse(inode.sb) != nullptr;
       r.err = FuseAllows(w, cred, inode.sb);
       r.via = !gated ? Via::kInternal : r.err == EACCES ? Via::kFuseGate : Via::kUnknown;

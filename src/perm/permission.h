@@ -63,13 +63,21 @@ struct PermCheck {
 
 // FuseAllows()
 //
-// fuse_allow_current_process() for a FUSE superblock `sb` without
-// allow_other (vfs::SbFuse): 0 when `cred` is its mounter (every uid and
-// gid but the fs ones the mount's) or, where the fuse module allows it,
-// holds CAP_SYS_ADMIN; EACCES otherwise; vfs::kErrUnknown where that
-// allowance could not be read; EACCES failing closed for a superblock
-// without a gate.
+// fuse_allow_current_process() for FUSE superblock `sb` (vfs::SbFuse): 0
+// with allow_other, or when `cred` is its mounter (every uid and gid but
+// the fs ones the mount's) or, where the fuse module allows it, holds
+// CAP_SYS_ADMIN; EACCES otherwise; vfs::kErrUnknown where that allowance
+// could not be read; EACCES failing closed for a superblock without a
+// gate. Sets tls_fuse_met.
 int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb);
+
+// tls_fuse_met
+//
+// Set on this thread when a check met a FUSE inode (FuseAllows()): what
+// the kernel lets through there goes to the server, which answers last.
+// Model::Evaluate() clears it before, and turns an allowed answer into
+// unknown after, on a model with FUSE mounts (Model::Impl::kFuse).
+inline thread_local bool tls_fuse_met = false;
 
 // GenericPermission()
 //

@@ -218,6 +218,7 @@ Result<std::unique_ptr<Session>, std::string> Session::Open(const identity::Iden
   o.root_dir = who.host_root;
   o.overflow = identity::HostOverflowFor(who.cred);
   o.assume_unseen_run_nothing = who.assume_unseen_run_nothing;
+  o.askers_share_sysctl_namespaces = who.shares_sysctl_namespaces;
   o.lsm.pid = who.pid;
   o.lsm.trusted = who.trusted_lsms;
   o.lsm.root = who.lsm_root;

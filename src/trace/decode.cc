@@ -232,7 +232,16 @@ Decoded Decode(const Stop& s, const Memory& m) {
     case SYS_stat: DecodeStat(&d, m, kAtFdcwdNum, a[0], 0); break;
     case SYS_lstat: DecodeStat(&d, m, kAtFdcwdNum, a[0], AT_SYMLINK_NOFOLLOW); break;
     case SYS_newfstatat: DecodeStat(&d, m, AsFd(a[0]), a[1], a[3]); break;
-    case SYS_statx: DecodeStat(&d, m, AsFd(a[0]), a[1], a[2] & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)); break;
+    case SYS_statx:
+      // A statx asking for nothing is answered even where getattr would
+      // refuse (fuse_getattr()): not the stat the model answers.
+      if (a[3] == 0) {
+        d.kind = Decoded::Kind::kSkip;
+        d.why = "statx() asking for no field";
+        break;
+      }
+      DecodeStat(&d, m, AsFd(a[0]), a[1], a[2] & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH));
+      break;
     case SYS_access:
     case SYS_faccessat:
     case SYS_faccessat2: {
@@ -555,13 +564,20 @@ Decoded Decode(const Stop& s, const Memory& m) {
       d.kind = Decoded::Kind::kLandlockRestrict;
       d.ll_ruleset_fd = AsFd(a[0]);
       break;
+    case SYS_fcntl:
+      if (static_cast<uint32_t>(a[1]) != F_DUPFD && static_cast<uint32_t>(a[1]) != F_DUPFD_CLOEXEC) {
+        d.kind = Decoded::Kind::kSkip;
+        d.why = "fcntl() other than a copy";
+        break;
+      }
+      [[fallthrough]];
     case SYS_dup:
     case SYS_dup2:
     case SYS_dup3:
-    case SYS_fcntl:
       d.kind = Decoded::Kind::kDup;
       d.fd = AsFd(a[0]);
-      if ((s.nr == SYS_dup3 && (a[2] & O_CLOEXEC)) || (s.nr == SYS_fcntl && a[1] == F_DUPFD_CLOEXEC))
+      if ((s.nr == SYS_dup3 && (a[2] & O_CLOEXEC)) ||
+          (s.nr == SYS_fcntl && static_cast<uint32_t>(a[1]) == F_DUPFD_CLOEXEC))
         d.open_flags = O_CLOEXEC;
       break;
     case SYS_io_uring_setup:

@@ -112,8 +112,10 @@ Result<scmp_filter_ctx, std::string> BuildFilter() {
   }
   // fcntl() is frequent: only its copies stop.
   for (const int cmd : {F_DUPFD, F_DUPFD_CLOEXEC}) {
-    const int rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), SYS_fcntl, 1,
-                                    SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(cmd)));
+    // (The command is an int: its upper half is whatever the caller left.)
+    const int rc = seccomp_rule_add(
+        ctx, SCMP_ACT_TRACE(0), SYS_fcntl, 1,
+        SCMP_A1(SCMP_CMP_MASKED_EQ, scmp_datum_t{0xffffffff}, static_cast<scmp_datum_t>(cmd)));
     if (rc) return fail(fmt::format("seccomp_rule_add(fcntl, {})", cmd), rc);
   }
   return ctx;

@@ -304,8 +304,8 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   // What the model cannot know makes the inode opaque: every check on it
   // is unknown rather than a guess.
   const SbInfo& sb = sbs_[i.sb];
-  if (sb.fuse_gate && !(i.flags & kInodeFuseGate)) {
-    w.SetFlags(ino, kInodeFuseGate, 0);
+  if (sb.fuse_gate && !(i.flags & kInodeFuse)) {
+    w.SetFlags(ino, kInodeFuse, 0);
     changed = true;
   }
   std::string subvol_why;
@@ -399,7 +399,7 @@ DentryId HostBackend::Synthetic(World& w, DentryId d, std::string_view name, uin
   const SbId sb = w.inode_at(d).sb;
   const InodeId ino = w.NewInode(sb, mode & S_IFMT, 0, 0);
   w.SetFlags(ino, kInodeOpaque | kInodeUnseen | (S_ISDIR(mode) ? kInodeIncomplete : 0) |
-                      (sbs_[sb].fuse_gate ? kInodeFuseGate : 0),
+                      (sbs_[sb].fuse_gate ? kInodeFuse : 0),
              0);
   why_[ino] = std::move(why);
   return w.Link(d, name, ino);

@@ -188,11 +188,14 @@ class HostBackend final : public Backend {
     std::string why_not;  // "" when modelled
     bool btrfs = false;   // its inodes belong to subvolumes (SubvolFlags())
     bool fuse = false;    // FUSE with default_permissions (FuseFor())
-    bool fuse_gate = false;  // without allow_other: kInodeFuseGate on every inode
+    bool fuse_gate = false;  // kInodeFuse on every inode (World::sb_fuse())
     bool proc = false;       // procfs (ProcFlags())
     std::string proc_root;   // procfs: the host path of its root, "" until seen
-    std::optional<bool> proc_net, proc_user;  // net/ and user/ sysctls: the reader's
-                                              // namespaces are the initial user namespace's
+    // The namespace-dependent sysctls (net/, the IPC ones, fs/mqueue/,
+    // user/): modelled only where the askers share the reader's
+    // namespaces and those belong to the initial user namespace.
+    bool proc_same_ns = false;
+    std::optional<bool> proc_net, proc_ipc, proc_user;
   };
   // What one statx and its companions found.
   struct Found;

@@ -144,7 +144,9 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       if (gated) w.SetSbFuse(sb, *fuse_gate);
       if (m.fstype == "proc" && why.empty()) {
         info.proc = true;
+        info.proc_same_ns = options.askers_share_sysctl_namespaces;
         info.proc_net = NsOfInitialUserNs("/proc/self/ns/net");
+        info.proc_ipc = NsOfInitialUserNs("/proc/self/ns/ipc");
         // nullopt exactly where this process is not in the initial user
         // namespace, whose user/ sysctls it then does not see.
         info.proc_user = info.proc_net.has_value();
@@ -161,7 +163,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       }
       w.SetSbFlags(sb, sb_flags);
       const InodeId rino = w.inode_of(w.sb(sb).root);
-      w.SetFlags(rino, kInodeIncomplete | (gated ? kInodeFuseGate : 0), 0);
+      w.SetFlags(rino, kInodeIncomplete | (gated ? kInodeFuse : 0), 0);
       if (sb_flags & kSbOverlay) {
         // The layers' roots make the overlay's root; a mount of a
         // directory inside an overlay starts where they are not known.

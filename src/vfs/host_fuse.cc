@@ -53,13 +53,16 @@ std::string HostBackend::FuseFor(const MountInfo& m, std::optional<bool> initial
     return "FUSE in a mount namespace that may hold mounts made inside a user namespace: who "
            "may enter (fuse_allow_current_process()) asks the mount's user namespace, and its "
            "user_id= and group_id= are that namespace's ids, neither of which is shown";
-  if (m.HasSuperOption("allow_other")) return {};
+  if (m.HasSuperOption("allow_other")) {
+    *gate = SbFuse{};
+    return {};
+  }
   const std::optional<uint32_t> uid = ParseId(m.SuperOptionValue("user_id"));
   const std::optional<uint32_t> gid = ParseId(m.SuperOptionValue("group_id"));
   if (!uid || !gid)
     return "FUSE without allow_other whose user_id= and group_id= the mount table does not "
            "show: who may enter is not known";
-  *gate = SbFuse{*uid, *gid, SysAdminAccess()};
+  *gate = SbFuse{true, *uid, *gid, SysAdminAccess()};
   return {};
 }
 

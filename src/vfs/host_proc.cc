@@ -47,6 +47,15 @@ constexpr std::string_view kPlainPidEntries[] = {
     "oom_score_adj", "personality", "sched", "schedstat",    "sessionid",     "stack",
     "stat",        "statm",      "status",  "syscall",       "timerslack_ns", "wchan"};
 
+// The IPC namespace's sysctls in kernel/ (ipc/ipc_sysctl.c).
+bool IsIpcSysctl(std::string_view rel) {
+  for (std::string_view n : {"shmmax", "shmall", "shmmni", "shm_rmid_forced", "msgmax", "msgmni",
+                             "auto_msgmni", "msgmnb", "sem", "sem_next_id", "msg_next_id",
+                             "shm_next_id"})
+    if (rel.starts_with("sys/kernel/") && rel.substr(11) == n) return true;
+  return false;
+}
+
 bool AllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -55,8 +64,10 @@ bool AllDigits(std::string_view s) {
 
 uint32_t HostBackend::ProcFlags(const SbInfo& sb, const Found& f, std::string* why) {
   std::string_view rel = f.path;
-  if (sb.proc_root.empty() || !rel.starts_with(sb.proc_root)) {
-    *why = "a procfs name not read through its root";
+  if (sb.proc_root.empty() || !rel.starts_with(sb.proc_root) ||
+      (rel.size() > sb.proc_root.size() && rel[sb.proc_root.size()] != '/' &&
+       !sb.proc_root.ends_with('/'))) {
+    *why = "a procfs name not read through the mount of procfs this reader classifies it by";
     return 0;
   }
   rel.remove_prefix(sb.proc_root.size());
@@ -69,23 +80,36 @@ uint32_t HostBackend::ProcFlags(const SbInfo& sb, const Found& f, std::string* w
   if (rel == "sys/fs/binfmt_misc") return 0;
   if (first == "sys") {
     uint32_t flags = kInodeProcSys;
-    if (rel.starts_with("sys/net/") || rel == "sys/net") {
-      if (sb.proc_net != true) {
-        *why = "a network sysctl of a network namespace not of the initial user namespace: "
-               "CAP_NET_ADMIN over that namespace decides (net_ctl_permissions()), which is not "
-               "shown";
+    // The sysctls procfs picks by the asking task's namespaces
+    // (net_ctl_header_lookup(), set_lookup() of ipc_sysctl.c, mq_sysctl.c,
+    // ucount.c): their modes and the root they compare with are that
+    // namespace's.
+    auto under = [&](std::string_view dir) {
+      return rel == dir || (rel.starts_with(dir) && rel[dir.size()] == '/');
+    };
+    const std::string_view ns = under("sys/net")            ? "network"
+                                : under("sys/user")         ? "user"
+                                : under("sys/fs/mqueue")    ? "IPC"
+                                : IsIpcSysctl(rel)          ? "IPC"
+                                                            : "";
+    if (!ns.empty()) {
+      const std::optional<bool>& initial = ns == "network" ? sb.proc_net
+                                           : ns == "user"  ? sb.proc_user
+                                                           : sb.proc_ipc;
+      if (!sb.proc_same_ns || initial != true) {
+        *why = fmt::format(
+            "/proc/{} is a sysctl of the asking task's {} namespace, whose mode and owner are "
+            "that namespace's (sysctl_perm()): {}; not modelled",
+            rel, ns,
+            !sb.proc_same_ns ? "the askers are not known to share this reader's namespaces"
+                             : "this reader's is not the initial user namespace's");
         return 0;
       }
-      flags |= kInodeProcSysNet;
-    } else if (rel.starts_with("sys/user/") || rel == "sys/user") {
-      if (sb.proc_user != true) {
-        *why = "a user namespace sysctl seen from inside a user namespace: CAP_SYS_RESOURCE over "
-               "it decides (set_permissions()); not modelled";
-        return 0;
-      }
-      flags |= kInodeProcSysUser;
-    } else if (rel == "sys/kernel/msg_next_id" || rel == "sys/kernel/sem_next_id" ||
-               rel == "sys/kernel/shm_next_id") {
+    }
+    if (under("sys/net")) flags |= kInodeProcSysNet;
+    if (under("sys/user")) flags |= kInodeProcSysUser;
+    if (rel == "sys/kernel/msg_next_id" || rel == "sys/kernel/sem_next_id" ||
+        rel == "sys/kernel/shm_next_id") {
       *why = fmt::format("/proc/{} is writable with CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE over "
                          "its IPC namespace's owner (ipc_permissions()); not modelled",
                          rel);

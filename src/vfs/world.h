@@ -101,11 +101,14 @@ inline constexpr uint32_t kInodeSubvolReadonly = 1u << 14;
 // The root directory of a btrfs subvolume (BTRFS_FIRST_FREE_OBJECTID): it
 // alone may move between subvolumes (btrfs_rename()).
 inline constexpr uint32_t kInodeSubvolRoot = 1u << 15;
-// An inode of a FUSE mount without allow_other: its ->permission, its
-// getattr, setattr and listxattr first ask whether the caller is the
-// mounter (fuse_allow_current_process(), World::sb_fuse()), EACCES if
-// not, so the walk never takes the fast search path through it.
-inline constexpr uint32_t kInodeFuseGate = 1u << 16;
+// An inode of a FUSE mount with default_permissions (World::sb_fuse()):
+// its ->permission, getattr, setattr and listxattr first ask whether the
+// caller may enter (fuse_allow_current_process(): without allow_other,
+// only the mounter), EACCES if not; what the kernel then lets through
+// goes to the server, which answers last (an evaluation that met one is
+// marked: perm::tls_fuse_met). The walk never takes the fast search path
+// through it.
+inline constexpr uint32_t kInodeFuse = 1u << 16;
 // A /proc/sys inode: proc_sys_permission() decides instead of
 // generic_permission(): no execution of a file; the sysctl's mode (the
 // inode's) read as owner bits for euid 0, group bits for a task in group
@@ -163,12 +166,15 @@ inline constexpr uint32_t kSbProc = 1u << 5;
 
 // SbFuse
 //
-// Who a FUSE mount without allow_other admits (fuse_allow_current_process()
-// with fuse_permissible_uidgid(), Linux: fs/fuse/dir.c): a task whose
-// real, effective and saved uids are all `uid` and gids all `gid`; one
-// with CAP_SYS_ADMIN only where the fuse module's allow_sys_admin_access
-// says so (`sys_admin`: nullopt when it could not be read).
+// Who a FUSE mount admits (fuse_allow_current_process(), Linux:
+// fs/fuse/dir.c): with allow_other (`gated` false), every task of the
+// mount's user namespace, which the model takes as the initial one;
+// without it (fuse_permissible_uidgid()), a task whose real, effective and
+// saved uids are all `uid` and gids all `gid`, and one with CAP_SYS_ADMIN
+// only where the fuse module's allow_sys_admin_access says so
+// (`sys_admin`: nullopt when it could not be read).
 struct SbFuse {
+  bool gated = false;
   uint32_t uid = 0, gid = 0;
   std::optional<bool> sys_admin;
 };
@@ -656,16 +662,16 @@ class World {
   void Detach(MountId m);
   void SetMountFlags(MountId m, uint32_t flags);
   void SetSbFlags(SbId sb, uint32_t flags);
-  // A FUSE superblock's gate (kInodeFuseGate on its inodes); set once,
-  // before any reader, by the host backend. nullptr for any other.
+  // A FUSE superblock's gate (kInodeFuse on its inodes); set once, before
+  // any reader, by the host backend. nullptr for any other.
   void SetSbFuse(SbId sb, SbFuse f) { fuses_[sb] = f; }
   const SbFuse* sb_fuse(SbId sb) const {
     auto it = fuses_.find(sb);
     return it == fuses_.end() ? nullptr : &it->second;
   }
-  // Whether any superblock has a FUSE gate: the calls that ask it skip
-  // it in one load where none has (stat is on the hot path).
-  bool any_fuse_gate() const noexcept { return !fuses_.empty(); }
+  // Whether any superblock is FUSE's: the calls that ask its gate skip it
+  // in one load where none is (stat is on the hot path).
+  bool any_fuse() const noexcept { return !fuses_.empty(); }
   // An idmapped superblock's idmapping (kSbIdmapped); set once, before
   // any reader, by the host backend. nullptr for any other.
   void SetSbIdmap(SbId sb, SbIdmap map) { idmaps_[sb] = std::move(map); }
@@ -769,7 +775,7 @@ class World {
   // do those behind a FUSE mount's gate.
   static uint32_t FastSearch(uint32_t mode, AclId acl, uint32_t flags) {
     return S_ISDIR(mode) && (mode & 0111) == 0111 && acl == kNone &&
-                   !(flags & (kInodeOpaque | kInodeFuseGate))
+                   !(flags & (kInodeOpaque | kInodeFuse))
                ? kInodeFastSearch
                : 0;
   }
@@ -781,7 +787,7 @@ class World {
   internal::StableArena<Mount> mounts_;
   internal::StableArena<Superblock> sbs_;
   std::unordered_map<SbId, SbIdmap> idmaps_;  // kSbIdmapped superblocks
-  std::unordered_map<SbId, SbFuse> fuses_;    // FUSE superblocks with a gate
+  std::unordered_map<SbId, SbFuse> fuses_;    // FUSE superblocks
   internal::StableArena<AclSlot> acls_;
   internal::StringPool strings_;
   internal::IdHashTable dhash_;

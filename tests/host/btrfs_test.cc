@@ -246,17 +246,21 @@ TEST_F(BtrfsTest, TheKernelAgreesThroughSubvolumesAndAReadOnlySnapshot) {
 // subvolume (btrfs_delete_subvolume() refuses the default one, one being
 // sent, one with a swap file), btrfs.* properties, and the empty
 // placeholder a snapshot leaves for a nested subvolume (where nothing
-// else decides first). Each also made on the kernel, for the record.
+// else decides first: a mkdir in it, renaming it in a writable snapshot).
+// Each also made on the kernel, for the record.
 TEST_F(BtrfsTest, WhatBtrfsDecidesAloneIsUnknown) {
   std::string m;
   TreeSpec tree;
   ASSERT_EQ(Build("unknown", &m, &tree), "");
   Cred root = Cred::ForUser(0, 0);
   root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
+  // A writable snapshot: its placeholder may be asked to move.
+  ASSERT_EQ(MakeSubvol(m, "snaprw", m + "/sv", false), "");
   const std::vector<std::string> lines = {
       fmt::format("rmdir {}", Q(m + "/sv/empty")),
       fmt::format("setxattr {} btrfs.compression zstd", Q(m + "/sv/pub")),
       fmt::format("mkdir {}", Q(m + "/snap/nested/x")),
+      fmt::format("rename {} {}", Q(m + "/snaprw/nested"), Q(m + "/snaprw/nested2")),
   };
   std::vector<Decision> decisions;
   auto compared = AskAndCompare(root, {}, lines, &decisions);

@@ -9,6 +9,7 @@
 // nothing). Root only.
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -25,6 +26,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "src/identity/identity.h"
 #include "src/kernel/kernel_session.h"
 #include "src/query/query.h"
 #include "tests/host/host_tree.h"
@@ -224,6 +226,53 @@ TEST(ProcTest, AProcessDirectoryAndItsPlainEntriesAreTheKernelsAnswer) {
   }
   kill_all();
   EXPECT_GE(total, 1000u);
+}
+
+// procfs shows a task the sysctls of its own network, IPC and user
+// namespaces: for a process in a network namespace of its own (unshare
+// -n; nf_conntrack_max, say, is 0444 there and 0644 here), explain --pid
+// answers those unknown, and the others as ever.
+TEST(ProcTest, ANamespacesSysctlsAreUnknownForAProcessOfAnotherNamespace) {
+  if (geteuid() != 0) GTEST_SKIP() << "not root";
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char ok = unshare(CLONE_NEWNET) == 0 ? 1 : 0;
+    (void)!write(ready[1], &ok, 1);
+    for (;;) pause();
+  }
+  char ok = 0;
+  ASSERT_EQ(read(ready[0], &ok, 1), 1);
+  close(ready[0]);
+  close(ready[1]);
+  identity::IdentityOptions o;
+  o.pid = pid;
+  auto id = identity::ResolveIdentity(o);
+  std::optional<Decision> net, vm, ipc;
+  if (ok && id) {
+    EXPECT_FALSE(id->shares_sysctl_namespaces);
+    auto session = query::Session::Open(*id, {});
+    if (session) {
+      auto ask = [&](const char* l) { return (*session)->Ask(*query::ParseQueryLine(l), false).decision; };
+      net = ask("open /proc/sys/net/ipv4/ip_forward O_WRONLY");
+      ipc = ask("open /proc/sys/kernel/msgmax O_WRONLY");
+      vm = ask("open /proc/sys/vm/drop_caches O_WRONLY");
+    } else {
+      ADD_FAILURE() << session.error();
+    }
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(ok) << "unshare(CLONE_NEWNET)";
+  ASSERT_TRUE(id.has_value()) << id.error();
+  ASSERT_TRUE(net && vm && ipc);
+  EXPECT_TRUE(net->unknown()) << net->ToText();
+  EXPECT_NE(net->reason().unknown_why.find("network namespace"), std::string::npos);
+  EXPECT_TRUE(ipc->unknown()) << ipc->ToText();
+  EXPECT_TRUE(vm->allowed()) << vm->ToText();
 }
 
 // What procfs decides by the process asking, or by its own open, is
