@@ -335,6 +335,9 @@ class HostBackend final : public Backend {
     std::string why;
   };
   std::unordered_map<uint64_t, Subvol> subvols_;
+  // The read-only flag of the subvolume directory `path` is in, into *s
+  // (s->why, else "", on failure); an automount point is not opened.
+  static void ReadSubvolFlags(const std::string& path, bool automount, Subvol* s);
   // The kInodeSubvol* flags of btrfs inode `f`; "" or why they are not
   // known in *why (src/vfs/host_btrfs.cc).
   uint32_t SubvolFlags(const Found& f, std::string* why);

@@ -32,6 +32,27 @@ constexpr uint64_t kEmptySubvolDirIno = 2;
 
 }  // namespace
 
+void HostBackend::ReadSubvolFlags(const std::string& path, bool automount, Subvol* s) {
+  s->why.clear();
+  if (automount) {
+    s->why = "its btrfs subvolume's flags are read by opening a directory of it, and this one is "
+             "an automount point";
+    return;
+  }
+  const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  btrfs_ioctl_get_subvol_info_args info{};
+  // It answers 1, not 0, for every subvolume but the top one (6.18: the
+  // last tree search's "not found exactly"), having filled it.
+  if (fd < 0 || ioctl(fd, BTRFS_IOC_GET_SUBVOL_INFO, &info) < 0) {
+    s->why = fmt::format("whether its btrfs subvolume is read-only cannot be read "
+                         "(BTRFS_IOC_GET_SUBVOL_INFO on {}: {})",
+                         path, std::strerror(errno));
+  } else {
+    s->readonly = (info.flags & BTRFS_ROOT_SUBVOL_RDONLY) != 0;
+  }
+  if (fd >= 0) close(fd);
+}
+
 uint32_t HostBackend::SubvolFlags(const Found& f, std::string* why) {
   if (S_ISDIR(f.mode) && f.ino == kEmptySubvolDirIno) {
     *why =
@@ -41,6 +62,11 @@ uint32_t HostBackend::SubvolFlags(const Found& f, std::string* why) {
     return 0;
   }
   auto it = subvols_.find(f.dev);
+  // A model that revalidates reads a subvolume's flag again at its root
+  // (btrfs property set ro; a device number a new subvolume took over).
+  if (it != subvols_.end() && revalidates_ && S_ISDIR(f.mode) &&
+      f.ino == BTRFS_FIRST_FREE_OBJECTID && !f.path.empty() && it->second.slot <= kInodeSubvolMax)
+    ReadSubvolFlags(std::string(f.path), f.automount, &it->second);
   if (it == subvols_.end()) {
     // Only a directory is opened: a file's subvolume is its directory's,
     // read before it.
@@ -50,27 +76,10 @@ uint32_t HostBackend::SubvolFlags(const Found& f, std::string* why) {
     }
     Subvol s;
     s.slot = static_cast<uint32_t>(subvols_.size() + 1);
-    const std::string path(f.path);
-    if (s.slot > kInodeSubvolMax) {
+    if (s.slot > kInodeSubvolMax)
       s.why = fmt::format("more than {} btrfs subvolumes", kInodeSubvolMax);
-    } else if (f.automount) {
-      s.why = "its btrfs subvolume's flags are read by opening a directory of it, and this one "
-              "is an automount point";
-    } else {
-      const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
-                                            O_CLOEXEC);
-      btrfs_ioctl_get_subvol_info_args info{};
-      // It answers 1, not 0, for every subvolume but the top one (6.18:
-      // the last tree search's "not found exactly"), having filled it.
-      if (fd < 0 || ioctl(fd, BTRFS_IOC_GET_SUBVOL_INFO, &info) < 0) {
-        s.why = fmt::format("whether its btrfs subvolume is read-only cannot be read "
-                            "(BTRFS_IOC_GET_SUBVOL_INFO on {}: {})",
-                            path, std::strerror(errno));
-      } else {
-        s.readonly = (info.flags & BTRFS_ROOT_SUBVOL_RDONLY) != 0;
-      }
-      if (fd >= 0) close(fd);
-    }
+    else
+      ReadSubvolFlags(std::string(f.path), f.automount, &s);
     it = subvols_.emplace(f.dev, std::move(s)).first;
   }
   const Subvol& s = it->second;

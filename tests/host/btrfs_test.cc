@@ -40,6 +40,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "pathwarden/model.h"
 #include "src/kernel/credentials.h"
 #include "src/kernel/host_probe.h"
 #include "src/kernel/kernel_session.h"
@@ -240,6 +241,37 @@ TEST_F(BtrfsTest, TheKernelAgreesThroughSubvolumesAndAReadOnlySnapshot) {
                 w.name, o.queries, o.agree, erofs, exdev, o.unknown);
   }
   EXPECT_GE(total, 1000u);
+}
+
+// A model that revalidates reads a subvolume's read-only flag again at
+// its root: one made read-only after it was read (btrfs property set ro
+// true, BTRFS_IOC_SUBVOL_SETFLAGS) refuses writes from then on.
+TEST_F(BtrfsTest, ARevalidatingModelSeesASubvolumeMadeReadOnly) {
+  std::string m;
+  TreeSpec tree;
+  ASSERT_EQ(Build("reval", &m, &tree), "");
+  HostOptions o;
+  o.consistency = HostOptions::Consistency::kRevalidate;
+  o.assume_unseen_run_nothing = true;
+  o.lsm.read = false;
+  auto model = Model::FromHost(o);
+  ASSERT_TRUE(model.has_value()) << model.error();
+  Cred root = Cred::ForUser(0, 0);
+  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
+  const Process p = model->Spawn("root", root);
+  const Open write{.path = m + "/sv2/x2", .flags = O_WRONLY};
+  const Decision before = model->Evaluate(p, write);
+  EXPECT_TRUE(before.allowed()) << before.ToText();
+  const int fd = open((m + "/sv2").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  uint64_t flags = BTRFS_SUBVOL_RDONLY;
+  const int r = ioctl(fd, BTRFS_IOC_SUBVOL_SETFLAGS, &flags);
+  close(fd);
+  ASSERT_EQ(r, 0) << std::strerror(errno);
+  const Decision after = model->Evaluate(p, write);
+  EXPECT_EQ(after.err(), EROFS) << after.ToText();
+  EXPECT_EQ(open((m + "/sv2/x2").c_str(), O_WRONLY | O_CLOEXEC), -1);
+  EXPECT_EQ(errno, EROFS);
 }
 
 // What the model does not hold is unknown, never ok: removing an empty
