@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,7 +64,9 @@ bool Mounted(const std::string& mnt) {
 class Server {
  public:
   ~Server() { Stop(); }
-  std::string Start(const std::string& backing, const std::string& mnt,
+  // `exe`: pathwarden-fs, opened before the test's namespace put a tmpfs
+  // over /tmp (where a fresh clone's build may be).
+  std::string Start(int exe, const std::string& backing, const std::string& mnt,
                     const std::vector<std::string>& options) {
     mnt_ = mnt;
     pid_ = fork();
@@ -77,7 +80,7 @@ class Server {
       std::vector<char*> argv;
       for (std::string& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
-      execv(PW_FS_BIN, argv.data());
+      syscall(SYS_execveat, exe, "", argv.data(), environ, AT_EMPTY_PATH);
       _exit(127);
     }
     for (int i = 0; i < 200; ++i) {
@@ -176,6 +179,8 @@ class FuseTest : public ::testing::Test {
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "not root";
     if (access("/dev/fuse", R_OK | W_OK) != 0) GTEST_SKIP() << "no /dev/fuse";
+    exe_ = open(PW_FS_BIN, O_PATH | O_CLOEXEC);
+    ASSERT_GE(exe_, 0) << PW_FS_BIN << ": " << std::strerror(errno);
     if (std::string e = EnterPrivateMountNamespace(); !e.empty()) GTEST_SKIP() << e;
     ASSERT_EQ(scratch_.Make(), "");
   }
@@ -191,8 +196,13 @@ class FuseTest : public ::testing::Test {
     if (!t) return t.error();
     *tree = std::move(*t);
     servers_.emplace_back(std::make_unique<Server>());
-    return servers_.back()->Start(backing, *m, options);
+    return servers_.back()->Start(exe_, backing, *m, options);
   }
+  void TearDown() override {
+    servers_.clear();
+    if (exe_ >= 0) close(exe_);
+  }
+  int exe_ = -1;
   Scratch scratch_{"fuse"};
   std::vector<std::unique_ptr<Server>> servers_;
 };
