@@ -190,17 +190,20 @@ std::string DescribePerm(const vfs::World& w, const Cred& cred,
               : "capabilities do not count",
           verdict(pc.bits));
     case Via::kFuseGate:
-      if (const vfs::SbFuse* f = w.sb_fuse(w.inode(ino).sb); f && f->gated)
-        return fmt::format("its FUSE mount, without allow_other, admits only uid {} and gid {} "
-                           "(real, effective and saved ids; fuse_allow_current_process())",
-                           f->uid, f->gid);
-      return "its FUSE mount admits only its mounter";
+      return DescribeFuseGate(w.sb_fuse(w.inode(ino).sb));
     case Via::kInternal:
       return "the check failed closed (internal error)";
     case Via::kUnknown:
       return "not known: its filesystem decides, or it could not be read";
   }
   return "?";
+}
+
+std::string DescribeFuseGate(const vfs::SbFuse* gate) {
+  if (gate == nullptr) return "a FUSE inode without its mount's gate (failed closed)";
+  return fmt::format("its FUSE mount, without allow_other, admits only uid {} and gid {} (real, "
+                     "effective and saved ids; fuse_allow_current_process())",
+                     gate->uid, gate->gid);
 }
 
 std::string DescribeCheck(const vfs::World& w, const Cred& cred,

@@ -130,6 +130,12 @@ std::string DescribeCheck(const vfs::World& w, const Cred& cred,
                           vfs::PathPos at, vfs::PathPos root,
                           const perm::PermCheck& pc);
 
+// DescribeFuseGate()
+//
+// Whom a FUSE mount's `gate` admits (World::sb_fuse(); null: failed
+// closed), for a refusal's reason.
+std::string DescribeFuseGate(const vfs::SbFuse* gate);
+
 }  // namespace pathwarden
 
 #endif  // PATHWARDEN_SRC_EXPLAIN_EXPLAIN_H_

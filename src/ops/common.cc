@@ -83,18 +83,12 @@ int FuseGateSlow(const OpCtx& ctx, PathPos at, std::string_view what) {
   const vfs::Inode& i = ctx.w.inode_at(at.dentry);
   if (!(i.flags & vfs::kInodeFuse)) [[likely]]
     return 0;
-  const int err = perm::FuseAllows(ctx.w, ctx.cred(), i.sb);
-  if (err == EACCES) {
+  const vfs::SbFuse* gate = ctx.w.sb_fuse(i.sb);
+  const int err = perm::FuseAllows(gate, ctx.cred());
+  if (err == EACCES)
     ctx.Fail(Stage::kVfs, [&] {
-      const vfs::SbFuse* f = ctx.w.sb_fuse(i.sb);
-      if (f == nullptr) return fmt::format("{}: {}: a FUSE inode without its mount's gate (failed "
-                                           "closed)", what, ctx.PathOf(at));
-      return fmt::format("{}: {} is on a FUSE mount without allow_other, which admits only "
-                         "uid {} and gid {} (real, effective and saved ids; "
-                         "fuse_allow_current_process())",
-                         what, ctx.PathOf(at), f->uid, f->gid);
+      return fmt::format("{} of {}: {}", what, ctx.PathOf(at), DescribeFuseGate(gate));
     });
-  }
   return err;
 }
 
@@ -193,10 +187,10 @@ int MayCreate(const OpCtx& ctx, PathPos dir) {
     return ENOENT;
   }
   if (int err = FsIdsMap(ctx, dir)) return err;
-  if (int err = DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
-                         "write and search permission on"))
-    return err;
-  return ProcDirOps(ctx, dir);
+  // (procfs: a name to create is missing, and its lookup refused it
+  // before, ProcLookupMissing().)
+  return DacCheck(ctx, dir, perm::kMayWrite | perm::kMayExec,
+                  "write and search permission on");
 }
 
 int ProcLookupMissing(const OpCtx& ctx, PathPos dir, std::string_view name) {

@@ -89,8 +89,8 @@ int ProcLookupMissing(const OpCtx& ctx, vfs::PathPos dir, std::string_view name)
 // ProcDirOps()
 //
 // For a procfs directory `dir`, where the permission checks let a name
-// be made or removed: unknown (its missing inode operation answers, by
-// the call); 0 elsewhere.
+// be removed: unknown (its missing inode operation answers, by the
+// call); 0 elsewhere.
 int ProcDirOps(const OpCtx& ctx, vfs::PathPos dir);
 
 // SubvolReadonly()

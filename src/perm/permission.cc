@@ -164,9 +164,8 @@ PermCheck ProcSysPermission(const Cred& cred, const vfs::Inode& inode, uint32_t 
 
 }  // namespace
 
-int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb) {
+int FuseAllows(const vfs::SbFuse* f, const Cred& cred) {
   tls_fuse_met = true;
-  const vfs::SbFuse* f = w.sb_fuse(sb);
   if (f == nullptr) [[unlikely]]
     return internal::FailClosed("a FUSE inode without its mount's gate");
   if (!f->gated) return 0;
@@ -193,9 +192,9 @@ PermCheck GenericPermission(const vfs::World& w, const Cred& cred,
     // FUSE's ->permission asks who may enter first (fuse_permission()):
     // a mount's gate, decided whatever its inodes show.
     if (inode.flags & vfs::kInodeFuse) {
-      const bool gated = w.sb_fuse(inode.sb) != nullptr;
-      r.err = FuseAllows(w, cred, inode.sb);
-      r.via = !gated ? Via::kInternal : r.err == EACCES ? Via::kFuseGate : Via::kUnknown;
+      const vfs::SbFuse* gate = w.sb_fuse(inode.sb);
+      r.err = FuseAllows(gate, cred);
+      r.via = gate == nullptr ? Via::kInternal : r.err == EACCES ? Via::kFuseGate : Via::kUnknown;
     }
     // Its filesystem decides (its own ->permission), or the backend could
     // not see it: unknown, never a guess from mode bits.

@@ -63,13 +63,14 @@ struct PermCheck {
 
 // FuseAllows()
 //
-// fuse_allow_current_process() for FUSE superblock `sb` (vfs::SbFuse): 0
+// fuse_allow_current_process() for a FUSE superblock's `gate`
+// (World::sb_fuse()): 0
 // with allow_other, or when `cred` is its mounter (every uid and gid but
 // the fs ones the mount's) or, where the fuse module allows it, holds
 // CAP_SYS_ADMIN; EACCES otherwise; vfs::kErrUnknown where that allowance
-// could not be read; EACCES failing closed for a superblock without a
-// gate. Sets tls_fuse_met.
-int FuseAllows(const vfs::World& w, const Cred& cred, vfs::SbId sb);
+// could not be read; EACCES failing closed for no gate (null). Sets
+// tls_fuse_met.
+int FuseAllows(const vfs::SbFuse* gate, const Cred& cred);
 
 // tls_fuse_met
 //

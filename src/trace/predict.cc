@@ -507,34 +507,33 @@ void Predictor::Evaluate(const Stop& s, const Memory& m) {
   // Paths: relative ones need the cwd or the dirfd; the ones an fd
   // anchors are made absolute.
   PathArgs pa = PathsOf(d.request);
-  // A descriptor's own procfs link names its file (outside a view, where
-  // /proc is the host's): taken as that file's path, as a dirfd is.
+  // The caller's own procfs links, outside a view (where /proc is the
+  // host's): its descriptor's link names the descriptor's file, taken as
+  // that file's path as a dirfd is; /proc/self and /proc/thread-self
+  // name its own directories (proc_self_get_link(),
+  // proc_thread_self_get_link()), which the model, having read them as
+  // the tracer, is asked by their pids.
   for (std::string* path : {pa.path, pa.path2}) {
     if (path == nullptr || t.view) continue;
-    const auto link = OwnFdLink(*path, t.pid, s.tid);
-    if (!link) continue;
-    const std::string fdpath = FdLink(s.tid, link->first);
-    if (fdpath.empty()) {
-      rec.op = OpNameOf(d.request);
-      rec.path = *path;
-      Reason r;
-      r.stage = Stage::kWalk;
-      r.text = fmt::format("{}: fd {} is not open, so procfs has no such link", *path, link->first);
-      rec.predicted = Decision(Verdict::kDenied, ENOENT, std::move(r));
-      rec.evaluated = true;
-      pend.emit = true;
-      return;
+    if (const auto link = OwnFdLink(*path, t.pid, s.tid)) {
+      const std::string fdpath = FdLink(s.tid, link->first);
+      if (fdpath.empty()) {
+        rec.op = OpNameOf(d.request);
+        rec.path = *path;
+        Reason r;
+        r.stage = Stage::kWalk;
+        r.text = fmt::format("{}: fd {} is not open, so procfs has no such link", *path, link->first);
+        rec.predicted = Decision(Verdict::kDenied, ENOENT, std::move(r));
+        rec.evaluated = true;
+        pend.emit = true;
+        return;
+      }
+      if (fdpath[0] != '/' || fdpath.ends_with(" (deleted)"))
+        return unknown(fmt::format("{} links to fd {}, {}: not a file the model holds", *path,
+                                   link->first, fdpath));
+      *path = fdpath + link->second;
+      continue;
     }
-    if (fdpath[0] != '/' || fdpath.ends_with(" (deleted)"))
-      return unknown(fmt::format("{} links to fd {}, {}: not a file the model holds", *path,
-                                 link->first, fdpath));
-    *path = fdpath + link->second;
-  }
-  // /proc/self and /proc/thread-self name the caller's own directories
-  // (proc_self_get_link(), proc_thread_self_get_link()): the model, which
-  // read them as the tracer, is asked the caller's.
-  for (std::string* path : {pa.path, pa.path2}) {
-    if (path == nullptr || t.view) continue;
     for (const auto& [link, own] :
          {std::pair<std::string_view, std::string>{"/proc/self", fmt::format("/proc/{}", t.pid)},
           {"/proc/thread-self", fmt::format("/proc/{}/task/{}", t.pid, s.tid)}})

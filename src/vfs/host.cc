@@ -304,14 +304,14 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   // What the model cannot know makes the inode opaque: every check on it
   // is unknown rather than a guess.
   const SbInfo& sb = sbs_[i.sb];
-  if (sb.fuse_gate && !(i.flags & kInodeFuse)) {
+  if (sb.fuse && !(i.flags & kInodeFuse)) {
     w.SetFlags(ino, kInodeFuse, 0);
     changed = true;
   }
-  std::string subvol_why;
+  std::string fs_why;
   if (sb.proc) {
     constexpr uint32_t kProc = kInodeProcSys | kInodeProcSysNet | kInodeProcSysUser;
-    subvol_why = std::move(proc_why);
+    fs_why = std::move(proc_why);
     if ((i.flags & kProc) != proc) {
       w.SetFlags(ino, proc, kProc & ~proc);
       changed = true;
@@ -319,7 +319,7 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
   }
   if (sb.btrfs) {
     constexpr uint32_t kSubvol = kInodeSubvolMask | kInodeSubvolReadonly | kInodeSubvolRoot;
-    const uint32_t subvol = SubvolFlags(f, &subvol_why);
+    const uint32_t subvol = SubvolFlags(f, &fs_why);
     if ((i.flags & kSubvol) != subvol) {
       w.SetFlags(ino, subvol, kSubvol & ~subvol);
       changed = true;
@@ -331,8 +331,8 @@ bool HostBackend::SetAttrs(World& w, InodeId ino, const Found& f) {
     MarkOpaque(w, ino, kInodeOpaque, std::move(ambiguous));
   } else if (!f.bad_acl.empty()) {
     MarkOpaque(w, ino, kInodeOpaque, fmt::format("its ACL cannot be read: {}", f.bad_acl));
-  } else if (!subvol_why.empty()) {
-    MarkOpaque(w, ino, kInodeOpaque, std::move(subvol_why));
+  } else if (!fs_why.empty()) {
+    MarkOpaque(w, ino, kInodeOpaque, std::move(fs_why));
   } else if (sb.fuse && (f.acl || f.default_acl)) {
     MarkOpaque(w, ino, kInodeOpaque,
                "a FUSE server's POSIX ACL, which the kernel enforces only when the server asked "
@@ -399,7 +399,7 @@ DentryId HostBackend::Synthetic(World& w, DentryId d, std::string_view name, uin
   const SbId sb = w.inode_at(d).sb;
   const InodeId ino = w.NewInode(sb, mode & S_IFMT, 0, 0);
   w.SetFlags(ino, kInodeOpaque | kInodeUnseen | (S_ISDIR(mode) ? kInodeIncomplete : 0) |
-                      (sbs_[sb].fuse_gate ? kInodeFuse : 0),
+                      (sbs_[sb].fuse ? kInodeFuse : 0),
              0);
   why_[ino] = std::move(why);
   return w.Link(d, name, ino);

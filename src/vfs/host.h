@@ -187,8 +187,8 @@ class HostBackend final : public Backend {
     std::string fstype;
     std::string why_not;  // "" when modelled
     bool btrfs = false;   // its inodes belong to subvolumes (SubvolFlags())
-    bool fuse = false;    // FUSE with default_permissions (FuseFor())
-    bool fuse_gate = false;  // kInodeFuse on every inode (World::sb_fuse())
+    bool fuse = false;    // FUSE with default_permissions (FuseFor()): kInodeFuse on
+                          // every inode, the gate in World::sb_fuse()
     bool proc = false;       // procfs (ProcFlags())
     std::string proc_root;   // procfs: the host path of its root, "" until seen
     // The namespace-dependent sysctls (net/, the IPC ones, fs/mqueue/,
@@ -342,9 +342,8 @@ class HostBackend final : public Backend {
   // known in *why (src/vfs/host_btrfs.cc).
   uint32_t SubvolFlags(const Found& f, std::string* why);
   // For FUSE mount `m` with default_permissions, in a mount namespace of
-  // the initial user namespace or not (`initial_ns`): "" and, without
-  // allow_other, its gate in *gate; or why it is not modelled
-  // (src/vfs/host_fuse.cc).
+  // the initial user namespace or not (`initial_ns`): "" and its gate in
+  // *gate; or why it is not modelled (src/vfs/host_fuse.cc).
   static std::string FuseFor(const MountInfo& m, std::optional<bool> initial_ns,
                              std::optional<SbFuse>* gate);
   // The kInodeProcSys* flags of procfs inode `f`, and kInodeImmutable for

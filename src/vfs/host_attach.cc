@@ -115,13 +115,13 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
         }
       }
       // FUSE: who may enter, where the mount table shows it.
-      std::optional<SbFuse> fuse_gate;
-      const bool fuse =
-          why.empty() && (m.fstype == "fuse" || m.fstype == "fuseblk" || m.fstype.starts_with("fuse."));
-      if (fuse) {
+      std::optional<SbFuse> fuse;
+      if (why.empty() &&
+          (m.fstype == "fuse" || m.fstype == "fuseblk" || m.fstype.starts_with("fuse."))) {
         if (!initial_ns_read) initial_ns = MountNsOfInitialUserNs(options.mountinfo);
         initial_ns_read = true;
-        why = FuseFor(m, initial_ns, &fuse_gate);
+        why = FuseFor(m, initial_ns, &fuse);
+        if (!why.empty()) fuse.reset();
       }
       OvlSb ovl;
       if (m.overlay && why.empty()) {
@@ -131,7 +131,6 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
                          &ovl);
       }
       const bool btrfs = m.fstype == "btrfs" && why.empty();
-      const bool gated = fuse && why.empty() && fuse_gate.has_value();
       SbInfo& info = b->sbs_[sb];
       info = SbInfo{};
       info.major = m.major;
@@ -139,9 +138,8 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       info.fstype = m.fstype;
       info.why_not = why;
       info.btrfs = btrfs;
-      info.fuse = fuse && why.empty();
-      info.fuse_gate = gated;
-      if (gated) w.SetSbFuse(sb, *fuse_gate);
+      info.fuse = fuse.has_value();
+      if (fuse) w.SetSbFuse(sb, *fuse);
       if (m.fstype == "proc" && why.empty()) {
         info.proc = true;
         info.proc_same_ns = options.askers_share_sysctl_namespaces;
@@ -163,7 +161,7 @@ Result<std::unique_ptr<HostBackend>, std::string> HostBackend::Attach(
       }
       w.SetSbFlags(sb, sb_flags);
       const InodeId rino = w.inode_of(w.sb(sb).root);
-      w.SetFlags(rino, kInodeIncomplete | (gated ? kInodeFuse : 0), 0);
+      w.SetFlags(rino, kInodeIncomplete | (fuse ? kInodeFuse : 0), 0);
       if (sb_flags & kSbOverlay) {
         // The layers' roots make the overlay's root; a mount of a
         // directory inside an overlay starts where they are not known.

@@ -107,28 +107,6 @@ class Server {
   std::string mnt_;
 };
 
-struct Who {
-  const char* name;
-  Cred cred;
-  const char* chown_self;
-  const char* chown_other;
-};
-
-std::vector<Who> Identities() {
-  Cred root = Cred::ForUser(0, 0);
-  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
-  Cred none = Cred::ForUser(0, 0);
-  none.cap_effective = none.cap_permitted = 0;
-  Cred u1000 = Cred::ForUser(1000, 1000);
-  u1000.SetGroups({1000});
-  Cred u1001 = Cred::ForUser(1001, 1001);
-  u1001.SetGroups({1001, 1000});
-  return {{"root", root, "0:0", "1000:1000"},
-          {"root without capabilities", none, "0:0", "1000:1000"},
-          {"uid 1000", u1000, "1000:1000", "1001:1001"},
-          {"uid 1001 (groups 1001, 1000)", u1001, "1001:1000", "0:0"}};
-}
-
 // The queries of the mount's root itself, which no walk checks first.
 std::vector<std::string> RootLines(const std::string& m) {
   return {fmt::format("stat {}", Q(m)),
@@ -208,7 +186,7 @@ class FuseTest : public ::testing::Test {
 };
 
 TEST_F(FuseTest, DefaultPermissionsIsTheKernelsAnswer) {
-  const std::vector<Who> whos = Identities();
+  const std::vector<Who> whos = StandardIdentities();
   size_t total = 0;
   for (size_t k = 0; k < whos.size(); ++k) {
     const Who& w = whos[k];
@@ -259,7 +237,7 @@ TEST_F(FuseTest, DefaultPermissionsIsTheKernelsAnswer) {
 // allow_sys_admin_access says otherwise, and so is a task whose real
 // uid is another's.
 TEST_F(FuseTest, WithoutAllowOtherOnlyTheMounterEnters) {
-  std::vector<Who> whos = Identities();
+  std::vector<Who> whos = StandardIdentities();
   Cred admin = Cred::ForUser(1000, 1000);
   admin.SetGroups({1000});
   admin.cap_effective = admin.cap_permitted = uint64_t{1} << kCapSysAdmin;

@@ -29,6 +29,7 @@
 #include "pathwarden/result.h"
 #include "src/identity/identity.h"
 #include "src/kernel/host_probe.h"
+#include "src/kernel/kernel_session.h"
 #include "src/policy/policy.h"
 #include "src/query/explain.h"
 #include "src/query/query.h"
@@ -148,6 +149,36 @@ inline Result<TreeSpec, std::string> BuildTree(const std::string& root) {
 }
 
 inline std::string Q(const std::string& p) { return "\"" + p + "\""; }
+
+// Who
+//
+// An identity the comparisons ask as, and the owner:group a chown of its
+// own file to itself and to another names (QueryLines()).
+struct Who {
+  const char* name;
+  Cred cred;
+  const char* chown_self = "0:0";
+  const char* chown_other = "1000:1000";
+};
+
+// StandardIdentities()
+//
+// Root with what this machine grants, root without capabilities, uid 1000
+// in group 1000, uid 1001 in groups 1001 and 1000.
+inline std::vector<Who> StandardIdentities() {
+  Cred root = Cred::ForUser(0, 0);
+  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
+  Cred none = Cred::ForUser(0, 0);
+  none.cap_effective = none.cap_permitted = 0;
+  Cred u1000 = Cred::ForUser(1000, 1000);
+  u1000.SetGroups({1000});
+  Cred u1001 = Cred::ForUser(1001, 1001);
+  u1001.SetGroups({1001, 1000});
+  return {{"root", root, "0:0", "1000:1000"},
+          {"root without capabilities", none, "0:0", "1000:1000"},
+          {"uid 1000", u1000, "1000:1000", "1001:1001"},
+          {"uid 1001 (groups 1001, 1000)", u1001, "1001:1000", "0:0"}};
+}
 
 // The read-only queries of every object, and the changing ones, each on
 // its own copy of a file or its own new name.

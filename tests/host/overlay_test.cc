@@ -184,26 +184,9 @@ class OverlayTest : public ::testing::Test {
 };
 
 TEST_F(OverlayTest, TheKernelAgreesThroughMergedAndReadOnlyOverlays) {
-  struct Who {
-    const char* name;
-    Cred cred;
-    const char* chown_self;
-    const char* chown_other;
-  };
-  Cred root = Cred::ForUser(0, 0);
-  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
-  Cred none = Cred::ForUser(0, 0);
-  none.cap_effective = none.cap_permitted = 0;
-  Cred u1000 = Cred::ForUser(1000, 1000);
-  u1000.SetGroups({1000});
-  Cred u1001 = Cred::ForUser(1001, 1001);
-  u1001.SetGroups({1001, 1000});
-  const Who whos[] = {{"root", root, "0:0", "1000:1000"},
-                      {"root without capabilities", none, "0:0", "1000:1000"},
-                      {"uid 1000", u1000, "1000:1000", "1001:1001"},
-                      {"uid 1001 (groups 1001, 1000)", u1001, "1001:1000", "0:0"}};
+  const std::vector<Who> whos = StandardIdentities();
   size_t total = 0;
-  for (size_t k = 0; k < std::size(whos); ++k) {
+  for (size_t k = 0; k < whos.size(); ++k) {
     const Who& w = whos[k];
     std::string base;
     TreeSpec tree;

@@ -65,18 +65,11 @@ void Walk(const std::string& dir, uint64_t mnt, std::vector<std::string>* files,
   }
 }
 
-struct Who {
-  const char* name;
-  Cred cred;
-};
-
+// StandardIdentities()'s first three, then uid 1001 in group 0, a
+// capability that counts under net/ and user/, and euid 0 alone.
 std::vector<Who> Identities() {
-  Cred root = Cred::ForUser(0, 0);
-  root.cap_effective = root.cap_permitted = kernel_internal::AvailableCaps();
-  Cred none = Cred::ForUser(0, 0);
-  none.cap_effective = none.cap_permitted = 0;
-  Cred u1000 = Cred::ForUser(1000, 1000);
-  u1000.SetGroups({1000});
+  std::vector<Who> whos = StandardIdentities();
+  whos.pop_back();
   Cred group0 = Cred::ForUser(1001, 1001);
   group0.SetGroups({0, 1001});
   Cred net = Cred::ForUser(1000, 1000);
@@ -86,13 +79,31 @@ std::vector<Who> Identities() {
       kernel_internal::AvailableCaps();
   Cred setuid = Cred::ForUser(1000, 1000);
   setuid.euid = setuid.suid = setuid.fsuid = 0;
-  return {{"root", root},
-          {"root without capabilities", none},
-          {"uid 1000", u1000},
-          {"uid 1001 in group 0", group0},
-          {"uid 1000 with CAP_NET_ADMIN, CAP_SYS_RESOURCE, CAP_DAC_OVERRIDE (those it may hold)",
-           net},
-          {"euid 0, real uid 1000, no capabilities", setuid}};
+  whos.push_back({"uid 1001 in group 0", group0});
+  whos.push_back(
+      {"uid 1000 with CAP_NET_ADMIN, CAP_SYS_RESOURCE, CAP_DAC_OVERRIDE (those it may hold)",
+       net});
+  whos.push_back({"euid 0, real uid 1000, no capabilities", setuid});
+  return whos;
+}
+
+// Each of Identities() asks `lines`, made on the kernel: every answer the
+// kernel's. The queries asked in all, or what failed.
+Result<size_t, std::string> EveryIdentityAgrees(const std::vector<std::string>& lines,
+                                                std::string_view what) {
+  size_t total = 0;
+  for (const Who& w : Identities()) {
+    std::vector<Decision> decisions;
+    auto compared = AskAndCompare(w.cred, {}, lines, &decisions);
+    if (!compared) return Unexpected(fmt::format("{}: {}", w.name, compared.error()));
+    ExpectAllAgree(*compared, lines.size(), w.name);
+    size_t refused = 0;
+    for (int e : compared->kernel) refused += e != 0;
+    total += compared->queries;
+    std::printf("%s: %zu queries on %s, %zu agree with the kernel (%zu refused)\n", w.name,
+                compared->queries, std::string(what).c_str(), compared->agree, refused);
+  }
+  return total;
 }
 
 TEST(ProcTest, SysctlsAndSystemFilesAreTheKernelsAnswer) {
@@ -131,20 +142,9 @@ TEST(ProcTest, SysctlsAndSystemFilesAreTheKernelsAnswer) {
   for (const char* l : {"stat /proc", "open /proc O_RDONLY|O_DIRECTORY", "access /proc W_OK",
                         "chdir /proc", "chdir /proc/sys"})
     lines.push_back(l);
-  size_t total = 0;
-  for (const Who& w : Identities()) {
-    std::vector<Decision> decisions;
-    auto compared = AskAndCompare(w.cred, {}, lines, &decisions);
-    ASSERT_TRUE(compared.has_value()) << w.name << ": " << compared.error();
-    ExpectAllAgree(*compared, lines.size(), w.name);
-    size_t refused = 0;
-    for (int e : compared->kernel) refused += e != 0;
-    total += compared->queries;
-    std::printf("%s: %zu queries on /proc/sys and the system files, %zu agree with the kernel "
-                "(%zu refused)\n",
-                w.name, compared->queries, compared->agree, refused);
-  }
-  EXPECT_GE(total, 10000u);
+  auto total = EveryIdentityAgrees(lines, "/proc/sys and the system files");
+  ASSERT_TRUE(total.has_value()) << total.error();
+  EXPECT_GE(*total, 10000u);
 }
 
 // A process that waits until killed, as uid `uid` (all four ids), made
@@ -208,24 +208,10 @@ TEST(ProcTest, AProcessDirectoryAndItsPlainEntriesAreTheKernelsAnswer) {
       lines.push_back(fmt::format("access {} R_OK|AT_EACCESS", Q(p)));
     }
   }
-  size_t total = 0;
-  for (const Who& w : Identities()) {
-    std::vector<Decision> decisions;
-    auto compared = AskAndCompare(w.cred, {}, lines, &decisions);
-    if (!compared) {
-      kill_all();
-      FAIL() << w.name << ": " << compared.error();
-    }
-    ExpectAllAgree(*compared, lines.size(), w.name);
-    size_t refused = 0;
-    for (int e : compared->kernel) refused += e != 0;
-    total += compared->queries;
-    std::printf("%s: %zu queries on processes' directories, %zu agree with the kernel (%zu "
-                "refused)\n",
-                w.name, compared->queries, compared->agree, refused);
-  }
+  auto total = EveryIdentityAgrees(lines, "processes' directories");
   kill_all();
-  EXPECT_GE(total, 1000u);
+  ASSERT_TRUE(total.has_value()) << total.error();
+  EXPECT_GE(*total, 1000u);
 }
 
 // procfs shows a task the sysctls of its own network, IPC and user
